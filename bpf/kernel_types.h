@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The few kernel types cgsched reads, declared by hand instead of a full
+ * vmlinux.h so the build never depends on the build machine's kernel.
+ * Every struct is preserve_access_index: clang emits CO-RE relocations and
+ * libbpf fixes the offsets against the running kernel's BTF at load time,
+ * so only the field names (not layout or completeness) must be right.
+ * Fields that differ between kernels are in compat.bpf.h as flavours.
+ * Set VMLINUX_H=path/to/vmlinux.h to build against a full header instead.
+ */
+#ifndef CGS_KERNEL_TYPES_H
+#define CGS_KERNEL_TYPES_H
+
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __s32 s32;
+typedef __u64 u64;
+typedef __s64 s64;
+typedef _Bool bool;
+enum { false = 0, true = 1 };
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct kernfs_node {
+	u64 id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+	int level;
+};
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+};
+
+struct cfs_bandwidth {
+	u64 quota;
+	u64 burst;
+	int nr_periods;
+	int nr_throttled;
+	u64 throttled_time;
+};
+
+struct task_group {
+	struct cgroup_subsys_state css;
+	struct task_group *parent;
+	struct cfs_bandwidth cfs_bandwidth;
+};
+
+struct rq {
+	int cpu;
+};
+
+struct cfs_rq {
+	struct rq *rq;
+	struct task_group *tg;
+	int throttle_count;
+	u64 throttled_clock;
+};
+
+struct sched_entity {
+	struct cfs_rq *cfs_rq;
+};
+
+struct task_struct {
+	unsigned int __state;
+	int pid;
+	int tgid;
+	struct sched_entity se;
+	struct task_group *sched_task_group;
+};
+
+#pragma clang attribute pop
+
+#endif /* CGS_KERNEL_TYPES_H */

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Scheduler events → per-cgroup, per-CPU aggregates.
+ *
+ * sched_switch:  on-CPU time of the outgoing cgroup (since this CPU's last
+ *                switch), voluntary/involuntary switch counts, preemption
+ *                attribution, and the end of the incoming task's run-queue wait.
+ * sched_wakeup*: a run-queue wait starts (and a wake-up is counted).
+ * An involuntary switch-out also starts a wait: the task is still runnable.
+ *
+ * Every program comes twice: tp_btf (typed pointers, direct loads) and raw_tp
+ * (probe reads) for kernels where tp_btf does not attach. The loader enables
+ * one set after probing.
+ */
+#ifdef CGS_VMLINUX_H
+#include CGS_VMLINUX_H
+#else
+#include "kernel_types.h"
+#endif
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "compat.bpf.h"
+#include "cgsched.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Settings, fixed before load; the verifier prunes what they turn off. */
+const volatile bool targ_filter = false;       /* --cgroup given */
+const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
+const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
+
+/* Advanced by the loader before each read; selects the cgs_max slot. */
+__u64 epoch = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024); /* --max-cgroups */
+	__type(key, __u64);
+	__type(value, struct cgs_cg_stats);
+} cg_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096); /* 4 x --max-cgroups */
+	__type(key, struct cgs_preempt_key);
+	__type(value, __u64);
+} preempt SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgs_cpu_cur);
+} cpu_cur SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CGS_DROP__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* cgroup ids named with --cgroup; each matches its descendants too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CGS_MAX_FILTERS);
+	__type(key, __u64);
+	__type(value, __u8);
+} filter SEC(".maps");
+
+/*
+ * Per-task state. Task storage (v5.11+) lives and dies with the task and
+ * costs no pid hashing; where the kernel lacks it the loader turns this map
+ * into an LRU hash keyed by pid before load (bpf_map__set_type), and
+ * targ_task_storage = false removes the storage calls from the program.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cgs_task);
+} tasks SEC(".maps");
+
+static __always_inline void count_drop(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &what);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline struct cgs_task *task_get(struct task_struct *p, bool direct)
+{
+	if (targ_task_storage)
+		return bpf_task_storage_get(&tasks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	__u32 pid = task_pid(p, direct);
+	struct cgs_task *t = bpf_map_lookup_elem(&tasks, &pid);
+	if (t)
+		return t;
+	struct cgs_task zero = {};
+	bpf_map_update_elem(&tasks, &pid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tasks, &pid);
+}
+
+/* Whether a task group, or one of its ancestors, was named with --cgroup. */
+static __always_inline bool tg_matches(struct task_group *tg, bool direct)
+{
+	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
+		__u64 id = tg_cgid(tg, direct);
+		if (bpf_map_lookup_elem(&filter, &id))
+			return true;
+		tg = tg_parent(tg, direct);
+	}
+	if (tg)
+		count_drop(CGS_DROP_DEPTH);
+	return false;
+}
+
+/*
+ * Refresh the task's cached cgroup id and filter verdict, recomputed only
+ * when the task moved to another task group (sched_task_group changed).
+ * Returns the id when the filter admits the task, else 0; t->cgid keeps
+ * the id either way (a preemptor outside the filter is still named).
+ */
+static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_task *t,
+					      bool direct)
+{
+	struct task_group *tg = task_tg(p, direct);
+
+	if (t->tg != (__u64)tg) {
+		t->tg = (__u64)tg;
+		t->cgid = tg_cgid(tg, direct);
+		t->match = targ_filter ? tg_matches(tg, direct) : 1;
+	}
+	return t->match ? t->cgid : 0;
+}
+
+static __always_inline struct cgs_cg_stats *cg_get(__u64 cgid)
+{
+	struct cgs_cg_stats *s = bpf_map_lookup_elem(&cg_stats, &cgid);
+
+	if (s)
+		return s;
+	/* Slow path, once per cgroup: the slot persists for the whole run. */
+	static const struct cgs_cg_stats zero;
+	/* EEXIST from a racing CPU is fine: the lookup below finds its slot. */
+	bpf_map_update_elem(&cg_stats, &cgid, &zero, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&cg_stats, &cgid);
+	if (!s)
+		count_drop(CGS_DROP_CG_FULL);
+	return s;
+}
+
+static __always_inline __u32 log2_slot(__u64 us)
+{
+	__u32 slot = 0;
+
+	/* floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout. */
+	if (us > 0xffffffffULL) { us >>= 32; slot += 32; }
+	if (us > 0xffff) { us >>= 16; slot += 16; }
+	if (us > 0xff) { us >>= 8; slot += 8; }
+	if (us > 0xf) { us >>= 4; slot += 4; }
+	if (us > 0x3) { us >>= 2; slot += 2; }
+	if (us > 0x1) { slot += 1; }
+	return slot < CGS_HIST_SLOTS ? slot : CGS_HIST_SLOTS - 1;
+}
+
+static __always_inline void max_update(struct cgs_max *m, __u64 v)
+{
+	__u64 e = epoch;
+	struct cgs_max *slot = &m[e & 1];
+
+	if (slot->epoch != e) {
+		slot->epoch = e;
+		slot->value = 0;
+	}
+	if (v > slot->value)
+		slot->value = v;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, bool direct)
+{
+	struct cgs_task *t = task_get(p, direct);
+
+	if (!t) {
+		count_drop(CGS_DROP_TASK_FULL);
+		return 0;
+	}
+	__u64 cgid = task_cgid_cached(p, t, direct);
+	if (!cgid)
+		return 0;
+	t->queued_ns = bpf_ktime_get_ns();
+	struct cgs_cg_stats *s = cg_get(cgid);
+	if (s)
+		s->wakeups++;
+	return 0;
+}
+
+static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
+				     bool direct)
+{
+	__u32 zero = 0;
+	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
+	__u64 now = bpf_ktime_get_ns();
+	struct cgs_cg_stats *s;
+	struct cgs_task *t;
+	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
+	bool runnable = false;
+
+	if (!cur)
+		return 0;
+
+	/* Outgoing: everything since this CPU's last switch ran prev. */
+	if (task_pid(prev, direct)) {
+		runnable = task_state(prev, direct) == CGS_TASK_RUNNING;
+
+		prev_cg = cur->cgid;
+		if (!cur->since_ns) {
+			/* First switch on this CPU since attach. */
+			count_drop(CGS_DROP_ONCPU_NOSTART);
+		}
+		if (runnable || !cur->since_ns) {
+			t = task_get(prev, direct);
+			if (t) {
+				prev_cg = task_cgid_cached(prev, t, direct);
+				if (runnable && prev_cg)
+					t->queued_ns = now;
+			} else if (runnable) {
+				count_drop(CGS_DROP_TASK_FULL);
+			}
+		}
+		if (prev_cg && (s = cg_get(prev_cg))) {
+			if (cur->since_ns)
+				s->oncpu_ns += now - cur->since_ns;
+			if (runnable)
+				s->sw_invol++;
+			else
+				s->sw_vol++;
+		}
+	}
+
+	/* Incoming: its run-queue wait ends now. */
+	if (task_pid(next, direct)) {
+		t = task_get(next, direct);
+		if (t) {
+			next_cg = task_cgid_cached(next, t, direct);
+			next_any = t->cgid;
+			if (next_cg) {
+				if (t->queued_ns && (s = cg_get(next_cg))) {
+					__u64 d = now - t->queued_ns;
+					s->runq_count++;
+					s->runq_sum_ns += d;
+					max_update(s->runq_max, d);
+					s->runq_slots[log2_slot(d / targ_hist_div)]++;
+				} else if (!t->queued_ns) {
+					count_drop(CGS_DROP_RUNQ_NOSTART);
+				}
+				t->queued_ns = 0;
+			}
+		} else {
+			count_drop(CGS_DROP_TASK_FULL);
+		}
+	}
+
+	/* Who took the CPU from a runnable task: the noisy neighbour. */
+	if (runnable && prev_cg && next_any && prev_cg != next_any) {
+		struct cgs_preempt_key k = { .victim = prev_cg, .preemptor = next_any };
+		__u64 *n = bpf_map_lookup_elem(&preempt, &k);
+		if (n) {
+			(*n)++;
+		} else {
+			__u64 one = 1;
+			if (bpf_map_update_elem(&preempt, &k, &one, BPF_NOEXIST) &&
+			    !bpf_map_lookup_elem(&preempt, &k))
+				count_drop(CGS_DROP_PREEMPT_FULL);
+		}
+	}
+
+	cur->since_ns = now;
+	cur->cgid = next_cg;
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(prev, next, true);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(btf_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(btf_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(prev, next, false);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(raw_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(raw_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The cgroup filesystem of the cpu controller: where it is mounted (v1 or
+ * v2), cgroup id <-> path, and the kernel's own statistics.
+ */
+#ifndef CGS_CGROUPFS_H
+#define CGS_CGROUPFS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct cgfs_name;
+
+struct cgfs {
+	int version;          /* 1 or 2 */
+	char mnt[PATH_MAX];   /* mount point of the hierarchy with the cpu controller */
+	int mnt_fd;
+	bool handles;         /* open_by_handle_at works: O(1) id -> path */
+	/* id -> path cache (open addressing) */
+	struct cgfs_name *names;
+	size_t cap, used;
+	uint64_t scans;       /* full-tree scans done (handle fallback only) */
+};
+
+/* One mountinfo line's fields that matter; returns 0 when it parsed. */
+struct mountinfo_ent {
+	char root[PATH_MAX];
+	char mnt[PATH_MAX];
+	char fstype[64];
+	char superopts[512];
+};
+int mountinfo_parse_line(const char *line, struct mountinfo_ent *e);
+/* Whether a comma-separated option list holds exactly `opt` ("cpu" is not "cpuset"). */
+bool opts_have(const char *opts, const char *opt);
+/*
+ * Pick the cpu hierarchy from a mountinfo stream: a v1 "cgroup" mount with
+ * the cpu option, else a cgroup2 mount whose root lists cpu in
+ * cgroup.controllers (checked through `has_cpu`, replaceable in tests).
+ */
+int mountinfo_find_cpu(FILE *mi, int *version, char *mnt, size_t len,
+		       bool (*has_cpu)(const char *mnt));
+
+/*
+ * A user's cgroup path, relative to the hierarchy ("/a/b", "a/b", "/") or
+ * absolute under the mount point ("/sys/fs/cgroup/cpu/a/b"), normalised to
+ * "/a/b" ("/" for the root). Rejects "..", empty names, paths outside mnt.
+ */
+int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len);
+
+int cgfs_open(struct cgfs *fs);
+void cgfs_close(struct cgfs *fs);
+/* Id of a normalised path (its kernfs node id = directory inode), or -ENOENT. */
+int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);
+/*
+ * Path of an id, relative to the hierarchy, or NULL when the cgroup no
+ * longer exists (*removed set; the last known path, if any, is returned
+ * through *last). Paths are cached; a cached one is re-validated with one
+ * stat when check_alive.
+ */
+const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last);
+/* Read a cgroup file (relative path + name) into buf; returns length or -errno. */
+int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, size_t len);
+/* Read one "key value" line's value from a flat keyed file such as cpu.stat. */
+int keyed_get(const char *text, const char *key, uint64_t *val);
+
+#endif

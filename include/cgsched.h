@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Types shared by the BPF programs and the loader. Plain __u32/__u64 and
+ * constants only: this header is compiled both for the BPF target and for
+ * the host, so it must never include vmlinux or kernel headers.
+ */
+#ifndef CGSCHED_H
+#define CGSCHED_H
+
+#include <linux/types.h>
+
+/*
+ * log2 histogram of microseconds, bcc layout: slot 0 counts 0..1 us,
+ * slot i (i >= 1) counts [2^i, 2^(i+1) - 1] us. 32 slots reach ~71 min.
+ */
+#define CGS_HIST_SLOTS 32
+
+/* Deepest cgroup nesting walked when matching the --cgroup filter. */
+#define CGS_MAX_DEPTH 32
+
+/* Most --cgroup filters (each includes its descendants). */
+#define CGS_MAX_FILTERS 64
+
+/*
+ * The per-interval maximum is kept in two slots picked by the parity of a
+ * global epoch the loader advances before each read: BPF writes the slot of
+ * the current epoch while the loader reads the finished one, so neither
+ * resets nor deletes are needed on the hot path.
+ */
+struct cgs_max {
+	__u64 epoch;
+	__u64 value;
+};
+
+/* Per cgroup, per CPU (PERCPU_HASH value, key = cgroup id). */
+struct cgs_cg_stats {
+	__u64 oncpu_ns;      /* time its tasks ran on this CPU */
+	__u64 sw_vol;        /* switched out blocked (sleep, I/O, lock) */
+	__u64 sw_invol;      /* switched out still runnable (preempted) */
+	__u64 wakeups;       /* sched_wakeup + sched_wakeup_new */
+	__u64 runq_count;    /* completed run-queue waits */
+	__u64 runq_sum_ns;
+	struct cgs_max runq_max[2];
+	__u64 runq_slots[CGS_HIST_SLOTS];
+};
+
+/* Preemption attribution (PERCPU_HASH, value = count). */
+struct cgs_preempt_key {
+	__u64 victim;        /* cgroup of the task switched out runnable */
+	__u64 preemptor;     /* cgroup of the task switched in instead */
+};
+
+/* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
+struct cgs_cpu_cur {
+	__u64 since_ns;      /* bpf_ktime_get_ns() of the switch-in */
+	__u64 cgid;          /* 0: idle, or a task outside the filter */
+};
+
+/* Per-task state (task storage, or LRU hash by pid where unavailable). */
+struct cgs_task {
+	__u64 queued_ns;     /* when it became runnable; 0: not waiting */
+	__u64 tg;            /* task_group pointer the cached id is for */
+	__u64 cgid;          /* cpu-controller cgroup id */
+	__u32 match;         /* 1 when cgid passes the --cgroup filter */
+	__u32 pad;
+};
+
+/*
+ * Everything the BPF side could not record, one counter each
+ * (PERCPU_ARRAY indexed by this enum). The loader prints all of them.
+ */
+enum cgs_drop {
+	CGS_DROP_CG_FULL,       /* cgroup stats map full: events lost */
+	CGS_DROP_PREEMPT_FULL,  /* preemption map full: attribution lost */
+	CGS_DROP_TASK_FULL,     /* task state not stored: a wait not timed */
+	CGS_DROP_RUNQ_NOSTART,  /* switch-in with no recorded enqueue */
+	CGS_DROP_ONCPU_NOSTART, /* switch-out with no recorded switch-in */
+	CGS_DROP_DEPTH,         /* cgroup deeper than CGS_MAX_DEPTH */
+	CGS_DROP__COUNT,
+};
+
+#endif /* CGSCHED_H */

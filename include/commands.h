@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The commands; each returns the process exit status. */
+#ifndef CGS_COMMANDS_H
+#define CGS_COMMANDS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "session.h"
+
+int cmd_top(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+
+/* Options every tracing command takes (long-only, values above 256). */
+enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_JSON, OPT_PER_CPU };
+#define COMMON_LONG_OPTS                                              \
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },            \
+	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },  \
+	{ "verbose", no_argument, NULL, 'v' },                        \
+	{ "help", no_argument, NULL, 'h' }
+
+struct common_opts {
+	struct session_opts so;
+	const char *cgroups[CGS_MAX_FILTERS + 1];
+};
+
+void common_init(struct common_opts *c);
+/* 1: handled, 0: not a common option, -1: bad value (error printed). */
+int common_opt(struct common_opts *c, int opt, const char *arg);
+/* Message for an unknown option or stray argument; always returns CGS_EXIT_USAGE. */
+int usage_error(const char *cmd, int argc, char **argv);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Machine output, schema "cgsched/top" version 1 (docs/json.md): one
+ * object per line, built with json-c so strings are always escaped right.
+ */
+#ifndef CGS_JSON_OUT_H
+#define CGS_JSON_OUT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+#define CGS_JSON_VERSION 1
+
+struct json_meta {
+	const char *kind;       /* "interval" or "summary" */
+	int cgroup_version;
+	const char *backend;
+	const char *task_state;
+	unsigned ncpus;
+	double realtime;        /* seconds since the epoch, at the end of the window */
+	unsigned long long map_bytes;
+};
+
+struct json_object;
+struct json_object *json_report(const struct report *r, const struct json_meta *m);
+/* Print one object on one line and free it. */
+void json_emit(FILE *f, struct json_object *o);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What every tracing command sets up: cgroupfs, --cgroup filters, the tracer, signals. */
+#ifndef CGS_SESSION_H
+#define CGS_SESSION_H
+
+#include <signal.h>
+
+#include "cgroupfs.h"
+#include "tracer.h"
+
+struct session_opts {
+	const char **cgroups;  /* --cgroup paths, as given */
+	int ncgroups;
+	uint32_t max_cgroups;
+	bool hist_ms;
+};
+
+struct session {
+	struct cgfs fs;
+	struct tracer tr;
+	uint64_t filter_ids[CGS_MAX_FILTERS];
+	char *filter_paths[CGS_MAX_FILTERS];
+	int nfilter;
+};
+
+extern volatile sig_atomic_t cgs_stop;
+
+/* Installs SIGINT/SIGTERM handlers (no SA_RESTART): they set cgs_stop. */
+void session_signals(void);
+/* Returns 0 or CGS_EXIT_USAGE after printing the one error line. */
+int session_open(struct session *s, const struct session_opts *o);
+void session_close(struct session *s);
+/* Sleep until deadline (monotonic ns) or a stop signal; false when stopped. */
+bool session_sleep_until(uint64_t deadline_ns);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Open, configure, load and attach the BPF programs; detach on stop. */
+#ifndef CGS_TRACER_H
+#define CGS_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgsched.h"
+
+struct sched_bpf;
+
+struct tracer_opts {
+	uint32_t max_cgroups;       /* bound of the per-cgroup map */
+	uint32_t max_tasks;         /* bound of the pid-keyed fallback */
+	const uint64_t *filter_ids; /* --cgroup ids (with descendants) */
+	int nfilter;
+	bool hist_ms;               /* histogram slots in ms, not us */
+};
+
+struct tracer {
+	struct sched_bpf *skel;
+	const char *backend;        /* "tp_btf" or "raw_tp" */
+	bool task_storage;          /* else LRU hash by pid */
+	int ncpus;
+	int fd_cg, fd_preempt, fd_cur, fd_drops;
+	uint32_t max_cgroups, max_preempt;
+	uint64_t attached_ns;       /* monotonic time attach completed */
+};
+
+/* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
+int tracer_start(struct tracer *t, const struct tracer_opts *o);
+void tracer_stop(struct tracer *t);
+/* Advance the max epoch; returns the epoch just closed. */
+uint64_t tracer_next_epoch(struct tracer *t);
+/* Bytes of map memory the loaded maps may take at most. */
+uint64_t tracer_map_bytes(const struct tracer *t);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The one error-reporting path, exit codes, and number/duration parsing. */
+#ifndef CGS_UTIL_H
+#define CGS_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum {
+	CGS_EXIT_OK = 0,
+	CGS_EXIT_FAIL = 1,   /* a check failed (cgsched check) */
+	CGS_EXIT_USAGE = 2,  /* bad input, missing privilege or kernel feature */
+};
+
+/* "cgsched: error: ..." on stderr, one line. */
+void cgs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cgs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Set by -v: libbpf's messages and debug notes go to stderr. */
+extern bool cgs_verbose;
+void cgs_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parsers return 0 or -EINVAL / -ERANGE and never accept trailing junk,
+ * an empty string, or a sign where none makes sense.
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* "1.5", "250ms", "2s", "100us", "3m": to nanoseconds; bare numbers use def_unit_ns. */
+int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out);
+
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
+uint64_t now_ns(void);
+
+/* "812us", "3.27ms", "1.50s": three significant digits, for tables. */
+char *fmt_duration(char *buf, size_t len, uint64_t ns);
+
+#endif

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "util.h"
+
+struct cgfs_name {
+	uint64_t id;      /* 0: empty slot */
+	char *path;       /* relative, "/" for the root; NULL: not found */
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = 0;
+}
+
+int mountinfo_parse_line(const char *line, struct mountinfo_ent *e)
+{
+	/* id parent maj:min root mnt opts [optional...] - fstype source superopts */
+	char root[PATH_MAX], mnt[PATH_MAX];
+	const char *sep;
+	char fstype[64], source[PATH_MAX], super[512];
+
+	if (sscanf(line, "%*u %*u %*s %4095s %4095s", root, mnt) != 2)
+		return -EINVAL;
+	sep = strstr(line, " - ");
+	if (!sep || sscanf(sep + 3, "%63s %4095s %511s", fstype, source, super) != 3)
+		return -EINVAL;
+	unescape(root);
+	unescape(mnt);
+	snprintf(e->root, sizeof(e->root), "%s", root);
+	snprintf(e->mnt, sizeof(e->mnt), "%s", mnt);
+	snprintf(e->fstype, sizeof(e->fstype), "%s", fstype);
+	snprintf(e->superopts, sizeof(e->superopts), "%s", super);
+	return 0;
+}
+
+bool opts_have(const char *opts, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *p = opts; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l == n && !strncmp(p, opt, n))
+			return true;
+		p = c ? c + 1 : NULL;
+	}
+	return false;
+}
+
+static bool v2_has_cpu(const char *mnt)
+{
+	char path[PATH_MAX + 32], buf[512];
+	FILE *f;
+	bool ok = false;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", mnt);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+			if (!strcmp(t, "cpu"))
+				ok = true;
+	}
+	fclose(f);
+	return ok;
+}
+
+int mountinfo_find_cpu(FILE *mi, int *version, char *mnt, size_t len,
+		       bool (*has_cpu)(const char *mnt))
+{
+	char line[8192];
+	struct mountinfo_ent e;
+	char v2[PATH_MAX] = "";
+
+	while (fgets(line, sizeof(line), mi)) {
+		if (mountinfo_parse_line(line, &e))
+			continue;
+		if (!strcmp(e.fstype, "cgroup") && opts_have(e.superopts, "cpu")) {
+			*version = 1;
+			snprintf(mnt, len, "%s", e.mnt);
+			return 0;
+		}
+		if (!strcmp(e.fstype, "cgroup2") && !v2[0] && has_cpu(e.mnt))
+			snprintf(v2, sizeof(v2), "%s", e.mnt);
+	}
+	if (!v2[0])
+		return -ENOENT;
+	*version = 2;
+	snprintf(mnt, len, "%s", v2);
+	return 0;
+}
+
+int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len)
+{
+	size_t ml = strlen(mnt), o = 0;
+	const char *p = in;
+
+	if (!in || !*in)
+		return -EINVAL;
+	/* An absolute path under the mount point: strip the mount point. */
+	if (ml > 1 && !strncmp(in, mnt, ml) && (in[ml] == '/' || in[ml] == 0))
+		p = in + ml;
+	if (len < 2)
+		return -ENAMETOOLONG;
+	out[o++] = '/';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *s = strchr(p, '/');
+		size_t l = s ? (size_t)(s - p) : strlen(p);
+		if ((l == 1 && p[0] == '.'))
+			goto next;
+		if (l == 2 && p[0] == '.' && p[1] == '.')
+			return -EINVAL;
+		if (o > 1) {
+			if (o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[o++] = '/';
+		}
+		if (o + l >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, p, l);
+		o += l;
+next:
+		p += l;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+int cgfs_open(struct cgfs *fs)
+{
+	FILE *mi = fopen("/proc/self/mountinfo", "r");
+	int err;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->mnt_fd = -1;
+	if (!mi)
+		return -errno;
+	err = mountinfo_find_cpu(mi, &fs->version, fs->mnt, sizeof(fs->mnt), v2_has_cpu);
+	fclose(mi);
+	if (err)
+		return err;
+	fs->mnt_fd = open(fs->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->mnt_fd < 0)
+		return -errno;
+	fs->cap = 1024;
+	fs->names = calloc(fs->cap, sizeof(*fs->names));
+	if (!fs->names)
+		return -ENOMEM;
+	/* Try the O(1) resolver on the root (id 1 is not assumed: ask). */
+	uint64_t root;
+	fs->handles = true;
+	if (!cgfs_id(fs, "/", &root) && !cgfs_path(fs, root, false, NULL))
+		fs->handles = false;
+	cgs_debug("cpu controller: cgroup v%d at %s (id -> path by %s)", fs->version, fs->mnt,
+		  fs->handles ? "file handle" : "tree scan");
+	return 0;
+}
+
+void cgfs_close(struct cgfs *fs)
+{
+	if (fs->names)
+		for (size_t i = 0; i < fs->cap; i++)
+			free(fs->names[i].path);
+	free(fs->names);
+	fs->names = NULL;
+	if (fs->mnt_fd >= 0)
+		close(fs->mnt_fd);
+	fs->mnt_fd = -1;
+}
+
+int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id)
+{
+	struct stat st;
+	const char *r = rel[0] == '/' ? rel + 1 : rel;
+
+	if (fstatat(fs->mnt_fd, *r ? r : ".", &st, 0))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* kernfs: a directory's inode number is its node id on 64-bit ino_t. */
+	*id = st.st_ino;
+	return 0;
+}
+
+static struct cgfs_name *slot_of(struct cgfs *fs, uint64_t id)
+{
+	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (fs->cap - 1);
+
+	while (fs->names[i].id && fs->names[i].id != id)
+		i = (i + 1) & (fs->cap - 1);
+	return &fs->names[i];
+}
+
+static void cache_put(struct cgfs *fs, uint64_t id, const char *path)
+{
+	if ((fs->used + 1) * 2 > fs->cap) {
+		struct cgfs_name *old = fs->names;
+		size_t ocap = fs->cap;
+		struct cgfs_name *n = calloc(ocap * 2, sizeof(*n));
+		if (!n)
+			return; /* keep the smaller cache; lookups still work */
+		fs->names = n;
+		fs->cap = ocap * 2;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].id)
+				*slot_of(fs, old[i].id) = old[i];
+		free(old);
+	}
+	struct cgfs_name *s = slot_of(fs, id);
+	if (!s->id) {
+		s->id = id;
+		fs->used++;
+	}
+	free(s->path);
+	s->path = path ? strdup(path) : NULL;
+}
+
+/* O(1): open the directory by its kernfs file handle and read its path back. */
+static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len)
+{
+	struct {
+		struct file_handle h;
+		unsigned char id[8];
+	} fh = { .h = { .handle_bytes = 8, .handle_type = 0xfe /* FILEID_KERNFS */ } };
+	char link[64], abs[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	memcpy(fh.h.f_handle, &id, 8);
+	fd = open_by_handle_at(fs->mnt_fd, &fh.h, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, abs, sizeof(abs) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	abs[n] = 0;
+	return cgpath_normalize(fs->mnt, abs, out, len);
+}
+
+static struct cgfs *scan_fs; /* nftw has no user pointer */
+
+static int scan_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char rel[PATH_MAX];
+
+	if (type == FTW_D && !cgpath_normalize(scan_fs->mnt, path, rel, sizeof(rel)))
+		cache_put(scan_fs, st->st_ino, rel);
+	return 0;
+}
+
+const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last)
+{
+	struct cgfs_name *s = slot_of(fs, id);
+	char rel[PATH_MAX];
+
+	if (last)
+		*last = NULL;
+	if (s->id == id && s->path) {
+		uint64_t now;
+		if (!check_alive || (!cgfs_id(fs, s->path, &now) && now == id))
+			return s->path;
+		if (last)
+			*last = s->path;
+		return NULL;
+	}
+	if (s->id == id)
+		return NULL; /* known to be gone */
+	if (fs->handles) {
+		int err = resolve_handle(fs, id, rel, sizeof(rel));
+		if (!err) {
+			cache_put(fs, id, rel);
+			return slot_of(fs, id)->path;
+		}
+		if (err == -ESTALE || err == -ENOENT) {
+			cache_put(fs, id, NULL);
+			return NULL;
+		}
+		fs->handles = false;
+		cgs_debug("file handles unavailable (%s): falling back to tree scans",
+			  strerror(-err));
+	}
+	/* Fallback: one scan fills the cache for every cgroup at once. */
+	scan_fs = fs;
+	nftw(fs->mnt, scan_one, 32, FTW_PHYS | FTW_MOUNT);
+	fs->scans++;
+	s = slot_of(fs, id);
+	if (s->id == id && s->path)
+		return s->path;
+	cache_put(fs, id, NULL);
+	return NULL;
+}
+
+int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	const char *r = rel[0] == '/' ? rel + 1 : rel;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s%s%s", r, *r ? "/" : "", file);
+	fd = openat(fs->mnt_fd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return (int)n;
+}
+
+int keyed_get(const char *text, const char *key, uint64_t *val)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ') {
+			char num[32];
+			size_t i = 0;
+			p += kl + 1;
+			while (p[i] && p[i] != '\n' && i < sizeof(num) - 1) {
+				num[i] = p[i];
+				i++;
+			}
+			num[i] = 0;
+			return parse_u64(num, 0, UINT64_MAX, val);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -ENOENT;
+}

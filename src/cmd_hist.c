@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched hist: run-queue latency histograms per cgroup, in runqlat's layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "hist.h"
+#include "json_out.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage[] =
+	"Usage: cgsched hist [OPTIONS]\n"
+	"Trace until Ctrl-C (or for -d seconds), then print one log2 histogram of\n"
+	"run-queue latency per cgroup, in the layout of bcc's runqlat.\n"
+	"\n"
+	"  -d, --duration DUR     trace this long: seconds, or 500ms, 2m (default: until Ctrl-C)\n"
+	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --per-cpu          one histogram per cgroup and CPU\n"
+	"  -m, --milliseconds     histogram in ms instead of us\n"
+	"      --json             the summary as JSON (docs/json.md)\n"
+	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"  -q, --quiet            no start-up line on stderr\n"
+	"  -v, --verbose          libbpf's messages on stderr\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched hist -d 10                       # ten seconds, every cgroup\n"
+	"  cgsched hist --cgroup /system.slice -m   # one subtree, in milliseconds\n";
+
+struct hist_opts {
+	struct common_opts c;
+	uint64_t duration_ns;
+	bool per_cpu, json, quiet;
+};
+
+static int parse(struct hist_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "milliseconds", no_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	int c, r;
+
+	common_init(&o->c);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:mqvh", longs, NULL)) != -1) {
+		if ((r = common_opt(&o->c, c, optarg)) < 0)
+			return CGS_EXIT_USAGE;
+		if (r)
+			continue;
+		switch (c) {
+		case 'd':
+			if (parse_duration_ns(optarg, 1000000000ULL, &o->duration_ns) ||
+			    o->duration_ns < 1000000ULL || o->duration_ns > 86400000000000ULL) {
+				cgs_err("-d %s: expected a duration from 1ms to 24h (e.g. 10, 500ms, 2m)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case OPT_PER_CPU:
+			o->per_cpu = true;
+			break;
+		case 'm':
+			o->c.so.hist_ms = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return usage_error("hist", argc, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error("hist", argc, argv);
+	return 0;
+}
+
+static void print_hists(const struct hist_opts *o, const struct report *r, int ncpus)
+{
+	const char *unit = o->c.so.hist_ms ? "msecs" : "usecs";
+	char name[PATH_MAX + 32];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		if (!w->s->runq_count)
+			continue;
+		if (!o->per_cpu) {
+			printf("\ncgroup = %s\n", row_name(w, name, sizeof(name)));
+			hist_print(stdout, w->s->runq_slots, CGS_HIST_SLOTS, unit);
+			continue;
+		}
+		for (int cpu = 0; cpu < ncpus; cpu++) {
+			const uint64_t *slots = w->s->cpu_slots + (size_t)cpu * CGS_HIST_SLOTS;
+			if (!hist_total(slots, CGS_HIST_SLOTS))
+				continue;
+			printf("\ncgroup = %s, cpu = %d\n", row_name(w, name, sizeof(name)), cpu);
+			hist_print(stdout, slots, CGS_HIST_SLOTS, unit);
+		}
+	}
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct hist_opts o = {};
+	struct session s;
+	struct snapshot cur, d;
+	struct report r;
+	int err = parse(&o, argc, argv);
+
+	if (err)
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		return err;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: tracing run-queue latency, cgroup v%d at %s, backend %s; %s\n",
+			s.fs.version, s.fs.mnt, s.tr.backend,
+			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
+	session_sleep_until(o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
+	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, NULL))) {
+		cgs_err("reading the BPF maps failed: %s", strerror(-err));
+		session_close(&s);
+		return CGS_EXIT_FAIL;
+	}
+	/* Detach first: printing thousands of histograms must not be traced. */
+	tracer_stop(&s.tr);
+	if (snapshot_delta(NULL, &cur, &d) ||
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, &s.fs, o.c.so.hist_ms)) {
+		cgs_err("out of memory building the report");
+		session_close(&s);
+		return CGS_EXIT_FAIL;
+	}
+	report_sort(&r, SORT_PATH);
+	if (o.json) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		struct json_meta m = {
+			.kind = "summary",
+			.cgroup_version = s.fs.version,
+			.backend = s.tr.backend,
+			.task_state = s.tr.task_storage ? "task_storage" : "lru_hash",
+			.ncpus = s.tr.ncpus,
+			.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
+			.map_bytes = tracer_map_bytes(&s.tr),
+		};
+		json_emit(stdout, json_report(&r, &m));
+	} else {
+		print_hists(&o, &r, s.tr.ncpus);
+		putchar('\n');
+		report_drops(stdout, d.drops);
+	}
+	report_free(&r);
+	snapshot_free(&d);
+	snapshot_free(&cur);
+	session_close(&s);
+	return 0;
+}

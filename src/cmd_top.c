@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched top: a table per interval, one row per cgroup active in it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage[] =
+	"Usage: cgsched [top] [OPTIONS]\n"
+	"Every interval, one row per cgroup of the cpu controller that ran or waited:\n"
+	"CPU%% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
+	"involuntary switches, and the cgroup whose tasks preempted it most.\n"
+	"\n"
+	"  -i, --interval DUR     seconds between tables, or with a unit: 500ms, 2s (default 1s)\n"
+	"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
+	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, path\n"
+	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
+	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --json             one JSON object per interval (docs/json.md)\n"
+	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"  -q, --quiet            no start-up line on stderr\n"
+	"  -v, --verbose          libbpf's messages and backend probing on stderr\n"
+	"\n"
+	"On Ctrl-C (SIGINT) or SIGTERM, or after -n intervals, a summary since start.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched                          # a table every second\n"
+	"  cgsched top -i 5 -s p99 -r 10    # ten worst run-queue tails, every 5 s\n"
+	"  cgsched top --cgroup /kubepods --json -n 1\n";
+
+struct top_opts {
+	struct common_opts c;
+	uint64_t interval_ns;
+	uint64_t count;
+	uint64_t rows;
+	enum sort_key sort;
+	bool json, quiet;
+};
+
+static int parse(struct top_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	int c, r;
+
+	common_init(&o->c);
+	o->interval_ns = 1000000000ULL;
+	o->rows = 20;
+	o->sort = SORT_CPU;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:n:s:r:qvh", longs, NULL)) != -1) {
+		if ((r = common_opt(&o->c, c, optarg)) < 0)
+			return CGS_EXIT_USAGE;
+		if (r)
+			continue;
+		switch (c) {
+		case 'i':
+			if (parse_duration_ns(optarg, 1000000000ULL, &o->interval_ns) ||
+			    o->interval_ns < 10000000ULL || o->interval_ns > 3600000000000ULL) {
+				cgs_err("-i %s: expected a duration from 10ms to 1h (e.g. 1, 500ms, 2s)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, UINT32_MAX, &o->count)) {
+				cgs_err("-n %s: expected a whole number of intervals, at least 1", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			if (sort_key_parse(optarg, &o->sort)) {
+				cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol or path", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 'r':
+			if (parse_u64(optarg, 0, UINT32_MAX, &o->rows)) {
+				cgs_err("-r %s: expected a whole number of rows (0 = all)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case '?':
+		case ':':
+			return usage_error("top", argc, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error("top", argc, argv);
+	return 0;
+}
+
+static double realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show(const struct top_opts *o, struct session *s, const struct snapshot *prev,
+		 const struct snapshot *cur, bool summary)
+{
+	struct snapshot d;
+	struct report r;
+	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns;
+
+	if (snapshot_delta(prev, cur, &d) || report_build(&r, &d, cur->t_ns - from, &s->fs, false)) {
+		cgs_err("out of memory building the report");
+		snapshot_free(&d);
+		return;
+	}
+	report_sort(&r, o->sort);
+	if (o->json) {
+		struct json_meta m = {
+			.kind = summary ? "summary" : "interval",
+			.cgroup_version = s->fs.version,
+			.backend = s->tr.backend,
+			.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
+			.ncpus = s->tr.ncpus,
+			.realtime = realtime(),
+			.map_bytes = tracer_map_bytes(&s->tr),
+		};
+		json_emit(stdout, json_report(&r, &m));
+	} else {
+		char when[16], dur[16];
+		time_t t = time(NULL);
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+		if (summary)
+			printf("\nSummary over %s since start\n", fmt_duration(dur, sizeof(dur), r.interval_ns));
+		else
+			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
+		report_table(stdout, &r, summary ? 0 : o->rows);
+		if (summary || drops_total(d.drops))
+			report_drops(stdout, d.drops);
+		if (!summary)
+			putchar('\n');
+		fflush(stdout);
+	}
+	report_free(&r);
+	snapshot_free(&d);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o = {};
+	struct session s;
+	struct snapshot prev = {}, cur;
+	int err = parse(&o, argc, argv);
+
+	if (err)
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		return err;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s); Ctrl-C to stop\n",
+			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
+			s.tr.task_storage ? "task storage" : "pid hash");
+	if (!o.json)
+		printf("cgroup v%d at %s, backend %s\n\n", s.fs.version, s.fs.mnt, s.tr.backend);
+	bool have_prev = false;
+	uint64_t deadline = s.tr.attached_ns;
+	for (uint64_t n = 0; !o.count || n < o.count; n++) {
+		deadline += o.interval_ns;
+		if (!session_sleep_until(deadline))
+			break;
+		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
+			cgs_err("reading the BPF maps failed: %s", strerror(-err));
+			break;
+		}
+		show(&o, &s, have_prev ? &prev : NULL, &cur, false);
+		snapshot_free(&prev);
+		prev = cur;
+		have_prev = true;
+	}
+	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
+		show(&o, &s, NULL, &cur, true);
+		snapshot_free(&cur);
+	}
+	snapshot_free(&prev);
+	session_close(&s);
+	return err ? CGS_EXIT_FAIL : 0;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched: how the Linux scheduler treats each cgroup. The command table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+#ifndef CGS_VERSION
+#define CGS_VERSION "0.1.0"
+#endif
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *what;
+} commands[] = {
+	{ "top", cmd_top, "a table per interval: CPU%, run-queue latency, switches (default)" },
+	{ "hist", cmd_hist, "run-queue latency histograms per cgroup, runqlat's layout" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: cgsched [COMMAND] [OPTIONS]\n"
+	      "How the Linux scheduler treats each cgroup of the cpu controller.\n\nCommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fputs("\n'cgsched COMMAND --help' for a command's options. Needs root.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = &commands[0];
+
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = NULL;
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[1], commands[i].name))
+				cmd = &commands[i];
+		if (!cmd) {
+			cgs_err("unknown command '%s'; see 'cgsched --help'", argv[1]);
+			return CGS_EXIT_USAGE;
+		}
+		argc--;
+		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	} else if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("cgsched %s\n", CGS_VERSION);
+		return 0;
+	}
+	/* Commands see themselves as argv[0] ("top"), so getopt starts at 1. */
+	return cmd->run(argc, argv);
+}

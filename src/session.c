@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "session.h"
+#include "util.h"
+
+volatile sig_atomic_t cgs_stop;
+
+static void on_signal(int sig)
+{
+	cgs_stop = sig;
+}
+
+void session_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a sleeping loop wakes up at once with EINTR. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int session_open(struct session *s, const struct session_opts *o)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->fs.mnt_fd = -1;
+	err = cgfs_open(&s->fs);
+	if (err) {
+		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo (%s): mount cgroup v1 'cpu' or enable 'cpu' in cgroup v2",
+			strerror(-err));
+		return CGS_EXIT_USAGE;
+	}
+	if (o->ncgroups > CGS_MAX_FILTERS) {
+		cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
+		return CGS_EXIT_USAGE;
+	}
+	for (int i = 0; i < o->ncgroups; i++) {
+		char rel[PATH_MAX];
+		if (cgpath_normalize(s->fs.mnt, o->cgroups[i], rel, sizeof(rel)) ||
+		    cgfs_id(&s->fs, rel, &s->filter_ids[i])) {
+			cgs_err("--cgroup %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)",
+				o->cgroups[i], s->fs.version, s->fs.mnt);
+			return CGS_EXIT_USAGE;
+		}
+		s->filter_paths[i] = strdup(rel);
+		s->nfilter++;
+	}
+	struct tracer_opts to = {
+		.max_cgroups = o->max_cgroups,
+		.max_tasks = 65536,
+		.filter_ids = s->filter_ids,
+		.nfilter = s->nfilter,
+		.hist_ms = o->hist_ms,
+	};
+	if (tracer_start(&s->tr, &to))
+		return CGS_EXIT_USAGE;
+	session_signals();
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	tracer_stop(&s->tr);
+	cgfs_close(&s->fs);
+	for (int i = 0; i < s->nfilter; i++)
+		free(s->filter_paths[i]);
+	s->nfilter = 0;
+}
+
+bool session_sleep_until(uint64_t deadline_ns)
+{
+	while (!cgs_stop) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return true;
+		uint64_t left = deadline_ns - now;
+		struct timespec ts = { left / 1000000000ULL, left % 1000000000ULL };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
