@@ -30,7 +30,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -I$(OUTPUT) -D_GNU_SOURCE
-LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lm
+LDLIBS   := -lbpf -lelf -lz -ljson-c -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -45,9 +45,9 @@ all: cgsched $(WORKLOADS)
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
-# libinih-dev pkg-config; tests: libcriterion-dev stress-ng; bench: linux-perf
+# libinih-dev pkg-config; tests: libcriterion-dev stress-ng jq util-linux; bench: linux-perf
 # libbpf-tools (runqlat). Only missing ones are installed, after one update.
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev \
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev jq \
 	libinih-dev pkg-config make gcc libcriterion-dev stress-ng
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
@@ -55,7 +55,7 @@ deps:
 run: deps all
 	$(Q)./cgsched top -i 1 -n 10
 
-test: deps all
+test: deps all $(OUTPUT)/unit-tests
 	$(Q)./tests/run.sh
 
 test-unit: $(OUTPUT)/unit-tests

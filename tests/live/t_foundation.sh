@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Foundation: on-CPU time and run-queue latency against the kernel's own
+# account, preemption attribution, cgroup churn, bad input, clean detach.
+
+# On-CPU time of a cgroup within 2% of its tasks' /proc/<tid>/schedstat.
+test_oncpu_matches_schedstat() {
+	cg_create oncpu && A=$CG
+	cgs_start top --cgroup "$A" --json -i 1h || return 1
+	out=$(cg_run "$A" "$CGWORK" burn 2 3) || fail "burn failed"
+	cgs_stop INT || return 1
+	ref=$(echo "$out" | kv oncpu_ns)
+	got=$(cgs_summary "$A" .oncpu_ns)
+	[ -n "$got" ] || fail "no summary row for $A: $(cat "$TMP/cgs.out")"
+	within "$got" "$ref" 2 "on-CPU ns"
+}
+
+# Run-queue wait of an unlimited cgroup within 5% of schedstat's run delay:
+# three busy threads share one CPU, so each waits about 2/3 of the time.
+test_runq_matches_rundelay() {
+	cg_create runq && A=$CG
+	cgs_start top --cgroup "$A" --json -i 1h || return 1
+	out=$(cg_run "$A" "$CGWORK" burn 3 3 0) || fail "burn failed"
+	cgs_stop INT || return 1
+	ref=$(echo "$out" | kv rundelay_ns)
+	got=$(cgs_summary "$A" .runq.sum_ns)
+	[ -n "$got" ] || fail "no summary row for $A"
+	within "$got" "$ref" 5 "run-queue wait ns"
+	n=$(cgs_summary "$A" .runq.count)
+	[ "$n" -gt 100 ] || fail "only $n run-queue waits"
+}
+
+# Two cgroups ping-pong on one CPU: both wake, switch, wait in the run
+# queue, and each is named as the other's preemptor.
+test_pingpong_preemptors() {
+	cg_create ping && A=$CG
+	cg_create pong && B=$CG
+	cgs_start top --cgroup "$A" --cgroup "$B" --json -i 1h || return 1
+	"$CGWORK" pingpong 3000 0 "$(cg_procs "$A")" "$(cg_procs "$B")" 300 >/dev/null ||
+		fail "pingpong failed"
+	cgs_stop INT || return 1
+	for c in "$A" "$B"; do
+		w=$(cgs_summary "$c" .wakeups)
+		v=$(cgs_summary "$c" .switches.voluntary)
+		i=$(cgs_summary "$c" .switches.involuntary)
+		h=$(cgs_summary "$c" '.runq.hist | add')
+		echo "$c: wakeups=$w vol=$v invol=$i hist_total=$h"
+		[ "${w:-0}" -ge 1000 ] || fail "$c: $w wake-ups, expected >= 1000"
+		[ "${v:-0}" -ge 1000 ] || fail "$c: $v voluntary switches"
+		[ "${h:-0}" -ge 1000 ] || fail "$c: runq histogram holds $h"
+	done
+	ab=$(cgs_summary "$A" ".preempted_by[] | select(.path == \"$B\") | .count")
+	ba=$(cgs_summary "$B" ".preempted_by[] | select(.path == \"$A\") | .count")
+	echo "$B preempted $A ${ab:-0} times, $A preempted $B ${ba:-0} times"
+	[ "${ab:-0}" -gt 0 ] && [ "${ba:-0}" -gt 0 ] || fail "each should preempt the other"
+	# Involuntary switches of A are the preemptions by B (both pinned alone on CPU 0
+	# but for kernel threads).
+	ia=$(cgs_summary "$A" .switches.involuntary)
+	[ "$ab" -le "$ia" ] || fail "$A: $ab preemptions but $ia involuntary switches"
+}
+
+# A cgroup made and removed while tracing: output stays valid JSON, and the
+# cgroup is shown as removed, by the path it had, not as garbage.
+test_cgroup_created_and_removed() {
+	cgs_start top --json -i 200ms -r 0 || return 1
+	cg_create churn && C=$CG
+	id=$(stat -c %i "$CG_ROOT$C")
+	cg_run "$C" "$CGWORK" burn 1 1 >/dev/null || fail "burn failed"
+	rmdir "$CG_ROOT$C" || fail "rmdir failed"
+	sleep 0.5
+	cgs_stop INT || return 1
+	jq -e . "$TMP/cgs.out" >/dev/null || fail "output is not JSON lines"
+	live=$(jq -r --argjson id "$id" 'select(.kind == "interval") | .cgroups[] | select(.id == $id) | "\(.path) \(.removed)"' "$TMP/cgs.out" | head -n 1)
+	echo "while alive: $live"
+	[ "$live" = "$C false" ] || fail "expected '$C false' while it ran"
+	gone=$(jq -r --argjson id "$id" 'select(.kind == "summary") | .cgroups[] | select(.id == $id) | "\(.path) \(.removed)"' "$TMP/cgs.out")
+	echo "after removal: $gone"
+	[ "$gone" = "$C true" ] || fail "expected '$C true' in the summary"
+}
+
+# Bad input: one line on stderr, exit 2.
+test_bad_arguments() {
+	bad=0
+	while IFS='|' read -r args; do
+		# shellcheck disable=SC2086
+		"$CGSCHED" $args >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		lines=$(wc -l <"$TMP/e")
+		echo "cgsched $args -> exit $rc: $(cat "$TMP/e")"
+		if [ $rc != 2 ] || [ "$lines" != 1 ] || [ -s "$TMP/o" ]; then
+			bad=$((bad + 1))
+		fi
+	done <<'ARGS'
+--bogus
+frobnicate
+top -i abc
+top -i 0
+top -i 5parsecs
+top -n 0
+top -n -3
+top -s nope
+top -r x
+top extra
+top --cgroup /cgs-no-such-group
+top --cgroup ../../etc
+top --max-cgroups 5
+hist -d -1
+hist -d 1x
+hist --per-cpu=3
+ARGS
+	[ $bad = 0 ] || fail "$bad invocations did not give one line and exit 2"
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CGSCHED" top -n 1 >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		echo "as nobody -> exit $rc: $(cat "$TMP/e")"
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "not root should exit 2 with one line"
+	fi
+}
+
+# SIGTERM: a summary, exit 0, and no BPF program or link left behind.
+test_sigterm_detaches() {
+	cgs_start top -i 1h || return 1
+	pid=$CGS_PID
+	n=$(ls -l /proc/$pid/fd | grep -c 'bpf')
+	echo "cgsched holds $n BPF file descriptors while tracing"
+	[ "$n" -gt 0 ] || fail "no BPF objects held while tracing"
+	cgs_stop TERM || return 1
+	grep -q "Summary over" "$TMP/cgs.out" || fail "no summary after SIGTERM"
+	if command -v bpftool >/dev/null; then
+		# The kernel frees programs asynchronously (RCU) once the last fd closes.
+		for i in $(seq 1 30); do
+			left=$(bpftool prog show 2>/dev/null | grep -c -E 'name (btf|raw)_(switch|wakeup)')
+			[ "$left" = 0 ] && break
+			sleep 0.1
+		done
+		[ "$left" = 0 ] || fail "$left cgsched programs still loaded 3 s after exit"
+	fi
+	[ -z "$(ls /sys/fs/bpf 2>/dev/null)" ] || fail "something pinned in /sys/fs/bpf"
+}
+
+# hist: runqlat's layout, one histogram per cgroup headed by its path.
+test_hist_layout() {
+	cg_create hist && A=$CG
+	cg_run "$A" "$CGWORK" burn 2 3 0 >/dev/null &
+	bpid=$!
+	"$CGSCHED" hist -d 1 --cgroup "$A" >"$TMP/h" 2>"$TMP/e" || fail "hist failed: $(cat "$TMP/e")"
+	"$CGSCHED" hist -d 1 --cgroup "$A" --per-cpu -m >"$TMP/hc" 2>"$TMP/e" || fail "hist --per-cpu failed"
+	wait $bpid
+	cat "$TMP/h" "$TMP/hc"
+	grep -qx "cgroup = $A" "$TMP/h" || fail "no 'cgroup = $A' heading"
+	grep -q '^     usecs               : count    distribution$' "$TMP/h" || fail "no runqlat header"
+	grep -Eq '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\*+ *\|$' "$TMP/h" || fail "no runqlat rows"
+	grep -qx "cgroup = $A, cpu = 0" "$TMP/hc" || fail "no per-CPU heading"
+	grep -q '^     msecs ' "$TMP/hc" || fail "-m should print msecs"
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Test workloads with known behaviour. Each prints, at the end, the kernel's
+ * own account of its threads from /proc/thread-self/schedstat:
+ *   oncpu_ns=N rundelay_ns=N slices=N wall_ns=N
+ *
+ *   cgwork burn THREADS SECONDS [CPU]   busy threads for SECONDS of wall time
+ *   cgwork spin SECONDS_OF_CPU          one thread until it has used that much CPU
+ *   cgwork pingpong ROUNDS CPU PROCS_A PROCS_B SPIN_US
+ *        two processes, each first moves itself (cgroup.procs path), then they
+ *        pass a byte back and forth over pipes on one CPU, each spinning
+ *        SPIN_US after each write so the woken side can preempt it
+ *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct acct {
+	unsigned long long oncpu, delay, slices;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acct total;
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void add_self(void)
+{
+	struct acct a = {};
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f || fscanf(f, "%llu %llu %llu", &a.oncpu, &a.delay, &a.slices) != 3) {
+		perror("schedstat");
+		exit(1);
+	}
+	fclose(f);
+	pthread_mutex_lock(&lock);
+	total.oncpu += a.oncpu;
+	total.delay += a.delay;
+	total.slices += a.slices;
+	pthread_mutex_unlock(&lock);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (sched_setaffinity(0, sizeof(s), &s)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+static void report(unsigned long long wall)
+{
+	printf("oncpu_ns=%llu rundelay_ns=%llu slices=%llu wall_ns=%llu\n", total.oncpu, total.delay,
+	       total.slices, wall);
+	fflush(stdout);
+}
+
+static double secs;
+static volatile unsigned long long sink;
+
+static void *burner(void *arg)
+{
+	unsigned long long end = mono_ns() + (unsigned long long)(secs * 1e9);
+	while (mono_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+	add_self();
+	return NULL;
+}
+
+static int burn(int threads, int cpu)
+{
+	pthread_t t[256];
+	unsigned long long t0 = mono_ns();
+	if (threads < 1 || threads > 256)
+		return 2;
+	pin(cpu);
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, burner, NULL);
+	burner(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	report(mono_ns() - t0);
+	return 0;
+}
+
+static int spin(double cpu_s)
+{
+	unsigned long long t0 = mono_ns(), need = (unsigned long long)(cpu_s * 1e9);
+	while (thread_cpu_ns() < need)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+	add_self();
+	report(mono_ns() - t0);
+	return 0;
+}
+
+static void enter(const char *procs)
+{
+	FILE *f = fopen(procs, "w");
+	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
+		fprintf(stderr, "cgwork: cannot enter %s: %s\n", procs, strerror(errno));
+		exit(1);
+	}
+}
+
+static void spin_us(long us)
+{
+	unsigned long long end = mono_ns() + us * 1000ULL;
+	while (mono_ns() < end)
+		sink++;
+}
+
+static int pingpong(long rounds, int cpu, const char *a, const char *b, long spin)
+{
+	int ab[2], ba[2];
+	char c = 'x';
+	unsigned long long t0 = mono_ns();
+	pid_t pid;
+
+	if (pipe(ab) || pipe(ba))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		enter(b);
+		pin(cpu);
+		for (long i = 0; i < rounds; i++) {
+			if (read(ab[0], &c, 1) != 1)
+				_exit(1);
+			if (write(ba[1], &c, 1) != 1)
+				_exit(1);
+			spin_us(spin);
+		}
+		_exit(0);
+	}
+	enter(a);
+	pin(cpu);
+	for (long i = 0; i < rounds; i++) {
+		if (write(ab[1], &c, 1) != 1)
+			return 1;
+		spin_us(spin);
+		if (read(ba[0], &c, 1) != 1)
+			return 1;
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	add_self();
+	report(mono_ns() - t0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int wake(double s, long period_us)
+{
+	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
+	struct timespec ts = { period_us / 1000000, (period_us % 1000000) * 1000 };
+	while (mono_ns() < end)
+		nanosleep(&ts, NULL);
+	add_self();
+	report(mono_ns() - t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "burn")) {
+		secs = atof(argv[3]);
+		return burn(atoi(argv[2]), argc > 4 ? atoi(argv[4]) : -1);
+	}
+	if (argc == 3 && !strcmp(argv[1], "spin"))
+		return spin(atof(argv[2]));
+	if (argc == 7 && !strcmp(argv[1], "pingpong"))
+		return pingpong(atol(argv[2]), atoi(argv[3]), argv[4], argv[5], atol(argv[6]));
+	if (argc == 4 && !strcmp(argv[1], "wake"))
+		return wake(atof(argv[2]), atol(argv[3]));
+	fprintf(stderr, "usage: see the comment at the top of cgwork.c\n");
+	return 2;
+}
