@@ -96,7 +96,6 @@ $(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
 
 install: cgsched
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched
-	install -D -m 0644 docs/cgsched.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgsched.8 2>/dev/null || true
 
 clean:
 	rm -rf $(OUTPUT) cgsched

@@ -13,6 +13,7 @@ struct session_opts {
 	int ncgroups;
 	uint32_t max_cgroups;
 	bool hist_ms;
+	const char *sched_backend; /* NULL: probe */
 };
 
 struct session {

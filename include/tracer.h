@@ -16,6 +16,7 @@ struct tracer_opts {
 	const uint64_t *filter_ids; /* --cgroup ids (with descendants) */
 	int nfilter;
 	bool hist_ms;               /* histogram slots in ms, not us */
+	const char *force_backend;  /* --sched-backend, NULL: probe */
 };
 
 struct tracer {

@@ -22,6 +22,7 @@ static const char usage[] =
 	"  -m, --milliseconds     histogram in ms instead of us\n"
 	"      --json             the summary as JSON (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B  tp_btf, tp_btf-pidhash or raw_tp (default: the first that works)\n"
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages on stderr\n"
 	"\n"

@@ -23,6 +23,7 @@ static const char usage[] =
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B  tp_btf, tp_btf-pidhash or raw_tp (default: the first that works)\n"
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages and backend probing on stderr\n"
 	"\n"
@@ -178,7 +179,7 @@ int cmd_top(int argc, char **argv)
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s); Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
-			s.tr.task_storage ? "task storage" : "pid hash");
+			s.tr.task_storage ? "task storage" : "pid-keyed LRU hash");
 	if (!o.json)
 		printf("cgroup v%d at %s, backend %s\n\n", s.fs.version, s.fs.mnt, s.tr.backend);
 	bool have_prev = false;

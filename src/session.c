@@ -57,6 +57,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.filter_ids = s->filter_ids,
 		.nfilter = s->nfilter,
 		.hist_ms = o->hist_ms,
+		.force_backend = o->sched_backend,
 	};
 	if (tracer_start(&s->tr, &to))
 		return CGS_EXIT_USAGE;

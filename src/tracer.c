@@ -17,13 +17,14 @@
  * reads and a pid-keyed LRU hash.
  */
 static const struct backend {
-	const char *name;
+	const char *name;    /* as --sched-backend takes it */
+	const char *attach;  /* program type, as reported */
 	bool btf;            /* tp_btf programs, else raw_tp */
 	bool task_storage;
 } backends[] = {
-	{ "tp_btf", true, true },
-	{ "tp_btf", true, false },
-	{ "raw_tp", false, false },
+	{ "tp_btf", "tp_btf", true, true },
+	{ "tp_btf-pidhash", "tp_btf", true, false },
+	{ "raw_tp", "raw_tp", false, false },
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -63,8 +64,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	}
 	err = sched_bpf__load(s);
 	if (err) {
-		cgs_debug("backend %s%s: load failed: %s", b->name,
-			  b->task_storage ? "+task-storage" : "", strerror(-err));
+		cgs_debug("backend %s: load failed: %s", b->name, strerror(-err));
 		goto fail;
 	}
 	for (int i = 0; i < o->nfilter; i++) {
@@ -80,7 +80,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		goto fail;
 	}
 	t->skel = s;
-	t->backend = b->name;
+	t->backend = b->attach;
 	t->task_storage = b->task_storage;
 	return 0;
 fail:
@@ -107,10 +107,23 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
 		return t->ncpus;
 	}
+	bool known = !o->force_backend;
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		if (o->force_backend && strcmp(o->force_backend, backends[i].name))
+			continue;
+		known = true;
 		err = try_backend(t, o, &backends[i]);
 		if (!err)
 			break;
+	}
+	if (!known) {
+		cgs_err("--sched-backend %s: expected tp_btf, tp_btf-pidhash or raw_tp", o->force_backend);
+		return -EINVAL;
+	}
+	if (err && o->force_backend) {
+		cgs_err("--sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons, or leave the choice to cgsched",
+			o->force_backend, strerror(-err));
+		return err;
 	}
 	if (err) {
 		cgs_err("the kernel refused every scheduler tracing backend (last: %s); run with -v for libbpf's reasons",

@@ -2,31 +2,36 @@
 # Foundation: on-CPU time and run-queue latency against the kernel's own
 # account, preemption attribution, cgroup churn, bad input, clean detach.
 
-# On-CPU time of a cgroup within 2% of its tasks' /proc/<tid>/schedstat.
+SCHED_BACKENDS="tp_btf tp_btf-pidhash raw_tp"
+
+# On-CPU time of a cgroup within 2% of its tasks' /proc/<tid>/schedstat,
+# with every scheduler backend this kernel allows.
 test_oncpu_matches_schedstat() {
-	cg_create oncpu && A=$CG
-	cgs_start top --cgroup "$A" --json -i 1h || return 1
-	out=$(cg_run "$A" "$CGWORK" burn 2 3) || fail "burn failed"
-	cgs_stop INT || return 1
-	ref=$(echo "$out" | kv oncpu_ns)
-	got=$(cgs_summary "$A" .oncpu_ns)
-	[ -n "$got" ] || fail "no summary row for $A: $(cat "$TMP/cgs.out")"
-	within "$got" "$ref" 2 "on-CPU ns"
+	for b in $SCHED_BACKENDS; do
+		cg_create "oncpu-$b" && A=$CG
+		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
+		out=$(cg_run "$A" "$CGWORK" burn 2 2) || fail "burn failed"
+		cgs_stop INT || fail "cgsched failed"
+		got=$(cgs_summary "$A" .oncpu_ns)
+		[ -n "$got" ] || fail "$b: no summary row for $A: $(cat "$TMP/cgs.out")"
+		within "$got" "$(echo "$out" | kv oncpu_ns)" 2 "$b on-CPU ns" || fail "$b off"
+	done
 }
 
 # Run-queue wait of an unlimited cgroup within 5% of schedstat's run delay:
 # three busy threads share one CPU, so each waits about 2/3 of the time.
 test_runq_matches_rundelay() {
-	cg_create runq && A=$CG
-	cgs_start top --cgroup "$A" --json -i 1h || return 1
-	out=$(cg_run "$A" "$CGWORK" burn 3 3 0) || fail "burn failed"
-	cgs_stop INT || return 1
-	ref=$(echo "$out" | kv rundelay_ns)
-	got=$(cgs_summary "$A" .runq.sum_ns)
-	[ -n "$got" ] || fail "no summary row for $A"
-	within "$got" "$ref" 5 "run-queue wait ns"
-	n=$(cgs_summary "$A" .runq.count)
-	[ "$n" -gt 100 ] || fail "only $n run-queue waits"
+	for b in $SCHED_BACKENDS; do
+		cg_create "runq-$b" && A=$CG
+		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
+		out=$(cg_run "$A" "$CGWORK" burn 3 2 0) || fail "burn failed"
+		cgs_stop INT || fail "cgsched failed"
+		got=$(cgs_summary "$A" .runq.sum_ns)
+		[ -n "$got" ] || fail "$b: no summary row for $A"
+		within "$got" "$(echo "$out" | kv rundelay_ns)" 5 "$b run-queue wait ns" || fail "$b off"
+		n=$(cgs_summary "$A" .runq.count)
+		[ "$n" -gt 100 ] || fail "$b: only $n run-queue waits"
+	done
 }
 
 # Two cgroups ping-pong on one CPU: both wake, switch, wait in the run
@@ -106,6 +111,7 @@ top --max-cgroups 5
 hist -d -1
 hist -d 1x
 hist --per-cpu=3
+top --sched-backend nope
 ARGS
 	[ $bad = 0 ] || fail "$bad invocations did not give one line and exit 2"
 	if command -v setpriv >/dev/null; then
