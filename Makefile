@@ -40,15 +40,17 @@ LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live install clean
+.PHONY: all deps run test test-unit test-live test-vm install clean
 all: cgsched $(WORKLOADS)
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
-# libinih-dev pkg-config; tests: libcriterion-dev stress-ng jq util-linux; bench: linux-perf
-# libbpf-tools (runqlat). Only missing ones are installed, after one update.
+# pkg-config; tests: libcriterion-dev stress-ng jq; the second kernel: qemu-system-x86
+# busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
+# ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev jq \
-	libinih-dev pkg-config make gcc libcriterion-dev stress-ng
+	libinih-dev pkg-config make gcc libcriterion-dev stress-ng \
+	qemu-system-x86 busybox-static cpio
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
 
@@ -63,6 +65,10 @@ test-unit: $(OUTPUT)/unit-tests
 
 test-live: all
 	$(Q)./tests/live/run.sh
+
+# The live tests again on Debian's Linux 6.1 under QEMU, cgroup v2.
+test-vm: all
+	$(Q)./tests/vm/run.sh
 
 # --- BPF ------------------------------------------------------------------
 $(OUTPUT) $(OUTPUT)/src $(OUTPUT)/workloads:

@@ -32,6 +32,8 @@ struct tracer {
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);
+/* Load and attach each backend in turn, then detach; cb gets 0 or -errno. */
+int tracer_probe(void (*cb)(void *ctx, const char *name, int err), void *ctx);
 /* Advance the max epoch; returns the epoch just closed. */
 uint64_t tracer_next_epoch(struct tracer *t);
 /* Bytes of map memory the loaded maps may take at most. */

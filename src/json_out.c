@@ -92,7 +92,7 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 
 void json_emit(FILE *f, struct json_object *o)
 {
-	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f);
+	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), f);
 	fputc('\n', f);
 	fflush(f);
 	json_object_put(o);

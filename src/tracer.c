@@ -142,6 +142,20 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	return 0;
 }
 
+int tracer_probe(void (*cb)(void *ctx, const char *name, int err), void *ctx)
+{
+	struct tracer_opts o = { .max_cgroups = 16, .max_tasks = 1024 };
+
+	libbpf_set_print(libbpf_log);
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		struct tracer t = {};
+		int err = try_backend(&t, &o, &backends[i]);
+		cb(ctx, backends[i].name, err);
+		tracer_stop(&t);
+	}
+	return 0;
+}
+
 void tracer_stop(struct tracer *t)
 {
 	/* Destroying the skeleton detaches every link and frees every map. */

@@ -19,7 +19,9 @@ else
 	for n in $f; do failed=$((failed + n)); done
 fi
 
+live_start=$(date +%s)
 live=$(tests/live/run.sh 2>&1 | tee /dev/stderr | tail -n 1)
+live_secs=$(( $(date +%s) - live_start ))
 lp=$(echo "$live" | sed -n 's/^live: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
 if [ -z "$lp" ]; then
 	echo "live tests did not finish: $live"
@@ -28,6 +30,26 @@ else
 	set -- $lp
 	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 fi
+
+# The same live tests on Debian's 6.1 under QEMU (cgroup v2). CGS_NO_VM=1 skips it.
+host_counts="$lp"
+if [ -z "${CGS_NO_VM:-}" ]; then
+	vm=$(tests/vm/run.sh 2>&1 | tee /dev/stderr | tail -n 1)
+	vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
+	if [ -z "$vp" ]; then
+		echo "the QEMU stage did not finish: $vm"
+		failed=$((failed + 1))
+	else
+		set -- $vp
+		passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
+	fi
+fi
+
+# docs/kernels.md from these runs.
+./cgsched probe --json >.output/probe-host.json 2>/dev/null || true
+set -- .output/probe-host.json "${host_counts:-0 0 0} ${live_secs:-0}"
+[ -f .output/vm/result ] && set -- "$@" .output/vm/probe.json "$(cut -d' ' -f2- .output/vm/result)"
+tests/matrix.sh docs/kernels.md "$@" || echo "could not write docs/kernels.md"
 
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -34,10 +34,13 @@ cg_detect() {
 cg_create() {
 	if [ -n "${2:-}" ]; then CG="$2/$1"; else CG="/cgs-test-$$-$1"; fi
 	mkdir "$CG_ROOT$CG" || return 1
-	if [ "$CG_VER" = 2 ]; then
-		# Children get the cpu controller too.
-		echo +cpu >"$CG_ROOT$CG/cgroup.subtree_control" 2>/dev/null || true
-	fi
+}
+
+# Give a cgroup's children the cpu controller (v2 only; v1 always has it).
+# v2 refuses this for a cgroup that holds processes: call it before cg_run.
+cg_enable_children() {
+	[ "$CG_VER" = 2 ] || return 0
+	echo +cpu >"$CG_ROOT$1/cgroup.subtree_control"
 }
 
 cg_procs() { echo "$CG_ROOT$1/cgroup.procs"; }

@@ -34,14 +34,15 @@ test_runq_matches_rundelay() {
 	done
 }
 
-# Two cgroups ping-pong on one CPU: both wake, switch, wait in the run
-# queue, and each is named as the other's preemptor.
-test_pingpong_preemptors() {
-	cg_create ping && A=$CG
-	cg_create pong && B=$CG
+# Two cgroups on one CPU: one burns while the other wakes every 1 ms, then
+# the roles swap (cgwork duel). Both wake, switch and wait in the run queue,
+# and each is named as the other's preemptor. A waking sleeper preempts a
+# burner under CFS (6.1) and EEVDF (6.6+) alike.
+test_duel_preemptors() {
+	cg_create duel-a && A=$CG
+	cg_create duel-b && B=$CG
 	cgs_start top --cgroup "$A" --cgroup "$B" --json -i 1h || return 1
-	"$CGWORK" pingpong 3000 0 "$(cg_procs "$A")" "$(cg_procs "$B")" 300 >/dev/null ||
-		fail "pingpong failed"
+	"$CGWORK" duel 3 0 "$(cg_procs "$A")" "$(cg_procs "$B")" >/dev/null || fail "duel failed"
 	cgs_stop INT || return 1
 	for c in "$A" "$B"; do
 		w=$(cgs_summary "$c" .wakeups)
@@ -49,18 +50,17 @@ test_pingpong_preemptors() {
 		i=$(cgs_summary "$c" .switches.involuntary)
 		h=$(cgs_summary "$c" '.runq.hist | add')
 		echo "$c: wakeups=$w vol=$v invol=$i hist_total=$h"
-		[ "${w:-0}" -ge 1000 ] || fail "$c: $w wake-ups, expected >= 1000"
-		[ "${v:-0}" -ge 1000 ] || fail "$c: $v voluntary switches"
-		[ "${h:-0}" -ge 1000 ] || fail "$c: runq histogram holds $h"
+		[ "${w:-0}" -ge 100 ] || fail "$c: $w wake-ups, expected >= 100"
+		[ "${v:-0}" -ge 100 ] || fail "$c: $v voluntary switches, expected >= 100"
+		[ "${h:-0}" -ge 100 ] || fail "$c: runq histogram holds $h, expected >= 100"
 	done
 	ab=$(cgs_summary "$A" ".preempted_by[] | select(.path == \"$B\") | .count")
 	ba=$(cgs_summary "$B" ".preempted_by[] | select(.path == \"$A\") | .count")
 	echo "$B preempted $A ${ab:-0} times, $A preempted $B ${ba:-0} times"
-	[ "${ab:-0}" -gt 0 ] && [ "${ba:-0}" -gt 0 ] || fail "each should preempt the other"
-	# Involuntary switches of A are the preemptions by B (both pinned alone on CPU 0
-	# but for kernel threads).
+	[ "${ab:-0}" -ge 50 ] && [ "${ba:-0}" -ge 50 ] || fail "each should preempt the other at least 50 times"
+	# A preemption is an involuntary switch of the victim.
 	ia=$(cgs_summary "$A" .switches.involuntary)
-	[ "$ab" -le "$ia" ] || fail "$A: $ab preemptions but $ia involuntary switches"
+	[ "$ab" -le "$ia" ] || fail "$A: $ab preemptions but only $ia involuntary switches"
 }
 
 # A cgroup made and removed while tracing: output stays valid JSON, and the
@@ -114,12 +114,10 @@ hist --per-cpu=3
 top --sched-backend nope
 ARGS
 	[ $bad = 0 ] || fail "$bad invocations did not give one line and exit 2"
-	if command -v setpriv >/dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$CGSCHED" top -n 1 >"$TMP/o" 2>"$TMP/e"
-		rc=$?
-		echo "as nobody -> exit $rc: $(cat "$TMP/e")"
-		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "not root should exit 2 with one line"
-	fi
+	"$CGWORK" asuser 65534 "$CGSCHED" top -n 1 >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	echo "as nobody -> exit $rc: $(cat "$TMP/e")"
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "not root should exit 2 with one line"
 }
 
 # SIGTERM: a summary, exit 0, and no BPF program or link left behind.

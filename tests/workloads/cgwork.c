@@ -10,10 +10,18 @@
  *        two processes, each first moves itself (cgroup.procs path), then they
  *        pass a byte back and forth over pipes on one CPU, each spinning
  *        SPIN_US after each write so the woken side can preempt it
+ *   cgwork duel SECONDS CPU PROCS_A PROCS_B
+ *        two processes on one CPU, A in PROCS_A and B in PROCS_B; for the first
+ *        half A burns while B sleeps 1 ms at a time, then the roles swap: a
+ *        sleeper waking up preempts the burner on CFS and EEVDF alike, so each
+ *        cgroup preempts the other
  *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
+ *   cgwork asuser UID CMD ARGS...      run CMD with uid and gid UID, no groups
+ *                                      (busybox's setpriv cannot change uid)
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -176,6 +184,46 @@ static int pingpong(long rounds, int cpu, const char *a, const char *b, long spi
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+static void burn_until(unsigned long long end)
+{
+	while (mono_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+}
+
+static void sleep_until(unsigned long long end)
+{
+	struct timespec ts = { 0, 1000000 };
+	while (mono_ns() < end)
+		nanosleep(&ts, NULL);
+}
+
+static int duel(double s, int cpu, const char *a, const char *b)
+{
+	unsigned long long t0 = mono_ns(), half = t0 + (unsigned long long)(s * 5e8),
+			   end = t0 + (unsigned long long)(s * 1e9);
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		enter(b);
+		pin(cpu);
+		sleep_until(half);
+		burn_until(end);
+		_exit(0);
+	}
+	enter(a);
+	pin(cpu);
+	burn_until(half);
+	sleep_until(end);
+	waitpid(pid, &st, 0);
+	add_self();
+	report(mono_ns() - t0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -185,6 +233,17 @@ static int wake(double s, long period_us)
 	add_self();
 	report(mono_ns() - t0);
 	return 0;
+}
+
+static int asuser(int uid, char **cmd)
+{
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
+		perror("cgwork asuser");
+		return 1;
+	}
+	execvp(cmd[0], cmd);
+	perror("cgwork asuser: exec");
+	return 127;
 }
 
 int main(int argc, char **argv)
@@ -197,6 +256,10 @@ int main(int argc, char **argv)
 		return spin(atof(argv[2]));
 	if (argc == 7 && !strcmp(argv[1], "pingpong"))
 		return pingpong(atol(argv[2]), atoi(argv[3]), argv[4], argv[5], atol(argv[6]));
+	if (argc == 6 && !strcmp(argv[1], "duel"))
+		return duel(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
+	if (argc >= 4 && !strcmp(argv[1], "asuser"))
+		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 4 && !strcmp(argv[1], "wake"))
 		return wake(atof(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of cgwork.c\n");

@@ -1,0 +1,25 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# /init of the QEMU guest: mount what a system has, put the cpu controller on
+# a pure cgroup v2 hierarchy, run the live tests, report on the serial console
+# with CGS-* marker lines, dump the kernel log, power off.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s /bin
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
+mount -t cgroup2 none /sys/fs/cgroup
+echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
+echo "CGS-VM BOOTED $(uname -r)"
+cd /cgsched
+./cgsched probe --json | sed 's/^/CGS-PROBE /'
+ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
+echo "CGS-VM DMESG-BEGIN"
+dmesg
+echo "CGS-VM DMESG-END"
+echo "CGS-VM DONE"
+sync
+poweroff -f

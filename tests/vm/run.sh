@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The live tests on a second kernel: Debian's Linux 6.1 under QEMU (TCG),
+# cgroup v2 with the cpu controller. Usage: tests/vm/run.sh [TEST_FILTER]
+#
+# The kernel comes from Debian's packages (the -unsigned image that
+# linux-image-amd64 depends on), downloaded with apt and cached in
+# .output/vm. Fails when a test fails, when the guest does not finish in
+# time, or when the guest kernel logs a WARNING, BUG, Oops or lockdep splat;
+# the console is kept in .output/vm/console.log either way.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VM=$ROOT/.output/vm
+TIMEOUT=${CGS_VM_TIMEOUT:-540}
+for t in qemu-system-x86_64 cpio busybox apt-get dpkg-deb; do
+	command -v $t >/dev/null || { echo "vm: $t missing (make deps installs it)"; exit 2; }
+done
+mkdir -p "$VM"
+cd "$VM"
+
+# 1. The kernel, once.
+if [ ! -f vmlinuz ]; then
+	meta=$(apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n 1)
+	[ -n "$meta" ] || { echo "vm: cannot resolve linux-image-amd64's kernel package (apt-get update?)"; exit 2; }
+	pkg="$meta-unsigned"
+	rm -rf deb && mkdir deb
+	(cd deb && apt-get download "$pkg" >/dev/null 2>&1) || { echo "vm: apt-get download $pkg failed"; exit 2; }
+	dpkg-deb --fsys-tarfile deb/*.deb | tar -x --wildcards './boot/vmlinuz-*'
+	mv boot/vmlinuz-* vmlinuz.tmp && rmdir boot && mv vmlinuz.tmp vmlinuz
+	echo "$pkg" >kernel-package
+	rm -rf deb
+fi
+
+# 2. The initramfs: busybox, our binaries and everything they link, the tests.
+rm -rf rootfs && mkdir -p rootfs/bin rootfs/cgsched/.output/workloads rootfs/cgsched/tests
+cp /bin/busybox rootfs/bin/busybox
+copy_bin() { # copy_bin PATH DEST: the binary and the shared libraries ldd lists
+	cp "$1" "$2"
+	ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+		mkdir -p "rootfs$(dirname "$lib")"
+		cp -L "$lib" "rootfs$lib"
+	done
+}
+copy_bin "$ROOT/cgsched" rootfs/cgsched/cgsched
+copy_bin "$ROOT/.output/workloads/cgwork" rootfs/cgsched/.output/workloads/cgwork
+for tool in jq bpftool stress-ng; do
+	p=$(command -v $tool || true)
+	[ -n "$p" ] && copy_bin "$p" rootfs/bin/$tool
+done
+cp -r "$ROOT/tests/live" rootfs/cgsched/tests/
+cp "$ROOT/tests/vm/init.sh" rootfs/init
+chmod +x rootfs/init
+echo "${1:-}" >rootfs/cgsched/filter
+(cd rootfs && find . | cpio -o -H newc --quiet | gzip -1) >initramfs.cpio.gz
+
+# 3. Boot. KVM does not work on these machines: TCG, two vCPUs.
+start=$(date +%s)
+rc=0
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m 1G -cpu max \
+	-kernel vmlinuz -initrd initramfs.cpio.gz \
+	-append "console=ttyS0 panic=-1 quiet" \
+	-display none -monitor none -serial file:console.log -no-reboot </dev/null || rc=$?
+secs=$(( $(date +%s) - start ))
+kernel=$(sed -n 's/^CGS-VM BOOTED \(.*\)\r*$/\1/p' console.log | tr -d '\r')
+sed -n 's/^\(CGS-TEST .*\)/\1/p' console.log | tr -d '\r' | sed "s/^/[vm $kernel] /"
+# The failing tests' logs (indented lines after a FAIL).
+tr -d '\r' <console.log | awk '/^CGS-TEST FAIL/ { p = 1; print; next } /^CGS-TEST/ { p = 0 } p && /^    / { print }' | sed 's/^/[vm] /' | grep -v '^\[vm\] CGS-TEST' || true
+pass=$(grep -c '^CGS-TEST PASS' console.log || true)
+failn=$(grep -c '^CGS-TEST FAIL' console.log || true)
+skip=$(grep -c '^CGS-TEST SKIP' console.log || true)
+sed -n 's/^CGS-PROBE //p' console.log | tr -d '\r' >probe.json
+
+if ! grep -q '^CGS-VM DONE' console.log; then
+	echo "vm: the guest did not finish (qemu exit $rc after ${secs}s; timeout ${TIMEOUT}s); console in $VM/console.log"
+	tail -n 30 console.log | sed 's/^/[vm console] /'
+	failn=$((failn + 1))
+fi
+splat=$(tr -d '\r' <console.log | sed -n '/^CGS-VM DMESG-BEGIN/,/^CGS-VM DMESG-END/p' |
+	grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|possible recursive locking|INFO: task .* blocked' || true)
+if [ -n "$splat" ]; then
+	echo "vm: the guest kernel logged a splat; console in $VM/console.log"
+	echo "$splat" | sed 's/^/[vm dmesg] /'
+	failn=$((failn + 1))
+fi
+echo "$kernel $pass $failn $skip $secs" >result
+echo "vm: $pass passed, $failn failed, $skip skipped (Linux $kernel, ${secs}s)"
+[ "$failn" = 0 ]
