@@ -31,6 +31,9 @@ void session_signals(void);
 /* Returns 0 or CGS_EXIT_USAGE after printing the one error line. */
 int session_open(struct session *s, const struct session_opts *o);
 void session_close(struct session *s);
+struct json_meta;
+/* The JSON header fields that describe this session; kind is "interval" or "summary". */
+void session_json_meta(const struct session *s, const char *kind, struct json_meta *m);
 /* Sleep until deadline (monotonic ns) or a stop signal; false when stopped. */
 bool session_sleep_until(uint64_t deadline_ns);
 

@@ -146,17 +146,8 @@ int cmd_hist(int argc, char **argv)
 	}
 	report_sort(&r, SORT_PATH);
 	if (o.json) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		struct json_meta m = {
-			.kind = "summary",
-			.cgroup_version = s.fs.version,
-			.backend = s.tr.backend,
-			.task_state = s.tr.task_storage ? "task_storage" : "lru_hash",
-			.ncpus = s.tr.ncpus,
-			.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
-			.map_bytes = tracer_map_bytes(&s.tr),
-		};
+		struct json_meta m;
+		session_json_meta(&s, "summary", &m);
 		json_emit(stdout, json_report(&r, &m));
 	} else {
 		print_hists(&o, &r, s.tr.ncpus);

@@ -112,14 +112,6 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static double realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void show(const struct top_opts *o, struct session *s, const struct snapshot *prev,
 		 const struct snapshot *cur, bool summary)
 {
@@ -134,15 +126,8 @@ static void show(const struct top_opts *o, struct session *s, const struct snaps
 	}
 	report_sort(&r, o->sort);
 	if (o->json) {
-		struct json_meta m = {
-			.kind = summary ? "summary" : "interval",
-			.cgroup_version = s->fs.version,
-			.backend = s->tr.backend,
-			.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
-			.ncpus = s->tr.ncpus,
-			.realtime = realtime(),
-			.map_bytes = tracer_map_bytes(&s->tr),
-		};
+		struct json_meta m;
+		session_json_meta(s, summary ? "summary" : "interval", &m);
 		json_emit(stdout, json_report(&r, &m));
 	} else {
 		char when[16], dur[16];

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "session.h"
 #include "util.h"
 
@@ -85,4 +86,20 @@ bool session_sleep_until(uint64_t deadline_ns)
 		nanosleep(&ts, NULL);
 	}
 	return false;
+}
+
+void session_json_meta(const struct session *s, const char *kind, struct json_meta *m)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*m = (struct json_meta){
+		.kind = kind,
+		.cgroup_version = s->fs.version,
+		.backend = s->tr.backend,
+		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
+		.ncpus = s->tr.ncpus,
+		.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
+		.map_bytes = tracer_map_bytes(&s->tr),
+	};
 }

@@ -155,6 +155,20 @@ static int take_cg(void *vctx, const void *key, const void *vals)
 	return 0;
 }
 
+static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count)
+{
+	if (s->npre == s->precap) {
+		size_t cap = s->precap ? s->precap * 2 : 64;
+		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->pre = n;
+		s->precap = cap;
+	}
+	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
+	return 0;
+}
+
 static int take_pre(void *vctx, const void *key, const void *vals)
 {
 	struct snapshot *s = vctx;
@@ -164,16 +178,7 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 
 	for (int cpu = 0; cpu < s->ncpus; cpu++)
 		sum += v[cpu];
-	if (s->npre == s->precap) {
-		size_t cap = s->precap ? s->precap * 2 : 64;
-		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->pre = n;
-		s->precap = cap;
-	}
-	s->pre[s->npre++] = (struct preempt_sample){ k->victim, k->preemptor, sum };
-	return 0;
+	return pre_add(s, k->victim, k->preemptor, sum);
 }
 
 const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
@@ -312,17 +317,8 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		if (prev && prev->npre)
 			p = bsearch(c, prev->pre, prev->npre, sizeof(*c), cmp_pre);
 		uint64_t n = c->count - (p && p->count <= c->count ? p->count : 0);
-		if (!n)
-			continue;
-		if (out->npre == out->precap) {
-			size_t cap = out->precap ? out->precap * 2 : 64;
-			struct preempt_sample *np = realloc(out->pre, cap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			out->pre = np;
-			out->precap = cap;
-		}
-		out->pre[out->npre++] = (struct preempt_sample){ c->victim, c->preemptor, n };
+		if (n && pre_add(out, c->victim, c->preemptor, n))
+			return -ENOMEM;
 	}
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
 		out->drops[i] = cur->drops[i] - (prev ? prev->drops[i] : 0);
