@@ -54,4 +54,74 @@ static __always_inline int task_pid(struct task_struct *p, bool direct)
 	return direct ? p->pid : BPF_CORE_READ(p, pid);
 }
 
+/* v6.18 (task-based throttling, "sched/fair: Switch to task based throttle model") added task_struct.throttled. */
+struct task_struct___v618 {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
+/* cfs_rq.throttled: int until v6.18, a one-bit bitfield since; the bitfield reads handle both. */
+static __always_inline bool cfs_rq_throttled(struct cfs_rq *c, bool direct)
+{
+	if (!c)
+		return false;
+	return direct ? BPF_CORE_READ_BITFIELD(c, throttled) : BPF_CORE_READ_BITFIELD_PROBED(c, throttled);
+}
+
+/* The same, through a pointer kept as a number (always a probe read). */
+static __always_inline bool cfs_rq_throttled_at(__u64 addr)
+{
+	struct cfs_rq *c = (void *)addr;
+
+	return BPF_CORE_READ_BITFIELD_PROBED(c, throttled);
+}
+
+/*
+ * Was this runnable task switched out because its hierarchy is throttled?
+ * Task-based model (v6.18+): the task itself is marked throttled once it
+ * stopped (a task in the kernel keeps running after its cfs_rq throttles).
+ * Per-cfs_rq model: its cfs_rq counts throttled ancestors, itself included.
+ */
+static __always_inline bool task_throttled(struct task_struct *p, bool direct)
+{
+	struct task_struct___v618 *n = (void *)p;
+
+	if (bpf_core_field_exists(n->throttled))
+		return direct ? n->throttled : BPF_CORE_READ(n, throttled);
+	return (direct ? p->se.cfs_rq->throttle_count : BPF_CORE_READ(p, se.cfs_rq, throttle_count)) > 0;
+}
+
+static __always_inline struct cfs_rq *task_cfs_rq(struct task_struct *p, bool direct)
+{
+	return direct ? p->se.cfs_rq : BPF_CORE_READ(p, se.cfs_rq);
+}
+
+static __always_inline struct sched_entity *task_group_se(struct task_struct *p, bool direct)
+{
+	return direct ? p->se.parent : BPF_CORE_READ(p, se.parent);
+}
+
+static __always_inline struct cfs_rq *se_cfs_rq(struct sched_entity *se, bool direct)
+{
+	return direct ? se->cfs_rq : BPF_CORE_READ(se, cfs_rq);
+}
+
+static __always_inline struct sched_entity *se_parent(struct sched_entity *se, bool direct)
+{
+	return direct ? se->parent : BPF_CORE_READ(se, parent);
+}
+
+static __always_inline u64 cfs_rq_cgid(struct cfs_rq *c, bool direct)
+{
+	if (!c)
+		return 0;
+	return tg_cgid(direct ? c->tg : BPF_CORE_READ(c, tg), direct);
+}
+
+static __always_inline int cfs_rq_cpu(struct cfs_rq *c, bool direct)
+{
+	if (!c)
+		return -1;
+	return direct ? c->rq->cpu : BPF_CORE_READ(c, rq, cpu);
+}
+
 #endif /* CGS_COMPAT_BPF_H */

@@ -57,11 +57,13 @@ struct rq {
 struct cfs_rq {
 	struct rq *rq;
 	struct task_group *tg;
+	int throttled;       /* a bitfield since v6.18: read with BPF_CORE_READ_BITFIELD */
 	int throttle_count;
 	u64 throttled_clock;
 };
 
 struct sched_entity {
+	struct sched_entity *parent;
 	struct cfs_rq *cfs_rq;
 };
 
@@ -74,5 +76,12 @@ struct task_struct {
 };
 
 #pragma clang attribute pop
+
+/* x86-64 kprobe context, the kernel's layout and names (bpf_tracing.h's PT_REGS_*). */
+#define __VMLINUX_H__
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
 
 #endif /* CGS_KERNEL_TYPES_H */

@@ -6,7 +6,10 @@
  *                switch), voluntary/involuntary switch counts, preemption
  *                attribution, and the end of the incoming task's run-queue wait.
  * sched_wakeup*: a run-queue wait starts (and a wake-up is counted).
- * An involuntary switch-out also starts a wait: the task is still runnable.
+ * An involuntary switch-out also starts a wait: the task is still runnable,
+ * unless its hierarchy is throttled: then the wait is throttled time, kept
+ * apart from run-queue latency (docs/design.md), and with the tracepoint
+ * throttle backend it opens a throttle episode (throttle.bpf.h).
  *
  * Every program comes twice: tp_btf (typed pointers, direct loads) and raw_tp
  * (probe reads) for kernels where tp_btf does not attach. The loader enables
@@ -180,6 +183,8 @@ static __always_inline void max_update(struct cgs_max *m, __u64 v)
 		slot->value = v;
 }
 
+#include "throttle.bpf.h"
+
 static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 {
 	struct cgs_task *t = task_get(p, direct);
@@ -212,9 +217,13 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	if (!cur)
 		return 0;
 
+	if (targ_thr == CGS_THR_TRACEPOINT)
+		check_episodes(now);
+
 	/* Outgoing: everything since this CPU's last switch ran prev. */
 	if (task_pid(prev, direct)) {
 		runnable = task_state(prev, direct) == CGS_TASK_RUNNING;
+		bool throttled = runnable && task_throttled(prev, direct);
 
 		prev_cg = cur->cgid;
 		if (!cur->since_ns) {
@@ -225,29 +234,53 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			t = task_get(prev, direct);
 			if (t) {
 				prev_cg = task_cgid_cached(prev, t, direct);
-				if (runnable && prev_cg)
+				if (throttled && prev_cg) {
+					struct cfs_rq *c = throttler(prev, direct);
+					t->thr_since = now;
+					t->thr_by = cfs_rq_cgid(c, direct);
+					if (targ_thr == CGS_THR_TRACEPOINT)
+						open_episode(c, t->thr_by, now);
+				} else if (runnable && prev_cg) {
 					t->queued_ns = now;
+				}
 			} else if (runnable) {
 				count_drop(CGS_DROP_TASK_FULL);
 			}
 		}
 		if (prev_cg && (s = cg_get(prev_cg))) {
-			if (cur->since_ns)
-				s->oncpu_ns += now - cur->since_ns;
+			if (cur->since_ns) {
+				__u64 d = now - cur->since_ns;
+				s->oncpu_ns += d;
+				s->oncpu_count++;
+				s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
+			}
 			if (runnable)
 				s->sw_invol++;
 			else
 				s->sw_vol++;
 		}
+		/* Being throttled is not being preempted. */
+		if (throttled)
+			runnable = false;
 	}
 
-	/* Incoming: its run-queue wait ends now. */
+	/* Incoming: its run-queue (or throttled) wait ends now. */
 	if (task_pid(next, direct)) {
 		t = task_get(next, direct);
 		if (t) {
 			next_cg = task_cgid_cached(next, t, direct);
 			next_any = t->cgid;
-			if (next_cg) {
+			if (next_cg && t->thr_since) {
+				if ((s = cg_get(next_cg))) {
+					__u64 d = now - t->thr_since;
+					s->thr_wait_count++;
+					s->thr_wait_ns += d;
+					if (t->thr_by != t->cgid) {
+						s->thr_inh_ns += d;
+						s->thr_inh_by = t->thr_by;
+					}
+				}
+			} else if (next_cg) {
 				if (t->queued_ns && (s = cg_get(next_cg))) {
 					__u64 d = now - t->queued_ns;
 					s->runq_count++;
@@ -257,8 +290,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				} else if (!t->queued_ns) {
 					count_drop(CGS_DROP_RUNQ_NOSTART);
 				}
-				t->queued_ns = 0;
 			}
+			t->queued_ns = 0;
+			t->thr_since = 0;
 		} else {
 			count_drop(CGS_DROP_TASK_FULL);
 		}

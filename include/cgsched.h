@@ -35,6 +35,7 @@ struct cgs_max {
 /* Per cgroup, per CPU (PERCPU_HASH value, key = cgroup id). */
 struct cgs_cg_stats {
 	__u64 oncpu_ns;      /* time its tasks ran on this CPU */
+	__u64 oncpu_count;   /* completed on-CPU slices */
 	__u64 sw_vol;        /* switched out blocked (sleep, I/O, lock) */
 	__u64 sw_invol;      /* switched out still runnable (preempted) */
 	__u64 wakeups;       /* sched_wakeup + sched_wakeup_new */
@@ -42,6 +43,50 @@ struct cgs_cg_stats {
 	__u64 runq_sum_ns;
 	struct cgs_max runq_max[2];
 	__u64 runq_slots[CGS_HIST_SLOTS];
+	__u64 oncpu_slots[CGS_HIST_SLOTS];   /* on-CPU slice lengths */
+	/*
+	 * Waits of its tasks that were switched out still runnable because the
+	 * group, or an ancestor, was throttled: kept apart from run-queue waits.
+	 */
+	__u64 thr_wait_count;
+	__u64 thr_wait_ns;
+	__u64 thr_inh_ns;    /* the part where an ancestor's quota held it */
+	__u64 thr_inh_by;    /* that ancestor's cgroup id (the latest seen) */
+};
+
+/*
+ * Throttle episodes of a cgroup's own quota on one CPU (HASH, atomics:
+ * an episode can end on another CPU than its own, from the period timer).
+ */
+struct cgs_thr_key {
+	__u64 cgid;          /* the cgroup whose quota ran out */
+	__u32 cpu;           /* the CPU of its throttled run queue */
+	__u32 pad;
+};
+
+struct cgs_thr_stats {
+	__u64 count;
+	__u64 ns;
+	struct cgs_max max[2];
+	__u64 slots[CGS_HIST_SLOTS];
+};
+
+/* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
+#define CGS_OPEN_MAX 8
+struct cgs_open {
+	__u64 cfs_rq[CGS_OPEN_MAX]; /* 0: free */
+	__u64 start[CGS_OPEN_MAX];
+	__u64 cgid[CGS_OPEN_MAX];
+	__u32 n;
+	__u32 pad;
+};
+
+/* Throttle backends (rodata targ_thr). */
+enum cgs_thr_backend {
+	CGS_THR_NONE,
+	CGS_THR_FENTRY,      /* fexit throttle_cfs_rq, fentry unthrottle_cfs_rq */
+	CGS_THR_KPROBE,      /* kprobe+kretprobe throttle_cfs_rq, kprobe unthrottle_cfs_rq */
+	CGS_THR_TRACEPOINT,  /* sched_switch: runnable tasks switched out throttled */
 };
 
 /* Preemption attribution (PERCPU_HASH, value = count). */
@@ -59,6 +104,8 @@ struct cgs_cpu_cur {
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */
 struct cgs_task {
 	__u64 queued_ns;     /* when it became runnable; 0: not waiting */
+	__u64 thr_since;     /* switched out throttled at; 0: not */
+	__u64 thr_by;        /* cgroup whose quota throttled it */
 	__u64 tg;            /* task_group pointer the cached id is for */
 	__u64 cgid;          /* cpu-controller cgroup id */
 	__u32 match;         /* 1 when cgid passes the --cgroup filter */
@@ -76,6 +123,10 @@ enum cgs_drop {
 	CGS_DROP_RUNQ_NOSTART,  /* switch-in with no recorded enqueue */
 	CGS_DROP_ONCPU_NOSTART, /* switch-out with no recorded switch-in */
 	CGS_DROP_DEPTH,         /* cgroup deeper than CGS_MAX_DEPTH */
+	CGS_DROP_THR_FULL,      /* throttle map full: an episode lost */
+	CGS_DROP_THR_UNPAIRED,  /* unthrottle with no recorded throttle */
+	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU */
+	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
 	CGS_DROP__COUNT,
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Machine output, schema "cgsched/top" version 1 (docs/json.md): one
+ * Machine output, schema "cgsched/top" version 2 (docs/json.md): one
  * object per line, built with json-c so strings are always escaped right.
  */
 #ifndef CGS_JSON_OUT_H
@@ -10,12 +10,13 @@
 
 #include "report.h"
 
-#define CGS_JSON_VERSION 1
+#define CGS_JSON_VERSION 2
 
 struct json_meta {
 	const char *kind;       /* "interval" or "summary" */
 	int cgroup_version;
 	const char *backend;
+	const char *thr_backend;
 	const char *task_state;
 	unsigned ncpus;
 	double realtime;        /* seconds since the epoch, at the end of the window */

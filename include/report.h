@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kstat.h"
 #include "snapshot.h"
 
 struct cgfs;
@@ -28,11 +29,27 @@ struct row {
 	uint64_t runq_max_ns;
 	int npre;
 	struct preemptor pre[REPORT_TOP_PREEMPTORS];
-	uint64_t preempted;   /* involuntary switches with a known preemptor */
+	/* Throttling by its own quota (episodes), and of its tasks by an ancestor's. */
+	double thr_pct;       /* episode time / interval (summed over CPUs, as cpu.stat) */
+	double thr_p99_ns;
+	uint64_t thr_max_ns;
+	double inh_pct;       /* its tasks' waits while an ancestor was throttled */
+	const char *inh_path; /* that ancestor */
+	/* The kernel's account: configuration now, counters over the interval. */
+	struct kstat k;
+	uint64_t k_periods, k_throttled, k_throttled_ns;
+	double quota_used_pct; /* < 0: unlimited or unknown */
 };
 
 enum sort_key { SORT_CPU, SORT_P50, SORT_P99, SORT_MAX, SORT_WAKEUPS, SORT_VOL, SORT_INVOL,
-		SORT_PATH };
+		SORT_THR, SORT_PATH };
+
+/* The kernel counters of each cgroup when first and last seen, for deltas. */
+struct kcache;
+struct kcache *kcache_new(void);
+void kcache_free(struct kcache *kc);
+/* Record the counters of every cgroup under rel now, the base of later deltas. */
+int kcache_prime(struct kcache *kc, struct cgfs *fs, const char *rel);
 
 struct report {
 	uint64_t interval_ns;
@@ -42,17 +59,23 @@ struct report {
 	struct row *rows;
 };
 
-/* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "path"). */
+/* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path"). */
 int sort_key_parse(const char *s, enum sort_key *k);
-/* Build rows for every cgroup in d; paths from fs (check_alive stats each one). */
+/*
+ * Build rows for every cgroup in d; paths from fs (a stat each, to notice
+ * removal). With kc, kernel counters are read and their delta taken since
+ * the previous report (or since first seen, with since_first: summaries).
+ */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms);
+		 struct cgfs *fs, bool hist_ms, struct kcache *kc, bool since_first);
 void report_sort(struct report *r, enum sort_key k);
 void report_free(struct report *r);
 /* Display name: path, "path (removed)", or "(removed, id N)". */
 const char *row_name(const struct row *w, char *buf, size_t len);
-/* The `top` table: header line, column titles, `limit` rows (0: all). */
+/* The `top` table: column titles, `limit` rows (0: all). */
 void report_table(FILE *f, const struct report *r, size_t limit);
+/* One sentence per throttled cgroup: periods, quota used, who held it. */
+void report_throttle_lines(FILE *f, const struct report *r);
 /* One line naming every nonzero drop counter, or "drops: none". */
 void report_drops(FILE *f, const uint64_t *drops);
 

@@ -14,6 +14,7 @@ struct session_opts {
 	uint32_t max_cgroups;
 	bool hist_ms;
 	const char *sched_backend; /* NULL: probe */
+	const char *thr_backend;   /* --backend; NULL: probe */
 };
 
 struct session {

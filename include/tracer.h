@@ -9,6 +9,7 @@
 #include "cgsched.h"
 
 struct sched_bpf;
+struct bpf_link;
 
 struct tracer_opts {
 	uint32_t max_cgroups;       /* bound of the per-cgroup map */
@@ -17,14 +18,18 @@ struct tracer_opts {
 	int nfilter;
 	bool hist_ms;               /* histogram slots in ms, not us */
 	const char *force_backend;  /* --sched-backend, NULL: probe */
+	const char *force_thr;      /* --backend (throttle), NULL: probe */
 };
 
 struct tracer {
 	struct sched_bpf *skel;
 	const char *backend;        /* "tp_btf" or "raw_tp" */
+	const char *thr_backend;    /* "fentry", "kprobe" or "tracepoint" */
+	struct bpf_link *links[12]; /* kprobes attached by hand */
+	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
-	int fd_cg, fd_preempt, fd_cur, fd_drops;
+	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
 	uint32_t max_cgroups, max_preempt;
 	uint64_t attached_ns;       /* monotonic time attach completed */
 };
@@ -32,8 +37,11 @@ struct tracer {
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);
-/* Load and attach each backend in turn, then detach; cb gets 0 or -errno. */
-int tracer_probe(void (*cb)(void *ctx, const char *name, int err), void *ctx);
+/*
+ * Load and attach each backend in turn, then detach; cb gets the kind
+ * ("sched" or "throttle"), the backend's name, and 0 or -errno.
+ */
+int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx);
 /* Advance the max epoch; returns the epoch just closed. */
 uint64_t tracer_next_epoch(struct tracer *t);
 /* Bytes of map memory the loaded maps may take at most. */

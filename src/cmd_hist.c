@@ -13,15 +13,18 @@
 
 static const char usage[] =
 	"Usage: cgsched hist [OPTIONS]\n"
-	"Trace until Ctrl-C (or for -d seconds), then print one log2 histogram of\n"
-	"run-queue latency per cgroup, in the layout of bcc's runqlat.\n"
+	"Trace until Ctrl-C (or for -d seconds), then print one log2 histogram per\n"
+	"cgroup, in the layout of bcc's runqlat: run-queue latency (default), the\n"
+	"lengths of throttle episodes, or of on-CPU slices.\n"
 	"\n"
 	"  -d, --duration DUR     trace this long: seconds, or 500ms, 2m (default: until Ctrl-C)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --metric M         runq (default), throttle or oncpu\n"
 	"      --per-cpu          one histogram per cgroup and CPU\n"
 	"  -m, --milliseconds     histogram in ms instead of us\n"
 	"      --json             the summary as JSON (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --backend B        throttle backend: fentry, kprobe or tracepoint (default: the first that works)\n"
 	"      --sched-backend B  tp_btf, tp_btf-pidhash or raw_tp (default: the first that works)\n"
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages on stderr\n"
@@ -33,6 +36,7 @@ static const char usage[] =
 struct hist_opts {
 	struct common_opts c;
 	uint64_t duration_ns;
+	enum metric metric;
 	bool per_cpu, json, quiet;
 };
 
@@ -41,6 +45,7 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	static const struct option longs[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "milliseconds", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -66,6 +71,18 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 			break;
 		case OPT_PER_CPU:
 			o->per_cpu = true;
+			break;
+		case OPT_METRIC:
+			if (!strcmp(optarg, "runq"))
+				o->metric = METRIC_RUNQ;
+			else if (!strcmp(optarg, "throttle"))
+				o->metric = METRIC_THROTTLE;
+			else if (!strcmp(optarg, "oncpu"))
+				o->metric = METRIC_ONCPU;
+			else {
+				cgs_err("--metric %s: expected runq, throttle or oncpu", optarg);
+				return CGS_EXIT_USAGE;
+			}
 			break;
 		case 'm':
 			o->c.so.hist_ms = true;
@@ -95,15 +112,16 @@ static void print_hists(const struct hist_opts *o, const struct report *r, int n
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
-		if (!w->s->runq_count)
+		const uint64_t *all = sample_slots(w->s, o->metric);
+		if (!hist_total(all, CGS_HIST_SLOTS))
 			continue;
 		if (!o->per_cpu) {
 			printf("\ncgroup = %s\n", row_name(w, name, sizeof(name)));
-			hist_print(stdout, w->s->runq_slots, CGS_HIST_SLOTS, unit);
+			hist_print(stdout, all, CGS_HIST_SLOTS, unit);
 			continue;
 		}
 		for (int cpu = 0; cpu < ncpus; cpu++) {
-			const uint64_t *slots = w->s->cpu_slots + (size_t)cpu * CGS_HIST_SLOTS;
+			const uint64_t *slots = w->s->cpu[cpu].slots[o->metric];
 			if (!hist_total(slots, CGS_HIST_SLOTS))
 				continue;
 			printf("\ncgroup = %s, cpu = %d\n", row_name(w, name, sizeof(name)), cpu);
@@ -127,8 +145,8 @@ int cmd_hist(int argc, char **argv)
 		return err;
 	}
 	if (!o.quiet)
-		fprintf(stderr, "cgsched: tracing run-queue latency, cgroup v%d at %s, backend %s; %s\n",
-			s.fs.version, s.fs.mnt, s.tr.backend,
+		fprintf(stderr, "cgsched: tracing, cgroup v%d at %s, backend %s, throttle backend %s; %s\n",
+			s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend,
 			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
 	session_sleep_until(o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
 	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, NULL))) {
@@ -139,7 +157,7 @@ int cmd_hist(int argc, char **argv)
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
 	if (snapshot_delta(NULL, &cur, &d) ||
-	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, &s.fs, o.c.so.hist_ms)) {
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, &s.fs, o.c.so.hist_ms, NULL, false)) {
 		cgs_err("out of memory building the report");
 		session_close(&s);
 		return CGS_EXIT_FAIL;

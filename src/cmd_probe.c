@@ -20,19 +20,26 @@ static const char usage[] =
 
 struct probe_out {
 	bool json;
-	struct json_object *arr;
+	const char *section;
+	struct json_object *sched, *thr;
 };
 
-static void one(void *vctx, const char *name, int err)
+static void one(void *vctx, const char *kind, const char *name, int err)
 {
 	struct probe_out *p = vctx;
+	bool thr = !strcmp(kind, "throttle");
 
+	if (!p->json && (!p->section || strcmp(p->section, kind))) {
+		p->section = kind;
+		printf(thr ? "throttle backends (first that works is used):\n"
+			   : "scheduler backends (first that works is used):\n");
+	}
 	if (p->json) {
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "ok", json_object_new_boolean(!err));
 		json_object_object_add(o, "error", err ? json_object_new_string(strerror(-err)) : NULL);
-		json_object_array_add(p->arr, o);
+		json_object_array_add(thr ? p->thr : p->sched, o);
 	} else {
 		printf("  %-16s %s\n", name, err ? strerror(-err) : "ok");
 	}
@@ -78,7 +85,8 @@ int cmd_probe(int argc, char **argv)
 	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
 	if (p.json) {
 		struct json_object *o = json_object_new_object();
-		p.arr = json_object_new_array();
+		p.sched = json_object_new_array();
+		p.thr = json_object_new_array();
 		tracer_probe(one, &p);
 		json_object_object_add(o, "schema", json_object_new_string("cgsched/probe"));
 		json_object_object_add(o, "version", json_object_new_int(1));
@@ -86,7 +94,8 @@ int cmd_probe(int argc, char **argv)
 		json_object_object_add(o, "btf", json_object_new_boolean(btf));
 		json_object_object_add(o, "cgroup_version", err ? NULL : json_object_new_int(fs.version));
 		json_object_object_add(o, "cgroup_mount", err ? NULL : json_object_new_string(fs.mnt));
-		json_object_object_add(o, "sched_backends", p.arr);
+		json_object_object_add(o, "sched_backends", p.sched);
+		json_object_object_add(o, "throttle_backends", p.thr);
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
@@ -95,7 +104,6 @@ int cmd_probe(int argc, char **argv)
 			printf("no cpu controller mounted\n");
 		else
 			printf("cpu controller on cgroup v%d at %s\n", fs.version, fs.mnt);
-		printf("scheduler backends (first that works is used):\n");
 		tracer_probe(one, &p);
 	}
 	if (!err)

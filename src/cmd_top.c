@@ -14,15 +14,18 @@ static const char usage[] =
 	"Usage: cgsched [top] [OPTIONS]\n"
 	"Every interval, one row per cgroup of the cpu controller that ran or waited:\n"
 	"CPU%% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
-	"involuntary switches, and the cgroup whose tasks preempted it most.\n"
+	"involuntary switches, throttling by its own quota (THR%% of the interval,\n"
+	"episodes, p99 length), QUOTA%% of its quota used, and notes: the cgroup whose\n"
+	"tasks preempted it most, an ancestor whose quota held it.\n"
 	"\n"
 	"  -i, --interval DUR     seconds between tables, or with a unit: 500ms, 2s (default 1s)\n"
 	"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
-	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, path\n"
+	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr, path\n"
 	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --backend B        throttle backend: fentry, kprobe or tracepoint (default: the first that works)\n"
 	"      --sched-backend B  tp_btf, tp_btf-pidhash or raw_tp (default: the first that works)\n"
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages and backend probing on stderr\n"
@@ -83,7 +86,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 			break;
 		case 's':
 			if (sort_key_parse(optarg, &o->sort)) {
-				cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol or path", optarg);
+				cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol, thr or path", optarg);
 				return CGS_EXIT_USAGE;
 			}
 			break;
@@ -112,14 +115,15 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static void show(const struct top_opts *o, struct session *s, const struct snapshot *prev,
-		 const struct snapshot *cur, bool summary)
+static void show(const struct top_opts *o, struct session *s, struct kcache *kc,
+		 const struct snapshot *prev, const struct snapshot *cur, bool summary)
 {
 	struct snapshot d;
 	struct report r;
 	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns;
 
-	if (snapshot_delta(prev, cur, &d) || report_build(&r, &d, cur->t_ns - from, &s->fs, false)) {
+	if (snapshot_delta(prev, cur, &d) ||
+	    report_build(&r, &d, cur->t_ns - from, &s->fs, false, kc, summary)) {
 		cgs_err("out of memory building the report");
 		snapshot_free(&d);
 		return;
@@ -138,6 +142,8 @@ static void show(const struct top_opts *o, struct session *s, const struct snaps
 		else
 			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
 		report_table(stdout, &r, summary ? 0 : o->rows);
+		if (summary)
+			report_throttle_lines(stdout, &r);
 		if (summary || drops_total(d.drops))
 			report_drops(stdout, d.drops);
 		if (!summary)
@@ -153,20 +159,31 @@ int cmd_top(int argc, char **argv)
 	struct top_opts o = {};
 	struct session s;
 	struct snapshot prev = {}, cur;
+	struct kcache *kc;
 	int err = parse(&o, argc, argv);
 
 	if (err)
 		return err;
+	if (!(kc = kcache_new())) {
+		cgs_err("out of memory");
+		return CGS_EXIT_FAIL;
+	}
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
+		kcache_free(kc);
 		return err;
 	}
+	if (!s.nfilter)
+		kcache_prime(kc, &s.fs, "/");
+	for (int i = 0; i < s.nfilter; i++)
+		kcache_prime(kc, &s.fs, s.filter_paths[i]);
 	if (!o.quiet)
-		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s); Ctrl-C to stop\n",
+		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
-			s.tr.task_storage ? "task storage" : "pid-keyed LRU hash");
+			s.tr.task_storage ? "task storage" : "pid-keyed LRU hash", s.tr.thr_backend);
 	if (!o.json)
-		printf("cgroup v%d at %s, backend %s\n\n", s.fs.version, s.fs.mnt, s.tr.backend);
+		printf("cgroup v%d at %s, backend %s, throttle backend %s\n\n", s.fs.version, s.fs.mnt,
+		       s.tr.backend, s.tr.thr_backend);
 	bool have_prev = false;
 	uint64_t deadline = s.tr.attached_ns;
 	for (uint64_t n = 0; !o.count || n < o.count; n++) {
@@ -177,16 +194,17 @@ int cmd_top(int argc, char **argv)
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
-		show(&o, &s, have_prev ? &prev : NULL, &cur, false);
+		show(&o, &s, kc, have_prev ? &prev : NULL, &cur, false);
 		snapshot_free(&prev);
 		prev = cur;
 		have_prev = true;
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
-		show(&o, &s, NULL, &cur, true);
+		show(&o, &s, kc, NULL, &cur, true);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
 	session_close(&s);
+	kcache_free(kc);
 	return err ? CGS_EXIT_FAIL : 0;
 }

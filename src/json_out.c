@@ -30,35 +30,98 @@ static struct json_object *drops_json(const uint64_t *d)
 	return o;
 }
 
-static struct json_object *row_json(const struct row *w, bool ms)
+static struct json_object *opt_path(const char *p)
 {
-	struct json_object *o = json_object_new_object(), *sw, *rq, *pre;
+	return p ? json_object_new_string(p) : NULL;
+}
+
+static struct json_object *throttle_json(const struct row *w, int ncpus)
+{
+	struct json_object *o = json_object_new_object(), *pc = json_object_new_array(), *k;
+	const struct cg_sample *s = w->s;
+
+	ADD(o, "count", U64(s->c.thr_count));
+	ADD(o, "ns", U64(s->c.thr_ns));
+	ADD(o, "pct", json_object_new_double(w->thr_pct));
+	ADD(o, "p99_ns", U64((uint64_t)w->thr_p99_ns));
+	ADD(o, "max_ns", U64(w->thr_max_ns));
+	ADD(o, "hist", hist_json(s->c.thr_slots));
+	for (int c = 0; s->thr_cpu && c < ncpus; c++) {
+		if (!s->thr_cpu[c].count)
+			continue;
+		struct json_object *e = json_object_new_object();
+		ADD(e, "cpu", json_object_new_int(c));
+		ADD(e, "count", U64(s->thr_cpu[c].count));
+		ADD(e, "ns", U64(s->thr_cpu[c].ns));
+		json_object_array_add(pc, e);
+	}
+	ADD(o, "per_cpu", pc);
+	ADD(o, "wait_count", U64(s->c.thr_wait_count));
+	ADD(o, "wait_ns", U64(s->c.thr_wait_ns));
+	ADD(o, "inherited_ns", U64(s->c.thr_inh_ns));
+	if (s->thr_inh_by) {
+		k = json_object_new_object();
+		ADD(k, "id", U64(s->thr_inh_by));
+		ADD(k, "path", opt_path(w->inh_path));
+		ADD(o, "inherited_from", k);
+	} else {
+		ADD(o, "inherited_from", NULL);
+	}
+	return o;
+}
+
+static struct json_object *kernel_json(const struct row *w)
+{
+	struct json_object *o;
+
+	if (!w->k.ok)
+		return NULL;
+	o = json_object_new_object();
+	ADD(o, "quota_us", w->k.quota_us < 0 ? NULL : json_object_new_int64(w->k.quota_us));
+	ADD(o, "period_us", U64(w->k.period_us));
+	ADD(o, "burst_us", U64(w->k.burst_us));
+	ADD(o, "nr_periods", U64(w->k_periods));
+	ADD(o, "nr_throttled", U64(w->k_throttled));
+	ADD(o, "throttled_ns", U64(w->k_throttled_ns));
+	ADD(o, "quota_used_pct", w->quota_used_pct < 0 ? NULL : json_object_new_double(w->quota_used_pct));
+	return o;
+}
+
+static struct json_object *row_json(const struct row *w, bool ms, int ncpus)
+{
+	struct json_object *o = json_object_new_object(), *sw, *rq, *pre, *on;
 	const struct cg_sample *s = w->s;
 
 	ADD(o, "id", U64(w->id));
-	ADD(o, "path", w->path ? json_object_new_string(w->path) : NULL);
+	ADD(o, "path", opt_path(w->path));
 	ADD(o, "removed", json_object_new_boolean(w->removed));
 	ADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
-	ADD(o, "oncpu_ns", U64(s->oncpu_ns));
-	ADD(o, "wakeups", U64(s->wakeups));
+	ADD(o, "oncpu_ns", U64(s->c.oncpu_ns));
+	on = json_object_new_object();
+	ADD(on, "count", U64(s->c.oncpu_count));
+	ADD(on, "hist", hist_json(s->c.oncpu_slots));
+	ADD(o, "oncpu_slices", on);
+	ADD(o, "wakeups", U64(s->c.wakeups));
 	sw = json_object_new_object();
-	ADD(sw, "voluntary", U64(s->sw_vol));
-	ADD(sw, "involuntary", U64(s->sw_invol));
+	ADD(sw, "voluntary", U64(s->c.sw_vol));
+	ADD(sw, "involuntary", U64(s->c.sw_invol));
 	ADD(o, "switches", sw);
 	rq = json_object_new_object();
-	ADD(rq, "count", U64(s->runq_count));
-	ADD(rq, "sum_ns", U64(s->runq_sum_ns));
+	ADD(rq, "count", U64(s->c.runq_count));
+	ADD(rq, "sum_ns", U64(s->c.runq_sum_ns));
 	ADD(rq, "p50_ns", U64((uint64_t)w->runq_p50_ns));
 	ADD(rq, "p99_ns", U64((uint64_t)w->runq_p99_ns));
 	ADD(rq, "max_ns", U64(w->runq_max_ns));
 	ADD(rq, "hist_unit", json_object_new_string(ms ? "ms" : "us"));
-	ADD(rq, "hist", hist_json(s->runq_slots));
+	ADD(rq, "hist", hist_json(s->c.runq_slots));
 	ADD(o, "runq", rq);
+	ADD(o, "throttle", throttle_json(w, ncpus));
+	ADD(o, "kernel", kernel_json(w));
 	pre = json_object_new_array();
 	for (int i = 0; i < w->npre; i++) {
 		struct json_object *p = json_object_new_object();
 		ADD(p, "id", U64(w->pre[i].id));
-		ADD(p, "path", w->pre[i].path ? json_object_new_string(w->pre[i].path) : NULL);
+		ADD(p, "path", opt_path(w->pre[i].path));
 		ADD(p, "count", U64(w->pre[i].count));
 		json_object_array_add(pre, p);
 	}
@@ -80,12 +143,13 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 		ADD(o, "kernel", json_object_new_string(u.release));
 	ADD(o, "cgroup_version", json_object_new_int(m->cgroup_version));
 	ADD(o, "backend", json_object_new_string(m->backend));
+	ADD(o, "throttle_backend", json_object_new_string(m->thr_backend));
 	ADD(o, "task_state", json_object_new_string(m->task_state));
 	ADD(o, "ncpus", json_object_new_int(m->ncpus));
 	ADD(o, "map_bytes_max", U64(m->map_bytes));
 	ADD(o, "drops", drops_json(r->d->drops));
 	for (size_t i = 0; i < r->n; i++)
-		json_object_array_add(cgs, row_json(&r->rows[i], r->hist_ms));
+		json_object_array_add(cgs, row_json(&r->rows[i], r->hist_ms, m->ncpus));
 	ADD(o, "cgroups", cgs);
 	return o;
 }

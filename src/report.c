@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 static const char *const sort_names[] = {
 	[SORT_CPU] = "cpu",       [SORT_P50] = "p50",  [SORT_P99] = "p99",
 	[SORT_MAX] = "max",       [SORT_WAKEUPS] = "wakeups", [SORT_VOL] = "vol",
-	[SORT_INVOL] = "invol",   [SORT_PATH] = "path",
+	[SORT_INVOL] = "invol",   [SORT_THR] = "thr",  [SORT_PATH] = "path",
 };
 
 int sort_key_parse(const char *s, enum sort_key *k)
@@ -24,11 +25,120 @@ int sort_key_parse(const char *s, enum sort_key *k)
 	return -EINVAL;
 }
 
+/* --- kernel counters per cgroup, first and last seen ------------------------ */
+
+struct kentry {
+	uint64_t id;
+	struct kstat first, last;
+};
+
+struct kcache {
+	size_t cap, used;
+	struct kentry *e;
+};
+
+struct kcache *kcache_new(void)
+{
+	struct kcache *kc = calloc(1, sizeof(*kc));
+
+	if (kc && !(kc->e = calloc(kc->cap = 256, sizeof(*kc->e)))) {
+		free(kc);
+		return NULL;
+	}
+	return kc;
+}
+
+void kcache_free(struct kcache *kc)
+{
+	if (kc)
+		free(kc->e);
+	free(kc);
+}
+
+static struct kentry *kslot(struct kentry *e, size_t cap, uint64_t id)
+{
+	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+
+	while (e[i].id && e[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return &e[i];
+}
+
+static struct kentry *kcache_get(struct kcache *kc, uint64_t id, bool *fresh)
+{
+	if ((kc->used + 1) * 2 > kc->cap) {
+		struct kentry *n = calloc(kc->cap * 2, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < kc->cap; i++)
+			if (kc->e[i].id)
+				*kslot(n, kc->cap * 2, kc->e[i].id) = kc->e[i];
+		free(kc->e);
+		kc->e = n;
+		kc->cap *= 2;
+	}
+	struct kentry *k = kslot(kc->e, kc->cap, id);
+	*fresh = !k->id;
+	if (!k->id) {
+		k->id = id;
+		kc->used++;
+	}
+	return k;
+}
+
+static struct kcache *prime_kc;
+static struct cgfs *prime_fs;
+
+static int prime_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char rel[PATH_MAX];
+	struct kstat k;
+	bool fresh;
+	struct kentry *e;
+
+	if (type != FTW_D || cgpath_normalize(prime_fs->mnt, path, rel, sizeof(rel)) ||
+	    kstat_read(prime_fs, rel, &k))
+		return 0;
+	if ((e = kcache_get(prime_kc, st->st_ino, &fresh)))
+		e->first = e->last = k;
+	return 0;
+}
+
+int kcache_prime(struct kcache *kc, struct cgfs *fs, const char *rel)
+{
+	char path[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", fs->mnt, strcmp(rel, "/") ? rel : "");
+	prime_kc = kc;
+	prime_fs = fs;
+	return nftw(path, prime_one, 32, FTW_PHYS | FTW_MOUNT) ? -errno : 0;
+}
+
+static void kernel_figures(struct row *w, struct cgfs *fs, struct kcache *kc, bool since_first)
+{
+	bool fresh;
+	struct kentry *e;
+
+	if (!kc || w->removed || !w->path || kstat_read(fs, w->path, &w->k))
+		return;
+	if (!(e = kcache_get(kc, w->id, &fresh)))
+		return;
+	/* Not seen at start: it was made since, and all its counters are new. */
+	if (fresh)
+		memset(&e->first, 0, sizeof(e->first)), e->last = e->first;
+	const struct kstat *base = since_first ? &e->first : &e->last;
+	w->k_periods = w->k.nr_periods - base->nr_periods;
+	w->k_throttled = w->k.nr_throttled - base->nr_throttled;
+	w->k_throttled_ns = w->k.throttled_ns - base->throttled_ns;
+	e->last = w->k;
+}
+
+/* --- rows ------------------------------------------------------------------ */
+
 static void add_preemptor(struct row *w, uint64_t id, uint64_t count)
 {
 	int i = w->npre;
 
-	w->preempted += count;
 	/* Keep the largest few, by insertion. */
 	if (i == REPORT_TOP_PREEMPTORS) {
 		if (count <= w->pre[i - 1].count)
@@ -44,8 +154,13 @@ static void add_preemptor(struct row *w, uint64_t id, uint64_t count)
 	w->pre[i] = (struct preemptor){ .id = id, .count = count };
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms)
+		 struct cgfs *fs, bool hist_ms, struct kcache *kc, bool since_first)
 {
 	double unit = hist_ms ? 1e6 : 1e3;
 
@@ -69,12 +184,21 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 			w->removed = true;
 			w->path = last;
 		}
-		w->cpu_pct = interval_ns ? 100.0 * c->oncpu_ns / interval_ns : 0;
+		w->cpu_pct = pct(c->c.oncpu_ns, interval_ns);
 		w->runq_max_ns = c->runq_max_ns;
-		w->runq_p50_ns = hist_percentile(c->runq_slots, CGS_HIST_SLOTS, 50,
+		w->runq_p50_ns = hist_percentile(c->c.runq_slots, CGS_HIST_SLOTS, 50,
 						 c->runq_max_ns / unit) * unit;
-		w->runq_p99_ns = hist_percentile(c->runq_slots, CGS_HIST_SLOTS, 99,
+		w->runq_p99_ns = hist_percentile(c->c.runq_slots, CGS_HIST_SLOTS, 99,
 						 c->runq_max_ns / unit) * unit;
+		w->thr_pct = pct(c->c.thr_ns, interval_ns);
+		w->thr_max_ns = c->thr_max_ns;
+		w->thr_p99_ns = hist_percentile(c->c.thr_slots, CGS_HIST_SLOTS, 99,
+						c->thr_max_ns / unit) * unit;
+		w->inh_pct = pct(c->c.thr_inh_ns, interval_ns);
+		if (c->thr_inh_by)
+			w->inh_path = cgfs_path(fs, c->thr_inh_by, false, NULL);
+		kernel_figures(w, fs, kc, since_first);
+		w->quota_used_pct = kstat_quota_used_pct(&w->k, c->c.oncpu_ns, interval_ns);
 		/* d->pre is sorted by victim, as d->cg by id: walk both together. */
 		while (pi < d->npre && d->pre[pi].victim < c->id)
 			pi++;
@@ -98,9 +222,10 @@ static int cmp_row(const void *a, const void *b)
 	case SORT_P50: vx = x->runq_p50_ns; vy = y->runq_p50_ns; break;
 	case SORT_P99: vx = x->runq_p99_ns; vy = y->runq_p99_ns; break;
 	case SORT_MAX: vx = x->runq_max_ns; vy = y->runq_max_ns; break;
-	case SORT_WAKEUPS: vx = x->s->wakeups; vy = y->s->wakeups; break;
-	case SORT_VOL: vx = x->s->sw_vol; vy = y->s->sw_vol; break;
-	case SORT_INVOL: vx = x->s->sw_invol; vy = y->s->sw_invol; break;
+	case SORT_WAKEUPS: vx = x->s->c.wakeups; vy = y->s->c.wakeups; break;
+	case SORT_VOL: vx = x->s->c.sw_vol; vy = y->s->c.sw_vol; break;
+	case SORT_INVOL: vx = x->s->c.sw_invol; vy = y->s->c.sw_invol; break;
+	case SORT_THR: vx = x->thr_pct + x->inh_pct; vy = y->thr_pct + y->inh_pct; break;
 	case SORT_PATH:
 		return strcmp(x->path ? x->path : "~", y->path ? y->path : "~");
 	}
@@ -144,10 +269,19 @@ static const char *clip(const char *s, char *buf, size_t width)
 	return buf;
 }
 
+static const char *name_or_id(const char *path, uint64_t id, char *buf, size_t len)
+{
+	if (path)
+		return path;
+	snprintf(buf, len, "(id %llu)", (unsigned long long)id);
+	return buf;
+}
+
 void report_table(FILE *f, const struct report *r, size_t limit)
 {
 	size_t width = 6, n = limit && limit < r->n ? limit : r->n;
-	char name[PATH_MAX + 32], clipbuf[PATH_MAX], a[16], b[16], c[16], pre[PATH_MAX + 32];
+	char name[PATH_MAX + 32], clipbuf[PATH_MAX], a[16], b[16], c[16], t[16], q[16];
+	char notes[2 * PATH_MAX + 64], idb[32];
 
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(row_name(&r->rows[i], name, sizeof(name)));
@@ -156,29 +290,59 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 	}
 	if (width > 40)
 		width = 40;
-	fprintf(f, "%-*s %6s %9s %9s %9s %8s %7s %7s  %s\n", (int)width, "CGROUP", "CPU%",
-		"RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS", "SW_VOL", "SW_INV", "TOP_PREEMPTOR");
+	fprintf(f, "%-*s %6s %9s %9s %9s %8s %7s %7s %6s %5s %9s %6s  %s\n", (int)width, "CGROUP",
+		"CPU%", "RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS", "SW_VOL", "SW_INV", "THR%",
+		"THR#", "THR_P99", "QUOTA%", "NOTES");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &r->rows[i];
-		if (w->npre) {
-			char pn[PATH_MAX];
-			const char *p = w->pre[0].path;
-			if (!p) {
-				snprintf(pn, sizeof(pn), "(id %llu)", (unsigned long long)w->pre[0].id);
-				p = pn;
-			}
-			snprintf(pre, sizeof(pre), "%s (%llu)", clip(p, clipbuf, 40),
-				 (unsigned long long)w->pre[0].count);
-		} else {
-			snprintf(pre, sizeof(pre), "-");
-		}
-		fprintf(f, "%-*s %6.1f %9s %9s %9s %8llu %7llu %7llu  %s\n", (int)width,
-			clip(row_name(w, name, sizeof(name)), clipbuf, width), w->cpu_pct,
-			w->s->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
-			w->s->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
-			w->s->runq_count ? fmt_duration(c, sizeof(c), w->runq_max_ns) : "-",
-			(unsigned long long)w->s->wakeups, (unsigned long long)w->s->sw_vol,
-			(unsigned long long)w->s->sw_invol, pre);
+		const struct cg_counters *k = &w->s->c;
+		size_t o = 0;
+
+		notes[0] = 0;
+		if (w->npre)
+			o += snprintf(notes + o, sizeof(notes) - o, "preempted by %s (%llu)",
+				      clip(name_or_id(w->pre[0].path, w->pre[0].id, idb, sizeof(idb)),
+					   clipbuf, 40),
+				      (unsigned long long)w->pre[0].count);
+		if (w->inh_pct > 0 && o < sizeof(notes))
+			o += snprintf(notes + o, sizeof(notes) - o, "%sheld %.0f%% by %s's quota",
+				      o ? "; " : "", w->inh_pct,
+				      name_or_id(w->inh_path, w->s->thr_inh_by, idb, sizeof(idb)));
+		if (w->quota_used_pct >= 0)
+			snprintf(q, sizeof(q), "%.0f", w->quota_used_pct);
+		else
+			snprintf(q, sizeof(q), "-");
+		fprintf(f, "%-*s %6.1f %9s %9s %9s %8llu %7llu %7llu %6.1f %5llu %9s %6s  %s\n",
+			(int)width, clip(row_name(w, name, sizeof(name)), clipbuf, width), w->cpu_pct,
+			k->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
+			k->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
+			k->runq_count ? fmt_duration(c, sizeof(c), w->runq_max_ns) : "-",
+			(unsigned long long)k->wakeups, (unsigned long long)k->sw_vol,
+			(unsigned long long)k->sw_invol, w->thr_pct, (unsigned long long)k->thr_count,
+			k->thr_count ? fmt_duration(t, sizeof(t), w->thr_p99_ns) : "-", q,
+			notes[0] ? notes : "-");
+	}
+}
+
+void report_throttle_lines(FILE *f, const struct report *r)
+{
+	char name[PATH_MAX + 32], a[16], b[16], dur[16];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		if (!w->k_throttled && !w->s->c.thr_count)
+			continue;
+		fprintf(f, "%s: throttled %s in %llu episodes (%.1f%% of the time);",
+			row_name(w, name, sizeof(name)), fmt_duration(dur, sizeof(dur), w->s->c.thr_ns),
+			(unsigned long long)w->s->c.thr_count, w->thr_pct);
+		if (w->k.ok && w->k_periods)
+			fprintf(f, " kernel: throttled in %llu of %llu periods, %s", (unsigned long long)w->k_throttled,
+				(unsigned long long)w->k_periods, fmt_duration(a, sizeof(a), w->k_throttled_ns));
+		if (w->quota_used_pct >= 0)
+			fprintf(f, ", using %.0f%% of its quota (%s per %s)", w->quota_used_pct,
+				fmt_duration(a, sizeof(a), w->k.quota_us * 1000),
+				fmt_duration(b, sizeof(b), w->k.period_us * 1000));
+		fputc('\n', f);
 	}
 }
 

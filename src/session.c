@@ -59,6 +59,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.nfilter = s->nfilter,
 		.hist_ms = o->hist_ms,
 		.force_backend = o->sched_backend,
+		.force_thr = o->thr_backend,
 	};
 	if (tracer_start(&s->tr, &to))
 		return CGS_EXIT_USAGE;
@@ -97,6 +98,7 @@ void session_json_meta(const struct session *s, const char *kind, struct json_me
 		.kind = kind,
 		.cgroup_version = s->fs.version,
 		.backend = s->tr.backend,
+		.thr_backend = s->tr.thr_backend,
 		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
 		.ncpus = s->tr.ncpus,
 		.realtime = ts.tv_sec + ts.tv_nsec / 1e9,

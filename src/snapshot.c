@@ -15,6 +15,10 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_RUNQ_NOSTART] = "runq_unpaired",
 	[CGS_DROP_ONCPU_NOSTART] = "oncpu_unpaired",
 	[CGS_DROP_DEPTH] = "cgroup_too_deep",
+	[CGS_DROP_THR_FULL] = "throttle_map_full",
+	[CGS_DROP_THR_UNPAIRED] = "throttle_unpaired",
+	[CGS_DROP_THR_OPEN_FULL] = "throttle_open_full",
+	[CGS_DROP_THR_STALE] = "throttle_stale",
 };
 
 const char *drop_name(int i)
@@ -29,6 +33,15 @@ uint64_t drops_total(const uint64_t *d)
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
 		t += d[i];
 	return t;
+}
+
+const uint64_t *sample_slots(const struct cg_sample *s, enum metric m)
+{
+	switch (m) {
+	case METRIC_ONCPU: return s->c.oncpu_slots;
+	case METRIC_THROTTLE: return s->c.thr_slots;
+	default: return s->c.runq_slots;
+	}
 }
 
 static int cmp_cg(const void *a, const void *b)
@@ -60,24 +73,55 @@ static struct cg_sample *cg_add(struct snapshot *s, uint64_t id)
 	struct cg_sample *c = &s->cg[s->n++];
 	memset(c, 0, sizeof(*c));
 	c->id = id;
-	if (s->per_cpu) {
-		c->cpu_slots = calloc((size_t)s->ncpus * CGS_HIST_SLOTS, sizeof(uint64_t));
-		c->cpu_oncpu_ns = calloc(s->ncpus, sizeof(uint64_t));
-		if (!c->cpu_slots || !c->cpu_oncpu_ns)
-			return NULL;
-	}
+	if (s->per_cpu && !(c->cpu = calloc(s->ncpus, sizeof(*c->cpu))))
+		return NULL;
 	return c;
 }
 
+const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
+{
+	struct cg_sample key = { .id = id };
+
+	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cmp_cg) : NULL;
+}
+
+/* Find, or append and re-sort (rare: a cgroup seen by one map only). */
+static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
+{
+	struct cg_sample *c = (struct cg_sample *)snapshot_find(s, id);
+
+	if (c)
+		return c;
+	if (!cg_add(s, id))
+		return NULL;
+	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
+	return (struct cg_sample *)snapshot_find(s, id);
+}
+
+static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count)
+{
+	if (s->npre == s->precap) {
+		size_t cap = s->precap ? s->precap * 2 : 64;
+		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->pre = n;
+		s->precap = cap;
+	}
+	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
+	return 0;
+}
+
 /*
- * Iterate a per-CPU hash: batched where the kernel has it (v5.6+), one
- * key at a time otherwise. Calls fn for each key with its ncpus values.
+ * Iterate a hash map: batched where the kernel has it (v5.6+), one key at
+ * a time otherwise. Calls fn for each key with its value(s): ncpus values
+ * for a per-CPU map, 1 otherwise.
  */
-static int each_percpu(int fd, size_t ksz, size_t vsz, int ncpus,
-		       int (*fn)(void *ctx, const void *key, const void *vals), void *ctx)
+static int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
+		     int (*fn)(void *ctx, const void *key, const void *vals), void *ctx)
 {
 	size_t stride = (vsz + 7) & ~7UL, batch = 256;
-	char *keys = malloc(ksz * batch), *vals = malloc(stride * ncpus * batch);
+	char *keys = malloc(ksz * batch), *vals = malloc(stride * nvals * batch);
 	char in[16], out[16], *inp = NULL;
 	int err = 0;
 
@@ -96,7 +140,7 @@ static int each_percpu(int fd, size_t ksz, size_t vsz, int ncpus,
 			goto slow;
 		}
 		for (__u32 i = 0; i < count; i++)
-			if ((err = fn(ctx, keys + i * ksz, vals + i * stride * ncpus)))
+			if ((err = fn(ctx, keys + i * ksz, vals + i * stride * nvals)))
 				goto out;
 		if (r)
 			goto out; /* ENOENT: that was the last batch */
@@ -125,6 +169,15 @@ struct read_ctx {
 	uint64_t epoch;  /* the epoch just closed */
 };
 
+static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
+{
+	return m[epoch & 1].epoch == epoch ? m[epoch & 1].value : 0;
+}
+
+#define ADD_SLOTS(dst, src)                              \
+	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
+		(dst)[i_] += (src)[i_]
+
 static int take_cg(void *vctx, const void *key, const void *vals)
 {
 	struct read_ctx *ctx = vctx;
@@ -135,37 +188,58 @@ static int take_cg(void *vctx, const void *key, const void *vals)
 	if (!c)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->ncpus; cpu++, v++) {
-		c->oncpu_ns += v->oncpu_ns;
-		c->sw_vol += v->sw_vol;
-		c->sw_invol += v->sw_invol;
-		c->wakeups += v->wakeups;
-		c->runq_count += v->runq_count;
-		c->runq_sum_ns += v->runq_sum_ns;
-		const struct cgs_max *m = &v->runq_max[ctx->epoch & 1];
-		if (m->epoch == ctx->epoch && m->value > c->runq_max_ns)
-			c->runq_max_ns = m->value;
-		for (int i = 0; i < CGS_HIST_SLOTS; i++)
-			c->runq_slots[i] += v->runq_slots[i];
-		if (s->per_cpu) {
-			memcpy(c->cpu_slots + (size_t)cpu * CGS_HIST_SLOTS, v->runq_slots,
-			       sizeof(v->runq_slots));
-			c->cpu_oncpu_ns[cpu] = v->oncpu_ns;
+		c->c.oncpu_ns += v->oncpu_ns;
+		c->c.oncpu_count += v->oncpu_count;
+		c->c.sw_vol += v->sw_vol;
+		c->c.sw_invol += v->sw_invol;
+		c->c.wakeups += v->wakeups;
+		c->c.runq_count += v->runq_count;
+		c->c.runq_sum_ns += v->runq_sum_ns;
+		c->c.thr_wait_count += v->thr_wait_count;
+		c->c.thr_wait_ns += v->thr_wait_ns;
+		c->c.thr_inh_ns += v->thr_inh_ns;
+		if (v->thr_inh_by)
+			c->thr_inh_by = v->thr_inh_by;
+		uint64_t m = max_of(v->runq_max, ctx->epoch);
+		if (m > c->runq_max_ns)
+			c->runq_max_ns = m;
+		ADD_SLOTS(c->c.runq_slots, v->runq_slots);
+		ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
+		if (c->cpu) {
+			c->cpu[cpu].oncpu_ns = v->oncpu_ns;
+			ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
+			ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
 		}
 	}
 	return 0;
 }
 
-static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count)
+static int take_thr(void *vctx, const void *key, const void *val)
 {
-	if (s->npre == s->precap) {
-		size_t cap = s->precap ? s->precap * 2 : 64;
-		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->pre = n;
-		s->precap = cap;
+	struct read_ctx *ctx = vctx;
+	const struct cgs_thr_key *k = key;
+	const struct cgs_thr_stats *v = val;
+	struct cg_sample *c = cg_get(ctx->s, k->cgid);
+
+	if (!c)
+		return -ENOMEM;
+	c->c.thr_count += v->count;
+	c->c.thr_ns += v->ns;
+	ADD_SLOTS(c->c.thr_slots, v->slots);
+	uint64_t m = max_of(v->max, ctx->epoch);
+	if (m > c->thr_max_ns)
+		c->thr_max_ns = m;
+	if (k->cpu >= (uint32_t)ctx->s->ncpus)
+		return 0;
+	if (!c->thr_cpu && !(c->thr_cpu = calloc(ctx->s->ncpus, sizeof(*c->thr_cpu))))
+		return -ENOMEM;
+	c->thr_cpu[k->cpu].count += v->count;
+	c->thr_cpu[k->cpu].ns += v->ns;
+	if (c->cpu) {
+		c->cpu[k->cpu].thr_count += v->count;
+		c->cpu[k->cpu].thr_ns += v->ns;
+		ADD_SLOTS(c->cpu[k->cpu].slots[METRIC_THROTTLE], v->slots);
 	}
-	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
 	return 0;
 }
 
@@ -181,92 +255,104 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 	return pre_add(s, k->victim, k->preemptor, sum);
 }
 
-const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
+/* Credit the slices running right now, so a task that never switches still shows. */
+static int take_running(struct tracer *t, struct snapshot *s)
 {
-	struct cg_sample key = { .id = id };
+	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
+	__u32 zero = 0;
+	int err = 0;
 
-	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cmp_cg) : NULL;
+	if (!cur)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(t->fd_cur, &zero, cur)) {
+		s->t_ns = now_ns();
+		goto out;
+	}
+	s->t_ns = now_ns();
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		if (!cur[cpu].cgid || !cur[cpu].since_ns || cur[cpu].since_ns > s->t_ns)
+			continue;
+		struct cg_sample *c = cg_get(s, cur[cpu].cgid);
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		c->c.oncpu_ns += s->t_ns - cur[cpu].since_ns;
+		if (c->cpu)
+			c->cpu[cpu].oncpu_ns += s->t_ns - cur[cpu].since_ns;
+	}
+out:
+	free(cur);
+	return err;
 }
 
-int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+static int take_drops(struct tracer *t, struct snapshot *s)
 {
-	struct read_ctx ctx = { .s = s };
-	struct cgs_cpu_cur *cur;
-	uint64_t *d;
-	int err;
+	uint64_t *d = calloc(t->ncpus, sizeof(*d));
 
-	memset(s, 0, sizeof(*s));
-	s->ncpus = t->ncpus;
-	s->per_cpu = per_cpu;
-	ctx.epoch = tracer_next_epoch(t);
-	err = each_percpu(t->fd_cg, sizeof(uint64_t), sizeof(struct cgs_cg_stats), t->ncpus,
-			  take_cg, &ctx);
-	if (!err)
-		err = each_percpu(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
-				  t->ncpus, take_pre, s);
-	if (err)
-		return err;
-	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
-	qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
-
-	/* Credit the slices running right now, so a task that never switches still shows. */
-	cur = calloc(t->ncpus, sizeof(*cur));
-	d = calloc(t->ncpus, sizeof(*d));
-	if (!cur || !d) {
-		free(cur);
-		free(d);
+	if (!d)
 		return -ENOMEM;
-	}
-	__u32 zero = 0;
-	if (!bpf_map_lookup_elem(t->fd_cur, &zero, cur)) {
-		s->t_ns = now_ns();
-		for (int cpu = 0; cpu < t->ncpus; cpu++) {
-			if (!cur[cpu].cgid || !cur[cpu].since_ns || cur[cpu].since_ns > s->t_ns)
-				continue;
-			struct cg_sample *c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
-			if (!c) {
-				if (!(c = cg_add(s, cur[cpu].cgid)))
-					break;
-				qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
-				c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
-			}
-			c->oncpu_ns += s->t_ns - cur[cpu].since_ns;
-			if (c->cpu_oncpu_ns)
-				c->cpu_oncpu_ns[cpu] += s->t_ns - cur[cpu].since_ns;
-		}
-	} else {
-		s->t_ns = now_ns();
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		struct cg_sample *c = &s->cg[i];
-		const struct cg_sample *p = prev ? snapshot_find(prev, c->id) : NULL;
-		c->runq_max_all_ns = c->runq_max_ns;
-		if (p && p->runq_max_all_ns > c->runq_max_all_ns)
-			c->runq_max_all_ns = p->runq_max_all_ns;
-	}
 	for (__u32 i = 0; i < CGS_DROP__COUNT; i++) {
 		memset(d, 0, t->ncpus * sizeof(*d));
 		if (!bpf_map_lookup_elem(t->fd_drops, &i, d))
 			for (int cpu = 0; cpu < t->ncpus; cpu++)
 				s->drops[i] += d[cpu];
 	}
-	free(cur);
 	free(d);
+	return 0;
+}
+
+int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+{
+	struct read_ctx ctx = { .s = s };
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->ncpus = t->ncpus;
+	s->per_cpu = per_cpu;
+	ctx.epoch = tracer_next_epoch(t);
+	err = each_elem(t->fd_cg, sizeof(uint64_t), sizeof(struct cgs_cg_stats), t->ncpus,
+			take_cg, &ctx);
+	if (err)
+		return err;
+	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
+	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 1,
+			     take_thr, &ctx)) ||
+	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
+			     t->ncpus, take_pre, s)) ||
+	    (err = take_running(t, s)) || (err = take_drops(t, s)))
+		return err;
+	qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
+	for (size_t i = 0; i < s->n; i++) {
+		struct cg_sample *c = &s->cg[i];
+		const struct cg_sample *p = prev ? snapshot_find(prev, c->id) : NULL;
+		c->runq_max_all_ns = c->runq_max_ns;
+		c->thr_max_all_ns = c->thr_max_ns;
+		if (p && p->runq_max_all_ns > c->runq_max_all_ns)
+			c->runq_max_all_ns = p->runq_max_all_ns;
+		if (p && p->thr_max_all_ns > c->thr_max_all_ns)
+			c->thr_max_all_ns = p->thr_max_all_ns;
+		if (p && !c->thr_inh_by)
+			c->thr_inh_by = p->thr_inh_by;
+	}
 	return 0;
 }
 
 void snapshot_free(struct snapshot *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		free(s->cg[i].cpu_slots);
-		free(s->cg[i].cpu_oncpu_ns);
+		free(s->cg[i].cpu);
+		free(s->cg[i].thr_cpu);
 	}
 	free(s->cg);
 	free(s->pre);
 	memset(s, 0, sizeof(*s));
 }
 
-#define SUB(f) (c->f - (p ? p->f : 0))
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
 
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
 {
@@ -277,37 +363,42 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 	for (size_t i = 0; i < cur->n; i++) {
 		const struct cg_sample *c = &cur->cg[i];
 		const struct cg_sample *p = prev ? snapshot_find(prev, c->id) : NULL;
-		struct cg_sample d = { .id = c->id };
+		struct cg_counters d;
+		const uint64_t *cv = (const uint64_t *)&c->c, *pv = p ? (const uint64_t *)&p->c : NULL;
+		uint64_t *dv = (uint64_t *)&d, any = 0;
 
-		/* Counters only grow; a smaller value means the slot was reused. */
-		if (p && (p->runq_count > c->runq_count || p->wakeups > c->wakeups))
-			p = NULL;
-		d.oncpu_ns = c->oncpu_ns > (p ? p->oncpu_ns : 0) ? SUB(oncpu_ns) : 0;
-		d.sw_vol = SUB(sw_vol);
-		d.sw_invol = SUB(sw_invol);
-		d.wakeups = SUB(wakeups);
-		d.runq_count = SUB(runq_count);
-		d.runq_sum_ns = SUB(runq_sum_ns);
-		/* An interval has its own maximum; "since attach" the running one. */
-		d.runq_max_ns = prev ? c->runq_max_ns : c->runq_max_all_ns;
-		d.runq_max_all_ns = c->runq_max_all_ns;
-		for (int k = 0; k < CGS_HIST_SLOTS; k++)
-			d.runq_slots[k] = SUB(runq_slots[k]);
-		if (!d.oncpu_ns && !d.sw_vol && !d.sw_invol && !d.wakeups && !d.runq_count)
+		/* Counters only grow; a smaller value means the map slot was reused. */
+		if (p && (p->c.runq_count > c->c.runq_count || p->c.wakeups > c->c.wakeups))
+			pv = NULL, p = NULL;
+		for (size_t k = 0; k < CG_NCOUNTERS; k++)
+			any |= dv[k] = sub(cv[k], pv ? pv[k] : 0);
+		if (!any)
 			continue;
 		struct cg_sample *o = cg_add(out, c->id);
 		if (!o)
 			return -ENOMEM;
-		uint64_t *cs = o->cpu_slots, *co = o->cpu_oncpu_ns;
-		*o = d;
-		o->cpu_slots = cs;
-		o->cpu_oncpu_ns = co;
-		if (cs) {
-			for (size_t k = 0; k < (size_t)cur->ncpus * CGS_HIST_SLOTS; k++)
-				cs[k] = c->cpu_slots[k] - (p && p->cpu_slots ? p->cpu_slots[k] : 0);
+		o->c = d;
+		/* An interval has its own maxima; "since attach" the running ones. */
+		o->runq_max_ns = prev ? c->runq_max_ns : c->runq_max_all_ns;
+		o->thr_max_ns = prev ? c->thr_max_ns : c->thr_max_all_ns;
+		o->runq_max_all_ns = c->runq_max_all_ns;
+		o->thr_max_all_ns = c->thr_max_all_ns;
+		o->thr_inh_by = c->thr_inh_by;
+		if (c->thr_cpu) {
+			if (!(o->thr_cpu = calloc(cur->ncpus, sizeof(*o->thr_cpu))))
+				return -ENOMEM;
 			for (int k = 0; k < cur->ncpus; k++) {
-				uint64_t pv = p && p->cpu_oncpu_ns ? p->cpu_oncpu_ns[k] : 0;
-				co[k] = c->cpu_oncpu_ns[k] > pv ? c->cpu_oncpu_ns[k] - pv : 0;
+				o->thr_cpu[k].count = sub(c->thr_cpu[k].count, p && p->thr_cpu ? p->thr_cpu[k].count : 0);
+				o->thr_cpu[k].ns = sub(c->thr_cpu[k].ns, p && p->thr_cpu ? p->thr_cpu[k].ns : 0);
+			}
+		}
+		if (o->cpu && c->cpu) {
+			for (int k = 0; k < cur->ncpus; k++) {
+				const uint64_t *ck = (const uint64_t *)&c->cpu[k];
+				const uint64_t *pk = p && p->cpu ? (const uint64_t *)&p->cpu[k] : NULL;
+				uint64_t *ok = (uint64_t *)&o->cpu[k];
+				for (size_t f = 0; f < sizeof(struct cg_cpu) / sizeof(uint64_t); f++)
+					ok[f] = sub(ck[f], pk ? pk[f] : 0);
 			}
 		}
 	}
@@ -316,11 +407,11 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		const struct preempt_sample *p = NULL;
 		if (prev && prev->npre)
 			p = bsearch(c, prev->pre, prev->npre, sizeof(*c), cmp_pre);
-		uint64_t n = c->count - (p && p->count <= c->count ? p->count : 0);
+		uint64_t n = sub(c->count, p ? p->count : 0);
 		if (n && pre_add(out, c->victim, c->preemptor, n))
 			return -ENOMEM;
 	}
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
-		out->drops[i] = cur->drops[i] - (prev ? prev->drops[i] : 0);
+		out->drops[i] = sub(cur->drops[i], prev ? prev->drops[i] : 0);
 	return 0;
 }

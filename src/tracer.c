@@ -27,6 +27,105 @@ static const struct backend {
 	{ "raw_tp", "raw_tp", false, false },
 };
 
+/*
+ * Throttle backends, tried in this order unless --backend names one. The
+ * tracepoint backend needs nothing beyond sched_switch, so it always loads.
+ */
+static const struct thr_backend {
+	const char *name;
+	enum cgs_thr_backend id;
+} thr_backends[] = {
+	{ "fentry", CGS_THR_FENTRY },
+	{ "kprobe", CGS_THR_KPROBE },
+	{ "tracepoint", CGS_THR_TRACEPOINT },
+};
+
+#define MAX_SYMS 4
+struct ksyms {
+	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
+	int nthrottle, nunthrottle;
+};
+
+/* "name" or a compiler clone of it ("name.isra.0", "name.constprop.0"), never ".cold". */
+static bool sym_is(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(sym, name, n))
+		return false;
+	if (!sym[n])
+		return true;
+	return sym[n] == '.' && !strstr(sym + n, ".cold");
+}
+
+/* Kprobe targets from /proc/kallsyms (text symbols of vmlinux only). */
+static void resolve_ksyms(struct ksyms *k)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], type, name[256], mod[256];
+
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%*s %c %255s %255s", &type, name, mod);
+		if (n < 2 || n == 3 || (type != 't' && type != 'T'))
+			continue;
+		if (sym_is(name, "throttle_cfs_rq") && k->nthrottle < MAX_SYMS)
+			snprintf(k->throttle[k->nthrottle++], 256, "%s", name);
+		else if (sym_is(name, "unthrottle_cfs_rq") && k->nunthrottle < MAX_SYMS)
+			snprintf(k->unthrottle[k->nunthrottle++], 256, "%s", name);
+	}
+	fclose(f);
+}
+
+static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf_link **links,
+			  int *nlinks)
+{
+	struct {
+		struct bpf_program *prog;
+		bool ret;
+		const char (*names)[256];
+		int n;
+	} want[] = {
+		{ s->progs.kprobe_throttle, false, k->throttle, k->nthrottle },
+		{ s->progs.kretprobe_throttle, true, k->throttle, k->nthrottle },
+		{ s->progs.kprobe_unthrottle, false, k->unthrottle, k->nunthrottle },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!want[i].n)
+			return -ENOENT;
+		for (int j = 0; j < want[i].n; j++) {
+			struct bpf_link *l = bpf_program__attach_kprobe(want[i].prog, want[i].ret,
+									 want[i].names[j]);
+			if (!l)
+				return -errno;
+			links[(*nlinks)++] = l;
+			cgs_debug("kprobe%s on %s", want[i].ret ? " (return)" : "", want[i].names[j]);
+		}
+	}
+	return 0;
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct backend *find_backend(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		if (!strcmp(name, backends[i].name))
+			return &backends[i];
+	return NULL;
+}
+
+static const struct thr_backend *find_thr(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(thr_backends); i++)
+		if (!strcmp(name, thr_backends[i].name))
+			return &thr_backends[i];
+	return NULL;
+}
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!cgs_verbose || level == LIBBPF_DEBUG)
@@ -34,8 +133,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void select_progs(struct sched_bpf *s, bool btf)
+static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr)
 {
+	bpf_program__set_autoload(s->progs.fexit_throttle, thr == CGS_THR_FENTRY);
+	bpf_program__set_autoload(s->progs.fentry_unthrottle, thr == CGS_THR_FENTRY);
+	bpf_program__set_autoload(s->progs.kprobe_throttle, thr == CGS_THR_KPROBE);
+	bpf_program__set_autoload(s->progs.kretprobe_throttle, thr == CGS_THR_KPROBE);
+	bpf_program__set_autoload(s->progs.kprobe_unthrottle, thr == CGS_THR_KPROBE);
 	bpf_program__set_autoload(s->progs.btf_switch, btf);
 	bpf_program__set_autoload(s->progs.btf_wakeup, btf);
 	bpf_program__set_autoload(s->progs.btf_wakeup_new, btf);
@@ -44,14 +148,23 @@ static void select_progs(struct sched_bpf *s, bool btf)
 	bpf_program__set_autoload(s->progs.raw_wakeup_new, !btf);
 }
 
-static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b)
+static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
+		       const struct thr_backend *tb, const struct ksyms *k)
 {
-	struct sched_bpf *s = sched_bpf__open();
+	struct sched_bpf *s;
 	int err;
 
+	if (tb->id == CGS_THR_KPROBE && (!k->nthrottle || !k->nunthrottle)) {
+		cgs_debug("throttle backend kprobe: throttle_cfs_rq/unthrottle_cfs_rq not in /proc/kallsyms");
+		return -ENOENT;
+	}
+	s = sched_bpf__open();
 	if (!s)
 		return -errno;
-	select_progs(s, b->btf);
+	select_progs(s, b->btf, tb->id);
+	s->rodata->targ_thr = tb->id;
+	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
+	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
 	s->rodata->targ_filter = o->nfilter > 0;
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
@@ -64,7 +177,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	}
 	err = sched_bpf__load(s);
 	if (err) {
-		cgs_debug("backend %s: load failed: %s", b->name, strerror(-err));
+		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
 	}
 	for (int i = 0; i < o->nfilter; i++) {
@@ -75,15 +188,21 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		}
 	}
 	err = sched_bpf__attach(s);
+	if (!err && tb->id == CGS_THR_KPROBE)
+		err = attach_kprobes(s, k, t->links, &t->nlinks);
 	if (err) {
-		cgs_debug("backend %s: attach failed: %s", b->name, strerror(-err));
+		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
 	}
 	t->skel = s;
+	t->thr_backend = tb->name;
 	t->backend = b->attach;
 	t->task_storage = b->task_storage;
 	return 0;
 fail:
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
 	sched_bpf__destroy(s);
 	return err;
 }
@@ -107,22 +226,46 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
 		return t->ncpus;
 	}
-	bool known = !o->force_backend;
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		if (o->force_backend && strcmp(o->force_backend, backends[i].name))
-			continue;
-		known = true;
-		err = try_backend(t, o, &backends[i]);
-		if (!err)
-			break;
-	}
-	if (!known) {
+	const struct backend *b = NULL;
+	const struct thr_backend *tb = NULL;
+	struct ksyms k;
+	int thr_err = 0;
+
+	if (o->force_backend && !(b = find_backend(o->force_backend))) {
 		cgs_err("--sched-backend %s: expected tp_btf, tp_btf-pidhash or raw_tp", o->force_backend);
 		return -EINVAL;
 	}
-	if (err && o->force_backend) {
+	if (o->force_thr && !(tb = find_thr(o->force_thr))) {
+		cgs_err("--backend %s: expected fentry, kprobe or tracepoint", o->force_thr);
+		return -EINVAL;
+	}
+	resolve_ksyms(&k);
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		if (b && b != &backends[i])
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
+			if (tb && tb != &thr_backends[j])
+				continue;
+			err = try_backend(t, o, &backends[i], &thr_backends[j], &k);
+			if (!err)
+				goto attached;
+			if (tb)
+				thr_err = err;
+		}
+	}
+	if (tb && b) {
+		cgs_err("--backend %s with --sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons",
+			tb->name, b->name, strerror(-thr_err));
+		return err;
+	}
+	if (tb) {
+		cgs_err("--backend %s: the kernel refused it (%s); run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
+			tb->name, strerror(-thr_err));
+		return err;
+	}
+	if (b) {
 		cgs_err("--sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons, or leave the choice to cgsched",
-			o->force_backend, strerror(-err));
+			b->name, strerror(-err));
 		return err;
 	}
 	if (err) {
@@ -130,35 +273,53 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 			strerror(-err));
 		return err;
 	}
+attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
+	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
 	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
-	cgs_debug("attached: backend %s, task state in %s", t->backend,
-		  t->task_storage ? "task storage" : "LRU hash");
+	cgs_debug("attached: backend %s, throttle backend %s, task state in %s", t->backend,
+		  t->thr_backend, t->task_storage ? "task storage" : "LRU hash");
 	return 0;
 }
 
-int tracer_probe(void (*cb)(void *ctx, const char *name, int err), void *ctx)
+int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx)
 {
 	struct tracer_opts o = { .max_cgroups = 16, .max_tasks = 1024 };
+	struct ksyms k;
 
 	libbpf_set_print(libbpf_log);
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+	resolve_ksyms(&k);
+	/* Scheduler backends with the throttle backend that always loads... */
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		struct tracer t = {};
-		int err = try_backend(&t, &o, &backends[i]);
-		cb(ctx, backends[i].name, err);
+		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
+		cb(ctx, "sched", backends[i].name, err);
 		tracer_stop(&t);
+	}
+	/* ...and each throttle backend with the first scheduler backend that works. */
+	for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
+		int err = -ENOTSUP;
+		for (size_t i = 0; i < ARRAY_SIZE(backends) && err; i++) {
+			struct tracer t = {};
+			err = try_backend(&t, &o, &backends[i], &thr_backends[j], &k);
+			tracer_stop(&t);
+		}
+		cb(ctx, "throttle", thr_backends[j].name, err);
 	}
 	return 0;
 }
 
 void tracer_stop(struct tracer *t)
 {
-	/* Destroying the skeleton detaches every link and frees every map. */
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	/* Destroying the skeleton detaches every other link and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -176,5 +337,6 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
 	return per_cpu * t->max_cgroups * (sizeof(struct cgs_cg_stats) + 8) +
-	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8);
+	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
+	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16);
 }

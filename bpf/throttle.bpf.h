@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CFS bandwidth throttling: episodes of a cgroup's quota running out on one
+ * CPU, from start to end, by one of three backends (rodata targ_thr):
+ *
+ *  fentry      fexit on throttle_cfs_rq (throttled when cfs_rq->throttled is
+ *              set on return: it can find runtime after all and return
+ *              false), fentry on unthrottle_cfs_rq.
+ *  kprobe      the same with a kprobe+kretprobe pair (the argument is kept
+ *              per CPU between them: the rq lock is held, nothing nests) and
+ *              a kprobe; the loader attaches compiler clones too (.isra.0).
+ *  tracepoint  no hooks on the throttle path (this needs neither fentry nor
+ *              kprobes): a runnable task switched out in a throttled
+ *              hierarchy opens an episode for the throttled cfs_rq; every
+ *              later switch on that CPU, while an episode is open, checks
+ *              whether the cfs_rq is still throttled and closes it if not.
+ *
+ * Times are bpf_ktime_get_ns(), not rq->clock: an idle NOHZ CPU's rq clock
+ * can be stale when the period timer unthrottles it from elsewhere.
+ * Included by sched.bpf.c: one object, one load.
+ */
+#ifndef CGS_THROTTLE_BPF_H
+#define CGS_THROTTLE_BPF_H
+
+const volatile __u32 targ_thr = CGS_THR_NONE;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192); /* 8 x --max-cgroups */
+	__type(key, struct cgs_thr_key);
+	__type(value, struct cgs_thr_stats);
+} thr_stats SEC(".maps");
+
+/* fentry/kprobe: throttle start per cfs_rq (pointer), until unthrottle. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, __u64);
+} thr_start SEC(".maps");
+
+/* kprobe: the cfs_rq argument, from entry to return. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} thr_stash SEC(".maps");
+
+/* tracepoint: throttled cfs_rqs open on each CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgs_open);
+} thr_open SEC(".maps");
+
+#define CGS_STALE_NS (30ULL * 1000000000ULL)
+
+static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
+{
+	struct cgs_thr_key k = { .cgid = cgid, .cpu = cpu };
+	struct cgs_thr_stats *s = bpf_map_lookup_elem(&thr_stats, &k);
+
+	if (!s) {
+		static const struct cgs_thr_stats zero;
+		bpf_map_update_elem(&thr_stats, &k, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&thr_stats, &k);
+		if (!s) {
+			count_drop(CGS_DROP_THR_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&s->count, 1);
+	__sync_fetch_and_add(&s->ns, d);
+	__sync_fetch_and_add(&s->slots[log2_slot(d / targ_hist_div)], 1);
+	/* Racy only against another episode ending at the same instant. */
+	max_update(s->max, d);
+}
+
+/* The cfs_rq whose quota holds this task: its own, or the first throttled ancestor's. */
+static __always_inline struct cfs_rq *throttler(struct task_struct *p, bool direct)
+{
+	struct cfs_rq *c = task_cfs_rq(p, direct), *own = c;
+	struct sched_entity *se = task_group_se(p, direct);
+
+	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
+		if (cfs_rq_throttled(c, direct))
+			return c;
+		if (!se)
+			break;
+		c = se_cfs_rq(se, direct);
+		se = se_parent(se, direct);
+	}
+	/* Throttle flag not visible (yet): charge its own group. */
+	return own;
+}
+
+static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now)
+{
+	__u32 zero = 0;
+	struct cgs_open *o = bpf_map_lookup_elem(&thr_open, &zero);
+	int free = -1;
+
+	if (!o)
+		return;
+	for (int i = 0; i < CGS_OPEN_MAX; i++) {
+		if (o->cfs_rq[i] == (__u64)c)
+			return; /* already open: another of its tasks stopped */
+		if (!o->cfs_rq[i] && free < 0)
+			free = i;
+	}
+	if (free < 0) {
+		count_drop(CGS_DROP_THR_OPEN_FULL);
+		return;
+	}
+	/* Constant indices only: the verifier wants bounded offsets. */
+	for (int i = 0; i < CGS_OPEN_MAX; i++) {
+		if (i != free)
+			continue;
+		o->cfs_rq[i] = (__u64)c;
+		o->start[i] = now;
+		o->cgid[i] = cgid;
+	}
+	o->n++;
+}
+
+/* On a switch while episodes are open here: close those no longer throttled. */
+static __always_inline void check_episodes(__u64 now)
+{
+	__u32 zero = 0;
+	struct cgs_open *o = bpf_map_lookup_elem(&thr_open, &zero);
+
+	if (!o || !o->n)
+		return;
+	__u32 cpu = bpf_get_smp_processor_id();
+	for (int i = 0; i < CGS_OPEN_MAX; i++) {
+		if (!o->cfs_rq[i])
+			continue;
+		bool stale = now - o->start[i] > CGS_STALE_NS;
+		if (!stale && cfs_rq_throttled_at(o->cfs_rq[i]))
+			continue;
+		if (stale)
+			count_drop(CGS_DROP_THR_STALE);
+		else
+			thr_account(o->cgid[i], cpu, now - o->start[i]);
+		o->cfs_rq[i] = 0;
+		if (o->n)
+			o->n--;
+	}
+}
+
+static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
+{
+	__u64 key = (__u64)c, now = bpf_ktime_get_ns();
+
+	if (!cfs_rq_throttled(c, direct))
+		return; /* it found runtime after all */
+	if (bpf_map_update_elem(&thr_start, &key, &now, BPF_ANY))
+		count_drop(CGS_DROP_THR_FULL);
+}
+
+static __always_inline void thr_end(struct cfs_rq *c, bool direct)
+{
+	__u64 key = (__u64)c, *start = bpf_map_lookup_elem(&thr_start, &key);
+
+	if (!start) {
+		count_drop(CGS_DROP_THR_UNPAIRED);
+		return;
+	}
+	__u64 d = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&thr_start, &key);
+	__u64 cgid = cfs_rq_cgid(c, direct);
+	if (!targ_filter || tg_matches(direct ? c->tg : BPF_CORE_READ(c, tg), direct))
+		thr_account(cgid, cfs_rq_cpu(c, direct), d);
+}
+
+SEC("fexit/throttle_cfs_rq")
+int BPF_PROG(fexit_throttle, struct cfs_rq *cfs_rq)
+{
+	thr_begin(cfs_rq, true);
+	return 0;
+}
+
+SEC("fentry/unthrottle_cfs_rq")
+int BPF_PROG(fentry_unthrottle, struct cfs_rq *cfs_rq)
+{
+	thr_end(cfs_rq, true);
+	return 0;
+}
+
+/* SEC("kprobe") without a name: the loader attaches to the resolved symbols. */
+SEC("kprobe")
+int BPF_KPROBE(kprobe_throttle, struct cfs_rq *cfs_rq)
+{
+	__u32 zero = 0;
+	__u64 *slot = bpf_map_lookup_elem(&thr_stash, &zero);
+
+	if (slot)
+		*slot = (__u64)cfs_rq;
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_throttle)
+{
+	__u32 zero = 0;
+	__u64 *slot = bpf_map_lookup_elem(&thr_stash, &zero);
+
+	if (slot && *slot) {
+		thr_begin((struct cfs_rq *)*slot, false);
+		*slot = 0;
+	}
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_unthrottle, struct cfs_rq *cfs_rq)
+{
+	thr_end(cfs_rq, false);
+	return 0;
+}
+
+#endif /* CGS_THROTTLE_BPF_H */
