@@ -185,6 +185,21 @@ static __always_inline void max_update(struct cgs_max *m, __u64 v)
 
 #include "throttle.bpf.h"
 
+/* A task's wait ended that its group's, or an ancestor's, quota caused. */
+static __always_inline void thr_wait(__u64 cgid, struct cgs_task *t, __u64 d)
+{
+	struct cgs_cg_stats *s = cg_get(cgid);
+
+	if (!s)
+		return;
+	s->thr_wait_count++;
+	s->thr_wait_ns += d;
+	if (t->thr_by != t->cgid) {
+		s->thr_inh_ns += d;
+		s->thr_inh_by = t->thr_by;
+	}
+}
+
 static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 {
 	struct cgs_task *t = task_get(p, direct);
@@ -196,7 +211,14 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	__u64 cgid = task_cgid_cached(p, t, direct);
 	if (!cgid)
 		return 0;
-	t->queued_ns = bpf_ktime_get_ns();
+	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
+	if (task_throttled(p, direct)) {
+		t->thr_since = bpf_ktime_get_ns();
+		t->thr_by = cfs_rq_cgid(throttler(p, direct), direct);
+		t->queued_ns = 0;
+	} else {
+		t->queued_ns = bpf_ktime_get_ns();
+	}
 	struct cgs_cg_stats *s = cg_get(cgid);
 	if (s)
 		s->wakeups++;
@@ -271,15 +293,11 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			next_cg = task_cgid_cached(next, t, direct);
 			next_any = t->cgid;
 			if (next_cg && t->thr_since) {
-				if ((s = cg_get(next_cg))) {
-					__u64 d = now - t->thr_since;
-					s->thr_wait_count++;
-					s->thr_wait_ns += d;
-					if (t->thr_by != t->cgid) {
-						s->thr_inh_ns += d;
-						s->thr_inh_by = t->thr_by;
-					}
-				}
+				thr_wait(next_cg, t, now - t->thr_since);
+			} else if (next_cg && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
+				   (t->thr_by = wait_throttled_by(next, t->queued_ns, direct))) {
+				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
+				thr_wait(next_cg, t, now - t->queued_ns);
 			} else if (next_cg) {
 				if (t->queued_ns && (s = cg_get(next_cg))) {
 					__u64 d = now - t->queued_ns;

@@ -55,7 +55,51 @@ struct {
 	__type(value, struct cgs_open);
 } thr_open SEC(".maps");
 
+/*
+ * The last episode of each cfs_rq, for waits that overlapped one without the
+ * task itself being switched out throttled (per-cfs_rq model: a task queued
+ * behind the one that was running stops with the whole cfs_rq).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct cgs_thr_last);
+} thr_last SEC(".maps");
+
 #define CGS_STALE_NS (30ULL * 1000000000ULL)
+/* Only waits this long are checked against throttle episodes: throttles last ms. */
+#define CGS_LONG_WAIT_NS 1000000ULL
+
+static __always_inline void thr_remember(__u64 cfs_rq, __u64 cgid, __u64 start, __u64 end)
+{
+	struct cgs_thr_last v = { .start = start, .end = end, .cgid = cgid };
+
+	bpf_map_update_elem(&thr_last, &cfs_rq, &v, BPF_ANY);
+}
+
+/*
+ * Did a throttle of the task's group, or of an ancestor, overlap its wait
+ * that began at `since`? Returns the throttling cgroup's id, or 0. Ongoing
+ * episodes count too (their end is still 0 in thr_last: see thr_begin).
+ */
+static __always_inline __u64 wait_throttled_by(struct task_struct *p, __u64 since, bool direct)
+{
+	struct cfs_rq *c = task_cfs_rq(p, direct);
+	struct sched_entity *se = task_group_se(p, direct);
+
+	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
+		__u64 key = (__u64)c;
+		struct cgs_thr_last *l = bpf_map_lookup_elem(&thr_last, &key);
+		if (l && (l->end == 0 || l->end > since))
+			return l->cgid;
+		if (!se)
+			break;
+		c = se_cfs_rq(se, direct);
+		se = se_parent(se, direct);
+	}
+	return 0;
+}
 
 static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 {
@@ -123,6 +167,7 @@ static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now
 		o->cgid[i] = cgid;
 	}
 	o->n++;
+	thr_remember((__u64)c, cgid, now, 0);
 }
 
 /* On a switch while episodes are open here: close those no longer throttled. */
@@ -140,10 +185,12 @@ static __always_inline void check_episodes(__u64 now)
 		bool stale = now - o->start[i] > CGS_STALE_NS;
 		if (!stale && cfs_rq_throttled_at(o->cfs_rq[i]))
 			continue;
-		if (stale)
+		if (stale) {
 			count_drop(CGS_DROP_THR_STALE);
-		else
+		} else {
 			thr_account(o->cgid[i], cpu, now - o->start[i]);
+			thr_remember(o->cfs_rq[i], o->cgid[i], o->start[i], now);
+		}
 		o->cfs_rq[i] = 0;
 		if (o->n)
 			o->n--;
@@ -158,6 +205,7 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 		return; /* it found runtime after all */
 	if (bpf_map_update_elem(&thr_start, &key, &now, BPF_ANY))
 		count_drop(CGS_DROP_THR_FULL);
+	thr_remember(key, cfs_rq_cgid(c, direct), now, 0);
 }
 
 static __always_inline void thr_end(struct cfs_rq *c, bool direct)
@@ -168,9 +216,10 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 		count_drop(CGS_DROP_THR_UNPAIRED);
 		return;
 	}
-	__u64 d = bpf_ktime_get_ns() - *start;
+	__u64 s0 = *start, now = bpf_ktime_get_ns(), d = now - s0;
 	bpf_map_delete_elem(&thr_start, &key);
 	__u64 cgid = cfs_rq_cgid(c, direct);
+	thr_remember(key, cgid, s0, now);
 	if (!targ_filter || tg_matches(direct ? c->tg : BPF_CORE_READ(c, tg), direct))
 		thr_account(cgid, cfs_rq_cpu(c, direct), d);
 }

@@ -71,6 +71,12 @@ struct cgs_thr_stats {
 	__u64 slots[CGS_HIST_SLOTS];
 };
 
+/* The last throttle episode of a cfs_rq (LRU_HASH, key = cfs_rq pointer). */
+struct cgs_thr_last {
+	__u64 start, end;
+	__u64 cgid;
+};
+
 /* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
 #define CGS_OPEN_MAX 8
 struct cgs_open {

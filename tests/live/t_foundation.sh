@@ -144,10 +144,11 @@ test_sigterm_detaches() {
 # hist: runqlat's layout, one histogram per cgroup headed by its path.
 test_hist_layout() {
 	cg_create hist && A=$CG
-	cg_run "$A" "$CGWORK" burn 2 3 0 >/dev/null &
+	cg_run "$A" "$CGWORK" burn 2 8 0 >/dev/null &
 	bpid=$!
 	"$CGSCHED" hist -d 1 --cgroup "$A" >"$TMP/h" 2>"$TMP/e" || fail "hist failed: $(cat "$TMP/e")"
 	"$CGSCHED" hist -d 1 --cgroup "$A" --per-cpu -m >"$TMP/hc" 2>"$TMP/e" || fail "hist --per-cpu failed"
+	kill $bpid 2>/dev/null
 	wait $bpid
 	cat "$TMP/h" "$TMP/hc"
 	grep -qx "cgroup = $A" "$TMP/h" || fail "no 'cgroup = $A' heading"

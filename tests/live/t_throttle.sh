@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# CFS bandwidth throttling against the kernel's cpu.stat, with every throttle
+# backend this kernel allows (as `cgsched probe` finds them).
+
+thr_backends() {
+	"$CGSCHED" probe --json | jq -r '.throttle_backends[] | select(.ok) | .name'
+}
+
+# 10 ms per 100 ms, stress-ng --cpu 2 for 5 s: throttled time within 5% of
+# cpu.stat's throttled-time delta over the same window.
+test_throttle_matches_cpustat() {
+	bs=$(thr_backends)
+	echo "throttle backends here: $(echo $bs)"
+	[ -n "$bs" ] || fail "no throttle backend loads"
+	for b in $bs; do
+		cg_create "thr-$b" && A=$CG
+		cg_quota "$A" 10000 100000
+		cgs_start top --backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
+		k0=$(cg_throttled_ns "$A")
+		cg_run "$A" stress-ng --cpu 2 --timeout 5 -q || fail "stress-ng failed"
+		k1=$(cg_throttled_ns "$A")
+		cgs_stop INT || fail "cgsched failed"
+		got=$(cgs_summary "$A" .throttle.ns)
+		n=$(cgs_summary "$A" .throttle.count)
+		echo "$b: $n episodes; per CPU: $(cgs_summary "$A" '.throttle.per_cpu | map("cpu\(.cpu)=\(.count)") | join(" ")')"
+		within "${got:-0}" "$((k1 - k0))" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
+		kd=$(cgs_summary "$A" .kernel.throttled_ns)
+		[ "$kd" = "$((k1 - k0))" ] || fail "the summary's kernel delta $kd is not cpu.stat's $((k1 - k0))"
+		# Throttled waits are not run-queue latency: no wait that long in the histogram.
+		rmax=$(cgs_summary "$A" .runq.max_ns)
+		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
+		cg_cleanup
+	done
+}
+
+# No quota: no throttle episodes, no throttled waits.
+test_no_quota_no_throttle() {
+	cg_create free && A=$CG
+	cgs_start top --cgroup "$A" --json -i 1h || return 1
+	cg_run "$A" stress-ng --cpu 2 --timeout 2 -q || fail "stress-ng failed"
+	cgs_stop INT || return 1
+	c=$(cgs_summary "$A" .throttle.count)
+	w=$(cgs_summary "$A" .throttle.wait_ns)
+	cpu=$(cgs_summary "$A" .cpu_pct)
+	echo "unlimited: cpu ${cpu}%, $c episodes, ${w} ns throttled waits"
+	[ "$c" = 0 ] && [ "$w" = 0 ] || fail "an unlimited cgroup was throttled"
+	[ "$(cgs_summary "$A" .kernel.quota_us)" = null ] || fail "quota should be null (unlimited)"
+}
+
+# A limited parent with an unlimited child: the throttling is the parent's
+# quota; the child's tasks are shown held by it.
+test_parent_quota_child_throttled() {
+	for b in $(thr_backends); do
+		cg_create "parent-$b" && P=$CG
+		cg_quota "$P" 10000 100000
+		cg_enable_children "$P"
+		cg_create child "$P" && C=$CG
+		cgs_start top --backend "$b" --cgroup "$P" --json -i 1h || fail "$b refused"
+		k0=$(cg_throttled_ns "$P")
+		cg_run "$C" stress-ng --cpu 2 --timeout 3 -q || fail "stress-ng failed"
+		k1=$(cg_throttled_ns "$P")
+		cgs_stop INT || fail "cgsched failed"
+		pns=$(cgs_summary "$P" .throttle.ns)
+		cn=$(cgs_summary "$C" .throttle.count)
+		inh=$(cgs_summary "$C" .throttle.inherited_ns)
+		from=$(cgs_summary "$C" .throttle.inherited_from.path)
+		echo "$b: parent throttled ${pns} ns (cpu.stat $((k1 - k0))), child: $cn own episodes, ${inh} ns held by $from"
+		within "${pns:-0}" "$((k1 - k0))" 5 "$b parent throttled ns vs cpu.stat" || fail "$b off"
+		[ "$cn" = 0 ] || fail "$b: the child has no quota, but $cn episodes of its own"
+		[ "$from" = "$P" ] || fail "$b: the child's throttling should be attributed to $P, not '$from'"
+		[ "${inh:-0}" -gt 1000000000 ] || fail "$b: the child was held only ${inh} ns"
+		cg_cleanup
+	done
+}
+
+# Seed experiment (cgroup v1, 25% quota: 2 s of work took 8 s): a CPU-bound
+# loop under a 25% quota runs about 4x as long, throttled about 75% of the time.
+test_quota_25pct_runs_4x() {
+	w0=$("$CGWORK" spin 1 | kv wall_ns)
+	cg_create q25 && A=$CG
+	cg_quota "$A" 25000 100000
+	cgs_start top --cgroup "$A" --json -i 1h || return 1
+	w1=$(cg_run "$A" "$CGWORK" spin 1 | kv wall_ns)
+	cgs_stop INT || return 1
+	thr=$(cgs_summary "$A" .throttle.ns)
+	awk -v w0="$w0" -v w1="$w1" -v t="$thr" 'BEGIN {
+		r = w1 / w0; f = 100 * t / w1
+		printf "unconstrained %.2f s, at 25%%: %.2f s (x%.2f); throttled %.1f%% of the wall time\n", w0 / 1e9, w1 / 1e9, r, f
+		exit !(r > 3.2 && r < 4.8 && f > 65 && f < 85)
+	}' || fail "expected about x4 and about 75% throttled"
+	"$CGSCHED" hist --metric throttle -d 2 --cgroup "$A" >"$TMP/h" 2>&1 &
+	hp=$!
+	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
+	wait $hp
+	cat "$TMP/h"
+	grep -Eq '^ +65536 -> 131071 +: [0-9]+ +\|\*+' "$TMP/h" || fail "throttle episodes of 75 ms should fill the 65-131 ms slot"
+}
