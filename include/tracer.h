@@ -42,6 +42,8 @@ void tracer_stop(struct tracer *t);
  * ("sched" or "throttle"), the backend's name, and 0 or -errno.
  */
 int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx);
+/* A refused throttle backend's likely reason, in words. */
+const char *tracer_thr_hint(const char *name, int err);
 /* Advance the max epoch; returns the epoch just closed. */
 uint64_t tracer_next_epoch(struct tracer *t);
 /* Bytes of map memory the loaded maps may take at most. */

@@ -38,10 +38,10 @@ static void one(void *vctx, const char *kind, const char *name, int err)
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "ok", json_object_new_boolean(!err));
-		json_object_object_add(o, "error", err ? json_object_new_string(strerror(-err)) : NULL);
+		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : strerror(-err)) : NULL);
 		json_object_array_add(thr ? p->thr : p->sched, o);
 	} else {
-		printf("  %-16s %s\n", name, err ? strerror(-err) : "ok");
+		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : strerror(-err)) : "ok");
 	}
 }
 

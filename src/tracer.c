@@ -126,6 +126,18 @@ static const struct thr_backend *find_thr(const char *name)
 	return NULL;
 }
 
+/* What a refusal most likely means, for error lines and `cgsched probe`. */
+const char *tracer_thr_hint(const char *name, int err)
+{
+	if (!strcmp(name, "fentry") && (err == -EPERM || err == -EACCES))
+		return "fentry programs refused (kernel lockdown, or no BPF trampoline)";
+	if (!strcmp(name, "fentry") && err == -ESRCH)
+		return "throttle_cfs_rq/unthrottle_cfs_rq not in the kernel's BTF (inlined?)";
+	if (!strcmp(name, "kprobe") && err == -ENOENT)
+		return "kprobes unavailable (kernel built without CONFIG_KPROBES, or symbols missing)";
+	return strerror(-err);
+}
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!cgs_verbose || level == LIBBPF_DEBUG)
@@ -254,13 +266,13 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		}
 	}
 	if (tb && b) {
-		cgs_err("--backend %s with --sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons",
-			tb->name, b->name, strerror(-thr_err));
+		cgs_err("--backend %s with --sched-backend %s: the kernel refused it: %s; run with -v for libbpf's reasons",
+			tb->name, b->name, tracer_thr_hint(tb->name, thr_err));
 		return err;
 	}
 	if (tb) {
-		cgs_err("--backend %s: the kernel refused it (%s); run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
-			tb->name, strerror(-thr_err));
+		cgs_err("--backend %s: the kernel refused it: %s; run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
+			tb->name, tracer_thr_hint(tb->name, thr_err));
 		return err;
 	}
 	if (b) {

@@ -95,3 +95,18 @@ test_quota_25pct_runs_4x() {
 	cat "$TMP/h"
 	grep -Eq '^ +65536 -> 131071 +: [0-9]+ +\|\*+' "$TMP/h" || fail "throttle episodes of 75 ms should fill the 65-131 ms slot"
 }
+
+# A forced backend the kernel refuses: one line, exit 2, never a silent fallback.
+test_forced_backend_refused() {
+	refused=$("$CGSCHED" probe --json | jq -r '.throttle_backends[] | select(.ok | not) | .name')
+	if [ -z "$refused" ]; then
+		echo "this kernel allows every throttle backend"
+		exit 77
+	fi
+	for b in $refused; do
+		"$CGSCHED" top --backend "$b" -n 1 >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		echo "--backend $b -> exit $rc: $(cat "$TMP/e")"
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ ! -s "$TMP/o" ] || fail "--backend $b should fail with one line and exit 2"
+	done
+}

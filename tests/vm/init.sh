@@ -16,7 +16,8 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
 echo "CGS-VM BOOTED $(uname -r)"
 cd /cgsched
 ./cgsched probe --json | sed 's/^/CGS-PROBE /'
-ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
+# Every test's figures go to the console log (the host prints only failures).
+CGS_VERBOSE_TESTS=1 ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
 echo "CGS-VM DMESG-BEGIN"
 dmesg
 echo "CGS-VM DMESG-END"

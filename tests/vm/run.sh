@@ -64,7 +64,7 @@ secs=$(( $(date +%s) - start ))
 kernel=$(sed -n 's/^CGS-VM BOOTED \(.*\)\r*$/\1/p' console.log | tr -d '\r')
 sed -n 's/^\(CGS-TEST .*\)/\1/p' console.log | tr -d '\r' | sed "s/^/[vm $kernel] /"
 # The failing tests' logs (indented lines after a FAIL).
-tr -d '\r' <console.log | awk '/^CGS-TEST FAIL/ { p = 1; print; next } /^CGS-TEST/ { p = 0 } p && /^    / { print }' | sed 's/^/[vm] /' | grep -v '^\[vm\] CGS-TEST' || true
+tr -d '\r' <console.log | awk '/^CGS-TEST FAIL/ { p = 1; next } /^CGS-TEST/ { p = 0 } p && /^    / { print }' | sed 's/^/[vm] /' || true
 pass=$(grep -c '^CGS-TEST PASS' console.log || true)
 failn=$(grep -c '^CGS-TEST FAIL' console.log || true)
 skip=$(grep -c '^CGS-TEST SKIP' console.log || true)
