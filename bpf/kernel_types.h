@@ -27,9 +27,27 @@ struct kernfs_node {
 	u64 id;
 };
 
+struct cgroup_subsys_state;
+
 struct cgroup {
 	struct kernfs_node *kn;
 	int level;
+	struct cgroup_subsys_state *subsys[16]; /* index by CO-RE enum value, not this bound */
+};
+
+enum cgroup_subsys_id {
+	cpu_cgrp_id = 1, /* relocated at load time: bpf_core_enum_value() */
+};
+
+struct bpf_iter_meta {
+	void *seq;
+	u64 session_id;
+	u64 seq_num;
+};
+
+struct bpf_iter__cgroup {
+	struct bpf_iter_meta *meta;
+	struct cgroup *cgroup;
 };
 
 struct cgroup_subsys_state {
@@ -37,6 +55,7 @@ struct cgroup_subsys_state {
 };
 
 struct cfs_bandwidth {
+	s64 period;          /* ktime_t */
 	u64 quota;
 	u64 burst;
 	int nr_periods;

@@ -136,4 +136,18 @@ enum cgs_drop {
 	CGS_DROP__COUNT,
 };
 
+/*
+ * A task group's bandwidth, as cgstat.bpf.c's cgroup iterator reads it
+ * (LRU_HASH, key = cgroup id). gen is the pass that wrote it.
+ */
+struct cgs_kstat {
+	__u64 gen;
+	__u64 quota_ns;      /* ~0: unlimited (RUNTIME_INF) */
+	__u64 period_ns;
+	__u64 burst_ns;
+	__u64 nr_periods;
+	__u64 nr_throttled;
+	__u64 throttled_ns;
+};
+
 #endif /* CGSCHED_H */

@@ -11,6 +11,7 @@
 #include "snapshot.h"
 
 struct cgfs;
+struct kstat_src;
 
 #define REPORT_TOP_PREEMPTORS 5
 
@@ -48,8 +49,8 @@ enum sort_key { SORT_CPU, SORT_P50, SORT_P99, SORT_MAX, SORT_WAKEUPS, SORT_VOL, 
 struct kcache;
 struct kcache *kcache_new(void);
 void kcache_free(struct kcache *kc);
-/* Record the counters of every cgroup under rel now, the base of later deltas. */
-int kcache_prime(struct kcache *kc, struct cgfs *fs, const char *rel);
+/* Record the counters of every cgroup now, the base of later deltas. */
+int kcache_prime(struct kcache *kc, struct kstat_src *ks);
 
 struct report {
 	uint64_t interval_ns;
@@ -63,11 +64,12 @@ struct report {
 int sort_key_parse(const char *s, enum sort_key *k);
 /*
  * Build rows for every cgroup in d; paths from fs (a stat each, to notice
- * removal). With kc, kernel counters are read and their delta taken since
- * the previous report (or since first seen, with since_first: summaries).
+ * removal). With ks and kc, kernel counters are read and their delta taken
+ * since the previous report (or since start, with since_first: summaries).
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms, struct kcache *kc, bool since_first);
+		 struct cgfs *fs, bool hist_ms, struct kstat_src *ks, struct kcache *kc,
+		 bool since_first);
 void report_sort(struct report *r, enum sort_key k);
 void report_free(struct report *r);
 /* Display name: path, "path (removed)", or "(removed, id N)". */

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "json_out.h"
+#include "kstat_src.h"
 #include "report.h"
 #include "util.h"
 
@@ -115,7 +116,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static void show(const struct top_opts *o, struct session *s, struct kcache *kc,
+static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct kcache *kc,
 		 const struct snapshot *prev, const struct snapshot *cur, bool summary)
 {
 	struct snapshot d;
@@ -123,7 +124,7 @@ static void show(const struct top_opts *o, struct session *s, struct kcache *kc,
 	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns;
 
 	if (snapshot_delta(prev, cur, &d) ||
-	    report_build(&r, &d, cur->t_ns - from, &s->fs, false, kc, summary)) {
+	    report_build(&r, &d, cur->t_ns - from, &s->fs, false, ks, kc, summary)) {
 		cgs_err("out of memory building the report");
 		snapshot_free(&d);
 		return;
@@ -160,6 +161,7 @@ int cmd_top(int argc, char **argv)
 	struct session s;
 	struct snapshot prev = {}, cur;
 	struct kcache *kc;
+	struct kstat_src ks = {};
 	int err = parse(&o, argc, argv);
 
 	if (err)
@@ -173,10 +175,8 @@ int cmd_top(int argc, char **argv)
 		kcache_free(kc);
 		return err;
 	}
-	if (!s.nfilter)
-		kcache_prime(kc, &s.fs, "/");
-	for (int i = 0; i < s.nfilter; i++)
-		kcache_prime(kc, &s.fs, s.filter_paths[i]);
+	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
+	kcache_prime(kc, &ks);
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
@@ -194,16 +194,17 @@ int cmd_top(int argc, char **argv)
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
-		show(&o, &s, kc, have_prev ? &prev : NULL, &cur, false);
+		show(&o, &s, &ks, kc, have_prev ? &prev : NULL, &cur, false);
 		snapshot_free(&prev);
 		prev = cur;
 		have_prev = true;
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
-		show(&o, &s, kc, NULL, &cur, true);
+		show(&o, &s, &ks, kc, NULL, &cur, true);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
+	kstat_src_close(&ks);
 	session_close(&s);
 	kcache_free(kc);
 	return err ? CGS_EXIT_FAIL : 0;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroupfs.h"
 #include "hist.h"
+#include "kstat_src.h"
 #include "report.h"
 #include "util.h"
 
@@ -86,40 +86,26 @@ static struct kentry *kcache_get(struct kcache *kc, uint64_t id, bool *fresh)
 	return k;
 }
 
-static struct kcache *prime_kc;
-static struct cgfs *prime_fs;
-
-static int prime_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void prime_one(void *ctx, uint64_t id, const char *path, const struct kstat *k)
 {
-	char rel[PATH_MAX];
-	struct kstat k;
 	bool fresh;
-	struct kentry *e;
+	struct kentry *e = kcache_get(ctx, id, &fresh);
 
-	if (type != FTW_D || cgpath_normalize(prime_fs->mnt, path, rel, sizeof(rel)) ||
-	    kstat_read(prime_fs, rel, &k))
-		return 0;
-	if ((e = kcache_get(prime_kc, st->st_ino, &fresh)))
-		e->first = e->last = k;
-	return 0;
+	if (e)
+		e->first = e->last = *k;
 }
 
-int kcache_prime(struct kcache *kc, struct cgfs *fs, const char *rel)
+int kcache_prime(struct kcache *kc, struct kstat_src *ks)
 {
-	char path[2 * PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s%s", fs->mnt, strcmp(rel, "/") ? rel : "");
-	prime_kc = kc;
-	prime_fs = fs;
-	return nftw(path, prime_one, 32, FTW_PHYS | FTW_MOUNT) ? -errno : 0;
+	return kstat_src_all(ks, prime_one, kc);
 }
 
-static void kernel_figures(struct row *w, struct cgfs *fs, struct kcache *kc, bool since_first)
+static void kernel_figures(struct row *w, struct kstat_src *ks, struct kcache *kc, bool since_first)
 {
 	bool fresh;
 	struct kentry *e;
 
-	if (!kc || w->removed || !w->path || kstat_read(fs, w->path, &w->k))
+	if (!kc || !ks || w->removed || !w->path || kstat_src_get(ks, w->id, w->path, &w->k))
 		return;
 	if (!(e = kcache_get(kc, w->id, &fresh)))
 		return;
@@ -160,10 +146,12 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms, struct kcache *kc, bool since_first)
+		 struct cgfs *fs, bool hist_ms, struct kstat_src *ks, struct kcache *kc, bool since_first)
 {
 	double unit = hist_ms ? 1e6 : 1e3;
 
+	if (ks && kstat_src_refresh(ks))
+		ks = NULL; /* no kernel figures this time, rather than stale ones */
 	memset(r, 0, sizeof(*r));
 	r->interval_ns = interval_ns;
 	r->d = d;
@@ -197,7 +185,7 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 		w->inh_pct = pct(c->c.thr_inh_ns, interval_ns);
 		if (c->thr_inh_by)
 			w->inh_path = cgfs_path(fs, c->thr_inh_by, false, NULL);
-		kernel_figures(w, fs, kc, since_first);
+		kernel_figures(w, ks, kc, since_first);
 		w->quota_used_pct = kstat_quota_used_pct(&w->k, c->c.oncpu_ns, interval_ns);
 		/* d->pre is sorted by victim, as d->cg by id: walk both together. */
 		while (pi < d->npre && d->pre[pi].victim < c->id)

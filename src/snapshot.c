@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "maputil.h"
 #include "snapshot.h"
 #include "tracer.h"
 #include "util.h"
@@ -110,58 +111,6 @@ static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint
 	}
 	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
 	return 0;
-}
-
-/*
- * Iterate a hash map: batched where the kernel has it (v5.6+), one key at
- * a time otherwise. Calls fn for each key with its value(s): ncpus values
- * for a per-CPU map, 1 otherwise.
- */
-static int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
-		     int (*fn)(void *ctx, const void *key, const void *vals), void *ctx)
-{
-	size_t stride = (vsz + 7) & ~7UL, batch = 256;
-	char *keys = malloc(ksz * batch), *vals = malloc(stride * nvals * batch);
-	char in[16], out[16], *inp = NULL;
-	int err = 0;
-
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		__u32 count = batch;
-		int r = bpf_map_lookup_batch(fd, inp, out, keys, vals, &count, NULL);
-		if (r && errno != ENOENT) {
-			if (inp || (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)) {
-				err = -errno;
-				goto out;
-			}
-			goto slow;
-		}
-		for (__u32 i = 0; i < count; i++)
-			if ((err = fn(ctx, keys + i * ksz, vals + i * stride * nvals)))
-				goto out;
-		if (r)
-			goto out; /* ENOENT: that was the last batch */
-		memcpy(in, out, sizeof(in));
-		inp = in;
-	}
-slow:
-	/* No batch ops: walk keys. */
-	{
-		char *k = NULL, next[64];
-		while (!bpf_map_get_next_key(fd, k, next)) {
-			if (!bpf_map_lookup_elem(fd, next, vals) && (err = fn(ctx, next, vals)))
-				goto out;
-			memcpy(keys, next, ksz);
-			k = keys;
-		}
-	}
-out:
-	free(keys);
-	free(vals);
-	return err;
 }
 
 struct read_ctx {

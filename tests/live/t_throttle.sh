@@ -110,3 +110,22 @@ test_forced_backend_refused() {
 		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ ! -s "$TMP/o" ] || fail "--backend $b should fail with one line and exit 2"
 	done
 }
+
+# The kernel's figures by the BPF cgroup iterator and by the cgroup files agree.
+test_stat_methods_agree() {
+	cg_create stat && A=$CG
+	cg_quota "$A" 20000 100000
+	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
+	"$CGSCHED" stat --json --limited --method files >"$TMP/f" || fail "stat --method files failed"
+	if ! "$CGSCHED" stat --json --limited --method iter >"$TMP/i" 2>"$TMP/e"; then
+		echo "no cgroup iterator here: $(cat "$TMP/e")"
+		exit 77
+	fi
+	q='.cgroups[] | select(.path == $p) | "\(.quota_us) \(.period_us) \(.nr_throttled) \(.throttled_ns / 1000 | floor)"'
+	f=$(jq -r --arg p "$A" "$q" "$TMP/f")
+	i=$(jq -r --arg p "$A" "$q" "$TMP/i")
+	echo "files: $f; iter: $i"
+	[ -n "$f" ] && [ "$f" = "$i" ] || fail "the two methods disagree"
+	set -- $f
+	[ "$1" = 20000 ] && [ "$3" -gt 0 ] || fail "expected quota 20000 and some throttled periods"
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cgroupfs.h"
+#include "cgsched.h"
+#include "cgstat.skel.h"
+#include "kstat_src.h"
+#include "maputil.h"
+#include "util.h"
+
+const char *kstat_method_name(enum kstat_method m)
+{
+	return m == KSTAT_ITER ? "iter" : m == KSTAT_FILES ? "files" : "auto";
+}
+
+static int iter_open(struct kstat_src *s)
+{
+	union bpf_iter_link_info info = {};
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	int err;
+
+	s->skel = cgstat_bpf__open_and_load();
+	if (!s->skel)
+		return -errno;
+	info.cgroup.cgroup_fd = s->fs->mnt_fd;
+	info.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
+	opts.link_info = &info;
+	opts.link_info_len = sizeof(info);
+	s->link = bpf_program__attach_iter(s->skel->progs.cgroup_bw, &opts);
+	if (!s->link) {
+		err = -errno;
+		cgstat_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return err;
+	}
+	return 0;
+}
+
+int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
+{
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->fs = fs;
+	if (want != KSTAT_FILES) {
+		err = iter_open(s);
+		if (!err) {
+			s->method = KSTAT_ITER;
+			return 0;
+		}
+		cgs_debug("cgroup iterator unavailable (%s): reading cgroup files", strerror(-err));
+		if (want == KSTAT_ITER)
+			return err;
+	}
+	s->method = KSTAT_FILES;
+	return 0;
+}
+
+void kstat_src_close(struct kstat_src *s)
+{
+	bpf_link__destroy(s->link);
+	cgstat_bpf__destroy(s->skel);
+	free(s->tab);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct kstat_ent *slot(struct kstat_ent *t, size_t cap, uint64_t id)
+{
+	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+
+	while (t[i].id && t[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return &t[i];
+}
+
+static int tab_put(struct kstat_src *s, uint64_t id, const struct kstat *k)
+{
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct kstat_ent *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->tab[i].id)
+				*slot(t, cap, s->tab[i].id) = s->tab[i];
+		free(s->tab);
+		s->tab = t;
+		s->cap = cap;
+	}
+	struct kstat_ent *e = slot(s->tab, s->cap, id);
+	if (!e->id)
+		s->n++;
+	e->id = id;
+	e->k = *k;
+	return 0;
+}
+
+static int take(void *ctx, const void *key, const void *val)
+{
+	struct kstat_src *s = ctx;
+	const struct cgs_kstat *v = val;
+	struct kstat k = { .ok = true, .usage_ns = -1 };
+
+	if (v->gen != s->gen)
+		return 0; /* a cgroup removed since an earlier pass */
+	k.quota_us = v->quota_ns == ~0ULL ? -1 : (int64_t)(v->quota_ns / 1000);
+	k.period_us = v->period_ns / 1000;
+	k.burst_us = v->burst_ns / 1000;
+	k.nr_periods = v->nr_periods;
+	k.nr_throttled = v->nr_throttled;
+	k.throttled_ns = v->throttled_ns;
+	return tab_put(s, *(const uint64_t *)key, &k);
+}
+
+int kstat_src_refresh(struct kstat_src *s)
+{
+	char buf[64];
+	int fd, err = 0;
+
+	if (s->method != KSTAT_ITER)
+		return 0;
+	s->skel->bss->gen = ++s->gen;
+	fd = bpf_iter_create(bpf_link__fd(s->link));
+	if (fd < 0)
+		return -errno;
+	/* The program prints nothing: one read walks the whole hierarchy. */
+	while ((err = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (err < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	s->n = 0;
+	if (s->tab)
+		memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	s->full = s->skel->bss->full;
+	return each_elem(bpf_map__fd(s->skel->maps.kstats), sizeof(uint64_t), sizeof(struct cgs_kstat),
+			 1, take, s);
+}
+
+int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)
+{
+	if (s->method == KSTAT_ITER) {
+		struct kstat_ent *e = s->cap ? slot(s->tab, s->cap, id) : NULL;
+		if (!e || !e->id)
+			return -ENOENT;
+		*k = e->k;
+		/* The root group has no bandwidth control: as its missing files say. */
+		return rel && !strcmp(rel, "/") ? -ENOENT : 0;
+	}
+	return kstat_read(s->fs, rel, k);
+}
+
+static struct {
+	struct kstat_src *s;
+	void (*cb)(void *, uint64_t, const char *, const struct kstat *);
+	void *ctx;
+} walk;
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char rel[PATH_MAX];
+	struct kstat k;
+
+	if (type == FTW_D && !cgpath_normalize(walk.s->fs->mnt, path, rel, sizeof(rel)) &&
+	    !kstat_read(walk.s->fs, rel, &k))
+		walk.cb(walk.ctx, st->st_ino, rel, &k);
+	return 0;
+}
+
+int kstat_src_all(struct kstat_src *s,
+		  void (*cb)(void *ctx, uint64_t id, const char *path, const struct kstat *k), void *ctx)
+{
+	int err;
+
+	if (s->method == KSTAT_ITER) {
+		/* One pass, no file read, no path needed: ids are what deltas key on. */
+		if ((err = kstat_src_refresh(s)))
+			return err;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->tab[i].id)
+				cb(ctx, s->tab[i].id, NULL, &s->tab[i].k);
+		return 0;
+	}
+	walk.s = s;
+	walk.cb = cb;
+	walk.ctx = ctx;
+	return nftw(s->fs->mnt, walk_one, 32, FTW_PHYS | FTW_MOUNT) ? -errno : 0;
+}
