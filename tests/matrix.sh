@@ -13,8 +13,8 @@ shift
 	echo "\`cgsched probe --json\` (each backend loaded and attached, then detached) and"
 	echo "the live-kernel tests' results there. Do not edit by hand."
 	echo
-	echo "| kernel | cgroup | BTF | scheduler backends that loaded | refused | live tests |"
-	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "| kernel | cgroup | BTF | scheduler backends | throttle backends | refused | live tests |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	while [ $# -ge 2 ]; do
 		probe=$1 counts=$2
 		shift 2
@@ -23,7 +23,8 @@ shift
 			($c | split(" ")) as $n |
 			"| \(.kernel) | v\(.cgroup_version) (\(.cgroup_mount)) | \(if .btf then "yes" else "no" end) | " +
 			([.sched_backends[] | select(.ok) | .name] | join(", ")) + " | " +
-			([.sched_backends[] | select(.ok | not) | "\(.name): \(.error)"] | join(", ") | if . == "" then "none" else . end) +
+			([(.throttle_backends // [])[] | select(.ok) | .name] | join(", ")) + " | " +
+			([(.sched_backends + (.throttle_backends // []))[] | select(.ok | not) | "\(.name): \(.error)"] | join("; ") | if . == "" then "none" else . end) +
 			" | \($n[0]) passed, \($n[1]) failed, \($n[2]) skipped (\($n[3]) s) |"' "$probe"
 	done
 	echo
@@ -34,4 +35,8 @@ shift
 	echo "| tp_btf | BTF, \`tp_btf\` programs (v5.5+), task storage for tracing programs (v5.11+) |"
 	echo "| tp_btf-pidhash | BTF, \`tp_btf\` programs; task state in an LRU hash keyed by pid |"
 	echo "| raw_tp | raw tracepoints (v4.17+); CO-RE probe reads; LRU hash keyed by pid |"
+	echo "| throttle: fentry | BPF trampolines (v5.5+), \`throttle_cfs_rq\`/\`unthrottle_cfs_rq\` in BTF and not inlined, no lockdown |"
+	echo "| throttle: kprobe | \`CONFIG_KPROBES\`; the symbols (or their compiler clones) in /proc/kallsyms |"
+	echo "| throttle: tracepoint | nothing beyond \`sched_switch\` |"
+	echo "| \`cgsched stat\` iterator | BPF cgroup iterator (v6.1+); else the cgroup files |"
 } >"$out"

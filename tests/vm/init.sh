@@ -15,6 +15,9 @@ echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
 echo "CGS-VM BOOTED $(uname -r)"
 cd /cgsched
+# A hang watchdog: before the host gives up on us, say what is running.
+wd=$(cat /cgsched/watchdog 2>/dev/null || echo 500)
+( sleep "$wd"; echo "CGS-VM WATCHDOG after ${wd}s"; ps; cat /proc/loadavg; dmesg | tail -n 60 ) &
 ./cgsched probe --json | sed 's/^/CGS-PROBE /'
 # Every test's figures go to the console log (the host prints only failures).
 CGS_VERBOSE_TESTS=1 ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)

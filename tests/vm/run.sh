@@ -51,6 +51,7 @@ cp -r "$ROOT/tests/live" rootfs/cgsched/tests/
 cp "$ROOT/tests/vm/init.sh" rootfs/init
 chmod +x rootfs/init
 echo "${1:-}" >rootfs/cgsched/filter
+echo $((TIMEOUT - 40)) >rootfs/cgsched/watchdog
 (cd rootfs && find . | cpio -o -H newc --quiet | gzip -1) >initramfs.cpio.gz
 
 # 3. Boot. KVM does not work on these machines: TCG, two vCPUs.
