@@ -28,6 +28,9 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* "1.5", "250ms", "2s", "100us", "3m": to nanoseconds; bare numbers use def_unit_ns. */
 int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out);
 
+/* 0 when root; else the one error line ("must run as root (why)") and CGS_EXIT_USAGE. */
+int require_root(const char *why);
+
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t now_ns(void);
 

@@ -76,10 +76,8 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("probe", argc, argv);
-	if (geteuid() != 0) {
-		cgs_err("must run as root (probing loads BPF programs)");
-		return CGS_EXIT_USAGE;
-	}
+	if ((err = require_root("probing loads BPF programs")))
+		return err;
 	uname(&u);
 	err = cgfs_open(&fs);
 	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);

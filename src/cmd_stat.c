@@ -117,10 +117,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("stat", argc, argv);
-	if (geteuid() != 0) {
-		cgs_err("must run as root (the cgroup iterator is a BPF program)");
-		return CGS_EXIT_USAGE;
-	}
+	if ((err = require_root("the cgroup iterator is a BPF program")))
+		return err;
 	if ((err = cgfs_open(&fs))) {
 		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo");
 		return CGS_EXIT_USAGE;

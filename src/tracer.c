@@ -225,10 +225,8 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 
 	memset(t, 0, sizeof(*t));
 	libbpf_set_print(libbpf_log);
-	if (geteuid() != 0) {
-		cgs_err("must run as root (tracing the scheduler needs CAP_BPF and CAP_PERFMON)");
+	if (require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON"))
 		return -EPERM;
-	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		cgs_err("the kernel has no BTF (/sys/kernel/btf/vmlinux missing): cgsched needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <ctype.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -98,6 +99,14 @@ int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out)
 		return -ERANGE;
 	*out = (uint64_t)llround(v);
 	return 0;
+}
+
+int require_root(const char *why)
+{
+	if (geteuid() == 0)
+		return 0;
+	cgs_err("must run as root (%s)", why);
+	return CGS_EXIT_USAGE;
 }
 
 uint64_t now_ns(void)
