@@ -7,6 +7,7 @@
 #define CGS_CGROUPFS_H
 
 #include <limits.h>
+#include <linux/limits.h> /* PATH_MAX, whatever was included before */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +63,12 @@ int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);
 const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last);
 /* Read a cgroup file (relative path + name) into buf; returns length or -errno. */
 int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, size_t len);
+/* Write a value to a cgroup file; 0 or -errno. */
+int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *value);
+/* Make a cgroup (rel normalised); 0 or -errno (-EEXIST when it is there). */
+int cgfs_mkdir(struct cgfs *fs, const char *rel);
+/* Kill what is left in a cgroup and its descendants, then remove them, deepest first. */
+int cgfs_remove(struct cgfs *fs, const char *rel);
 /* Read one "key value" line's value from a flat keyed file such as cpu.stat. */
 int keyed_get(const char *text, const char *key, uint64_t *val);
 

@@ -12,6 +12,8 @@ int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* Options every tracing command takes (long-only, values above 256). */
 enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_JSON, OPT_PER_CPU, OPT_SCHED_BACKEND, OPT_BACKEND, OPT_METRIC };
@@ -31,7 +33,8 @@ struct common_opts {
 void common_init(struct common_opts *c);
 /* 1: handled, 0: not a common option, -1: bad value (error printed). */
 int common_opt(struct common_opts *c, int opt, const char *arg);
-/* Message for an unknown option or stray argument; always returns CGS_EXIT_USAGE. */
-int usage_error(const char *cmd, int argc, char **argv);
+/* The one line for an unknown option (call from getopt's default case) or a stray argument. */
+int bad_option(const char *cmd, char **argv);
+int stray_argument(const char *cmd, char **argv);
 
 #endif

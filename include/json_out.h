@@ -25,6 +25,10 @@ struct json_meta {
 
 struct json_object;
 struct json_object *json_report(const struct report *r, const struct json_meta *m);
+/* Pieces the record report shares: one cgroup's row, a histogram, the drops. */
+struct json_object *json_row(const struct row *w, bool ms, int ncpus);
+struct json_object *json_hist(const uint64_t *slots);
+struct json_object *json_drops(const uint64_t *d);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 

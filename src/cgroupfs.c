@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -334,6 +335,89 @@ int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, siz
 		return -errno;
 	buf[n] = 0;
 	return (int)n;
+}
+
+static void rel_path(struct cgfs *fs, const char *rel, const char *file, char *out, size_t len)
+{
+	const char *r = rel[0] == '/' ? rel + 1 : rel;
+
+	snprintf(out, len, "%s%s%s", *r ? r : ".", file ? "/" : "", file ? file : "");
+}
+
+int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *value)
+{
+	char path[PATH_MAX];
+	int fd;
+	ssize_t n;
+
+	rel_path(fs, rel, file, path, sizeof(path));
+	fd = openat(fs->mnt_fd, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+int cgfs_mkdir(struct cgfs *fs, const char *rel)
+{
+	char path[PATH_MAX];
+
+	rel_path(fs, rel, NULL, path, sizeof(path));
+	return mkdirat(fs->mnt_fd, path, 0755) ? -errno : 0;
+}
+
+static int kill_all(struct cgfs *fs, const char *rel)
+{
+	char buf[65536];
+	int n = cgfs_read(fs, rel, "cgroup.procs", buf, sizeof(buf)), killed = 0;
+
+	for (char *p = buf; n > 0 && *p;) {
+		long pid = strtol(p, &p, 10);
+		if (pid > 0 && !kill(pid, SIGKILL))
+			killed++;
+		while (*p == '\n')
+			p++;
+	}
+	return killed;
+}
+
+static struct {
+	struct cgfs *fs;
+	int err;
+} rm;
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char rel[PATH_MAX];
+
+	if (type != FTW_DP || cgpath_normalize(rm.fs->mnt, path, rel, sizeof(rel)))
+		return 0;
+	/* Tasks take a moment to leave a cgroup after SIGKILL. */
+	for (int i = 0; i < 50 && kill_all(rm.fs, rel); i++)
+		usleep(20000);
+	for (int i = 0; i < 50; i++) {
+		if (!rmdir(path))
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(20000);
+	}
+	rm.err = -errno;
+	return 0;
+}
+
+int cgfs_remove(struct cgfs *fs, const char *rel)
+{
+	char path[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", fs->mnt, rel);
+	rm.fs = fs;
+	rm.err = 0;
+	if (nftw(path, rm_one, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH))
+		return -errno;
+	return rm.err;
 }
 
 int keyed_get(const char *text, const char *key, uint64_t *val)

@@ -44,11 +44,20 @@ int common_opt(struct common_opts *c, int opt, const char *arg)
 	return 0;
 }
 
-int usage_error(const char *cmd, int argc, char **argv)
+int bad_option(const char *cmd, char **argv)
 {
-	if (optind < argc)
-		cgs_err("%s: unexpected argument '%s'; see 'cgsched %s --help'", cmd, argv[optind], cmd);
+	/* getopt has stepped past the bad option (and past its value, if any). */
+	const char *o = argv[optind - 1];
+
+	if (optopt && o[0] == '-' && o[1] != '-' && strlen(o) > 2)
+		cgs_err("%s: bad option '-%c' in '%s'; see 'cgsched %s --help'", cmd, optopt, o, cmd);
 	else
-		cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, argv[optind - 1], cmd);
+		cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, o, cmd);
+	return CGS_EXIT_USAGE;
+}
+
+int stray_argument(const char *cmd, char **argv)
+{
+	cgs_err("%s: unexpected argument '%s'; see 'cgsched %s --help'", cmd, argv[optind], cmd);
 	return CGS_EXIT_USAGE;
 }

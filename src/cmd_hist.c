@@ -97,11 +97,11 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 			fputs(usage, stdout);
 			exit(0);
 		default:
-			return usage_error("hist", argc, argv);
+			return bad_option("hist", argv);
 		}
 	}
 	if (optind < argc)
-		return usage_error("hist", argc, argv);
+		return stray_argument("hist", argv);
 	return 0;
 }
 

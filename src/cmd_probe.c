@@ -71,11 +71,11 @@ int cmd_probe(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			return usage_error("probe", argc, argv);
+			return bad_option("probe", argv);
 		}
 	}
 	if (optind < argc)
-		return usage_error("probe", argc, argv);
+		return stray_argument("probe", argv);
 	if ((err = require_root("probing loads BPF programs")))
 		return err;
 	uname(&u);

@@ -112,11 +112,11 @@ int cmd_stat(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			return usage_error("stat", argc, argv);
+			return bad_option("stat", argv);
 		}
 	}
 	if (optind < argc)
-		return usage_error("stat", argc, argv);
+		return stray_argument("stat", argv);
 	if ((err = require_root("the cgroup iterator is a BPF program")))
 		return err;
 	if ((err = cgfs_open(&fs))) {

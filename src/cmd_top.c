@@ -108,11 +108,11 @@ static int parse(struct top_opts *o, int argc, char **argv)
 			exit(0);
 		case '?':
 		case ':':
-			return usage_error("top", argc, argv);
+			return bad_option("top", argv);
 		}
 	}
 	if (optind < argc)
-		return usage_error("top", argc, argv);
+		return stray_argument("top", argv);
 	return 0;
 }
 

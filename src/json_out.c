@@ -7,7 +7,7 @@
 #define ADD(o, k, v) json_object_object_add(o, k, v)
 #define U64(v) json_object_new_uint64(v)
 
-static struct json_object *hist_json(const uint64_t *slots)
+struct json_object *json_hist(const uint64_t *slots)
 {
 	struct json_object *a = json_object_new_array();
 	int last = -1;
@@ -20,7 +20,7 @@ static struct json_object *hist_json(const uint64_t *slots)
 	return a;
 }
 
-static struct json_object *drops_json(const uint64_t *d)
+struct json_object *json_drops(const uint64_t *d)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -45,7 +45,7 @@ static struct json_object *throttle_json(const struct row *w, int ncpus)
 	ADD(o, "pct", json_object_new_double(w->thr_pct));
 	ADD(o, "p99_ns", U64((uint64_t)w->thr_p99_ns));
 	ADD(o, "max_ns", U64(w->thr_max_ns));
-	ADD(o, "hist", hist_json(s->c.thr_slots));
+	ADD(o, "hist", json_hist(s->c.thr_slots));
 	for (int c = 0; s->thr_cpu && c < ncpus; c++) {
 		if (!s->thr_cpu[c].count)
 			continue;
@@ -87,7 +87,7 @@ static struct json_object *kernel_json(const struct row *w)
 	return o;
 }
 
-static struct json_object *row_json(const struct row *w, bool ms, int ncpus)
+struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 {
 	struct json_object *o = json_object_new_object(), *sw, *rq, *pre, *on;
 	const struct cg_sample *s = w->s;
@@ -99,7 +99,7 @@ static struct json_object *row_json(const struct row *w, bool ms, int ncpus)
 	ADD(o, "oncpu_ns", U64(s->c.oncpu_ns));
 	on = json_object_new_object();
 	ADD(on, "count", U64(s->c.oncpu_count));
-	ADD(on, "hist", hist_json(s->c.oncpu_slots));
+	ADD(on, "hist", json_hist(s->c.oncpu_slots));
 	ADD(o, "oncpu_slices", on);
 	ADD(o, "wakeups", U64(s->c.wakeups));
 	sw = json_object_new_object();
@@ -113,7 +113,7 @@ static struct json_object *row_json(const struct row *w, bool ms, int ncpus)
 	ADD(rq, "p99_ns", U64((uint64_t)w->runq_p99_ns));
 	ADD(rq, "max_ns", U64(w->runq_max_ns));
 	ADD(rq, "hist_unit", json_object_new_string(ms ? "ms" : "us"));
-	ADD(rq, "hist", hist_json(s->c.runq_slots));
+	ADD(rq, "hist", json_hist(s->c.runq_slots));
 	ADD(o, "runq", rq);
 	ADD(o, "throttle", throttle_json(w, ncpus));
 	ADD(o, "kernel", kernel_json(w));
@@ -147,9 +147,9 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 	ADD(o, "task_state", json_object_new_string(m->task_state));
 	ADD(o, "ncpus", json_object_new_int(m->ncpus));
 	ADD(o, "map_bytes_max", U64(m->map_bytes));
-	ADD(o, "drops", drops_json(r->d->drops));
+	ADD(o, "drops", json_drops(r->d->drops));
 	for (size_t i = 0; i < r->n; i++)
-		json_object_array_add(cgs, row_json(&r->rows[i], r->hist_ms, m->ncpus));
+		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ncpus));
 	ADD(o, "cgroups", cgs);
 	return o;
 }

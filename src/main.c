@@ -17,6 +17,8 @@ static const struct command {
 } commands[] = {
 	{ "top", cmd_top, "a table per interval: CPU%, run-queue latency, switches (default)" },
 	{ "hist", cmd_hist, "run-queue latency histograms per cgroup, runqlat's layout" },
+	{ "record", cmd_record, "run a command in a new cgroup under tracing, like perf stat" },
+	{ "check", cmd_check, "CI gates on a record report: exit 1 when a limit is passed" },
 	{ "stat", cmd_stat, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
 	{ "probe", cmd_probe, "which backends this kernel accepts, and where the cpu controller is" },
 };

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -219,6 +221,35 @@ fail:
 	return err;
 }
 
+/*
+ * On-CPU time is counted from a CPU's switch-in, so a task already running
+ * alone on a CPU at attach time would go unseen until it next switches. A
+ * thread pinned to each CPU, sleeping 1 ms, makes every CPU switch once.
+ */
+static void *nudge(void *arg)
+{
+	cpu_set_t set;
+	long cpu = (long)arg;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (!sched_setaffinity(0, sizeof(set), &set))
+		usleep(1000);
+	return NULL;
+}
+
+static void nudge_cpus(int ncpus)
+{
+	pthread_t th[1024];
+	int n = ncpus < 1024 ? ncpus : 1024, started = 0;
+
+	for (long i = 0; i < n; i++)
+		if (!pthread_create(&th[started], NULL, nudge, (void *)i))
+			started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
 int tracer_start(struct tracer *t, const struct tracer_opts *o)
 {
 	int err = -ENOTSUP;
@@ -292,6 +323,7 @@ attached:
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
+	nudge_cpus(t->ncpus);
 	cgs_debug("attached: backend %s, throttle backend %s, task state in %s", t->backend,
 		  t->thr_backend, t->task_storage ? "task storage" : "LRU hash");
 	return 0;

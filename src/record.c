@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "hist.h"
+#include "json_out.h"
+#include "record.h"
+#include "util.h"
+
+#define ADD(o, k, v) json_object_object_add(o, k, v)
+#define U64(v) json_object_new_uint64(v)
+
+static bool in_subtree(const struct report *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].id == id)
+			return true;
+	return false;
+}
+
+static void add_pre(struct record_summary *rs, const struct preemptor *p)
+{
+	int i;
+
+	for (i = 0; i < rs->npre; i++)
+		if (rs->pre[i].id == p->id) {
+			rs->pre[i].count += p->count;
+			break;
+		}
+	if (i == rs->npre) {
+		if (rs->npre == REPORT_TOP_PREEMPTORS) {
+			if (p->count <= rs->pre[i - 1].count)
+				return;
+			i--;
+		} else {
+			rs->npre++;
+		}
+		rs->pre[i] = *p;
+	}
+	/* keep sorted, most first */
+	while (i > 0 && rs->pre[i - 1].count < rs->pre[i].count) {
+		struct preemptor t = rs->pre[i - 1];
+		rs->pre[i - 1] = rs->pre[i];
+		rs->pre[i] = t;
+		i--;
+	}
+}
+
+void record_aggregate(struct record_summary *rs, const struct report *r)
+{
+	uint64_t *dst = (uint64_t *)&rs->c;
+
+	memset(&rs->c, 0, sizeof(rs->c));
+	rs->runq_max_ns = rs->thr_max_ns = rs->thr_wall_ns = 0;
+	rs->npre = 0;
+	rs->rows = r;
+	uint64_t *per_cpu = calloc(rs->ncpus > 0 ? rs->ncpus : 1, sizeof(*per_cpu));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		const uint64_t *src = (const uint64_t *)&w->s->c;
+		for (size_t k = 0; k < CG_NCOUNTERS; k++)
+			dst[k] += src[k];
+		if (w->runq_max_ns > rs->runq_max_ns)
+			rs->runq_max_ns = w->runq_max_ns;
+		if (w->thr_max_ns > rs->thr_max_ns)
+			rs->thr_max_ns = w->thr_max_ns;
+		for (int cpu = 0; per_cpu && w->s->thr_cpu && cpu < rs->ncpus; cpu++)
+			per_cpu[cpu] += w->s->thr_cpu[cpu].ns;
+		/* Preemption inside the subtree is the command against itself. */
+		for (int p = 0; p < w->npre; p++)
+			if (!in_subtree(r, w->pre[p].id))
+				add_pre(rs, &w->pre[p]);
+	}
+	for (int cpu = 0; per_cpu && cpu < rs->ncpus; cpu++)
+		if (per_cpu[cpu] > rs->thr_wall_ns)
+			rs->thr_wall_ns = per_cpu[cpu];
+	free(per_cpu);
+}
+
+double record_cpu_pct(const struct record_summary *rs)
+{
+	return rs->wall_ns ? 100.0 * rs->c.oncpu_ns / rs->wall_ns : 0;
+}
+
+/*
+ * Throttled share of the wall time. Episodes on different CPUs overlap in
+ * time (a group runs out of quota everywhere at once), so not their sum but
+ * the CPU where it was throttled longest. Without episodes of its own (an
+ * ancestor's quota held it) its tasks' throttled waits, at most the wall time.
+ */
+uint64_t record_thr_wall_ns(const struct record_summary *rs)
+{
+	uint64_t t = rs->thr_wall_ns;
+
+	if (!t)
+		t = rs->c.thr_wait_ns < rs->wall_ns ? rs->c.thr_wait_ns : rs->wall_ns;
+	return t;
+}
+
+double record_thr_pct(const struct record_summary *rs)
+{
+	return rs->wall_ns ? 100.0 * record_thr_wall_ns(rs) / rs->wall_ns : 0;
+}
+
+static double pctl(const uint64_t *slots, double p, uint64_t max)
+{
+	return hist_percentile(slots, CGS_HIST_SLOTS, p, max / 1e3) * 1e3;
+}
+
+struct json_object *record_json(const struct record_summary *rs)
+{
+	struct json_object *o = json_object_new_object(), *x;
+
+	ADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
+	ADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
+	ADD(o, "kernel", json_object_new_string(rs->kernel));
+	ADD(o, "cgroup_version", json_object_new_int(rs->cgroup_version));
+	ADD(o, "backend", json_object_new_string(rs->backend));
+	ADD(o, "throttle_backend", json_object_new_string(rs->thr_backend));
+	ADD(o, "ncpus", json_object_new_int(rs->ncpus));
+	if (rs->argv) {
+		x = json_object_new_array();
+		for (char *const *a = rs->argv; *a; a++)
+			json_object_array_add(x, json_object_new_string(*a));
+		ADD(o, "command", x);
+	} else {
+		ADD(o, "command", NULL);
+	}
+	ADD(o, "cgroup", json_object_new_string(rs->cgroup));
+	ADD(o, "attached", json_object_new_boolean(rs->attached));
+	x = json_object_new_object();
+	if (rs->limits.has_max) {
+		ADD(x, "quota_us", rs->limits.quota_us ? U64(rs->limits.quota_us) : NULL);
+		ADD(x, "period_us", U64(rs->limits.period_us));
+	}
+	if (rs->limits.has_weight) {
+		ADD(x, "weight", U64(rs->limits.weight));
+		if (rs->cgroup_version == 1)
+			ADD(x, "shares", U64(weight_to_shares(rs->limits.weight)));
+	}
+	ADD(o, "limits", x);
+	ADD(o, "start_time", json_object_new_double(rs->start_time));
+	ADD(o, "wall_ns", U64(rs->wall_ns));
+	x = json_object_new_object();
+	ADD(x, "status", rs->exit_status >= 0 ? json_object_new_int(rs->exit_status) : NULL);
+	ADD(x, "signal", rs->exit_signal > 0 ? json_object_new_int(rs->exit_signal) : NULL);
+	ADD(o, "exit", x);
+	ADD(o, "oncpu_ns", U64(rs->c.oncpu_ns));
+	ADD(o, "cpu_pct", json_object_new_double(record_cpu_pct(rs)));
+	ADD(o, "wakeups", U64(rs->c.wakeups));
+	x = json_object_new_object();
+	ADD(x, "voluntary", U64(rs->c.sw_vol));
+	ADD(x, "involuntary", U64(rs->c.sw_invol));
+	ADD(o, "switches", x);
+	x = json_object_new_object();
+	ADD(x, "count", U64(rs->c.thr_count));
+	ADD(x, "ns", U64(rs->c.thr_ns));
+	ADD(x, "wait_ns", U64(rs->c.thr_wait_ns));
+	ADD(x, "inherited_ns", U64(rs->c.thr_inh_ns));
+	ADD(x, "wall_ns", U64(record_thr_wall_ns(rs)));
+	ADD(x, "pct", json_object_new_double(record_thr_pct(rs)));
+	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
+	ADD(x, "max_ns", U64(rs->thr_max_ns));
+	ADD(x, "hist", json_hist(rs->c.thr_slots));
+	ADD(o, "throttle", x);
+	x = json_object_new_object();
+	ADD(x, "count", U64(rs->c.runq_count));
+	ADD(x, "sum_ns", U64(rs->c.runq_sum_ns));
+	ADD(x, "p50_ns", U64((uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)));
+	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)));
+	ADD(x, "max_ns", U64(rs->runq_max_ns));
+	ADD(x, "hist", json_hist(rs->c.runq_slots));
+	ADD(o, "runq", x);
+	x = json_object_new_array();
+	for (int i = 0; i < rs->npre; i++) {
+		struct json_object *p = json_object_new_object();
+		ADD(p, "id", U64(rs->pre[i].id));
+		ADD(p, "path", rs->pre[i].path ? json_object_new_string(rs->pre[i].path) : NULL);
+		ADD(p, "count", U64(rs->pre[i].count));
+		json_object_array_add(x, p);
+	}
+	ADD(o, "preempted_by", x);
+	if (rs->k_ok) {
+		x = json_object_new_object();
+		ADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
+		ADD(x, "period_us", U64(rs->k.period_us));
+		ADD(x, "nr_periods", U64(rs->k_periods));
+		ADD(x, "nr_throttled", U64(rs->k_throttled));
+		ADD(x, "throttled_ns", U64(rs->k_throttled_ns));
+		ADD(o, "kernel_stat", x);
+	} else {
+		ADD(o, "kernel_stat", NULL);
+	}
+	ADD(o, "drops", json_drops(rs->drops));
+	x = json_object_new_array();
+	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
+		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ncpus));
+	ADD(o, "cgroups", x);
+	return o;
+}
+
+void record_print(FILE *f, const struct record_summary *rs)
+{
+	char a[16], b[16], c[16];
+
+	fprintf(f, "\n cgsched record: %s", rs->cgroup);
+	if (rs->argv) {
+		fputs(" --", f);
+		for (char *const *x = rs->argv; *x; x++)
+			fprintf(f, " %s", *x);
+	}
+	fprintf(f, "\n\n");
+	fprintf(f, "  %12s  wall time\n", fmt_duration(a, sizeof(a), rs->wall_ns));
+	fprintf(f, "  %12s  on CPU              # %.1f%% of one CPU per wall second\n",
+		fmt_duration(a, sizeof(a), rs->c.oncpu_ns), record_cpu_pct(rs));
+	fprintf(f, "  %12s  throttled           # %.1f%% of the wall time, %llu episodes, p99 %s\n",
+		fmt_duration(a, sizeof(a), record_thr_wall_ns(rs)),
+		record_thr_pct(rs), (unsigned long long)rs->c.thr_count,
+		fmt_duration(b, sizeof(b), (uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
+	fprintf(f, "  %12s  run-queue p50       # p99 %s, max %s, %llu waits\n",
+		fmt_duration(a, sizeof(a), (uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)),
+		fmt_duration(b, sizeof(b), (uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)),
+		fmt_duration(c, sizeof(c), rs->runq_max_ns), (unsigned long long)rs->c.runq_count);
+	fprintf(f, "  %12llu  switches            # %llu voluntary, %llu involuntary; %llu wake-ups\n",
+		(unsigned long long)(rs->c.sw_vol + rs->c.sw_invol), (unsigned long long)rs->c.sw_vol,
+		(unsigned long long)rs->c.sw_invol, (unsigned long long)rs->c.wakeups);
+	if (rs->k_ok)
+		fprintf(f, "  %12s  kernel cpu.stat     # throttled in %llu of %llu periods (quota %s)\n",
+			fmt_duration(a, sizeof(a), rs->k_throttled_ns), (unsigned long long)rs->k_throttled,
+			(unsigned long long)rs->k_periods,
+			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
+	for (int i = 0; i < rs->npre; i++)
+		fprintf(f, "  %12llu  preempted by %s\n", (unsigned long long)rs->pre[i].count,
+			rs->pre[i].path ? rs->pre[i].path : "(removed)");
+	fputs("  ", f);
+	report_drops(f, rs->drops);
+	if (hist_total(rs->c.runq_slots, CGS_HIST_SLOTS)) {
+		fprintf(f, "\nrun-queue latency\n");
+		hist_print(f, rs->c.runq_slots, CGS_HIST_SLOTS, "usecs");
+	}
+	if (hist_total(rs->c.thr_slots, CGS_HIST_SLOTS)) {
+		fprintf(f, "\nthrottle episodes\n");
+		hist_print(f, rs->c.thr_slots, CGS_HIST_SLOTS, "usecs");
+	}
+	fputc('\n', f);
+}

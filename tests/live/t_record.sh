@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# cgsched record -- CMD and cgsched check: the seed experiments, CI gates,
+# exit statuses, signals, bad input. Every record cgroup must be gone after.
+
+MATMUL=${MATMUL:-$ROOT/.output/workloads/matmul}
+
+no_record_cgroups_left() {
+	left=$(ls "$CG_ROOT" | grep -E '^cgsched-record-|^cgs-test-'$$'-rec-sig$' || true)
+	[ -z "$left" ] || fail "cgroups left behind: $left"
+}
+
+# Seed (cgroup v1, 25% quota: 2 s of work took 8 s): a single-threaded loop
+# with --cpu-max 25% takes about 4x as long; the report says about 25% CPU
+# and about 75% throttled.
+test_record_quota_25pct() {
+	w0=$("$CGWORK" spin 1 | kv wall_ns)
+	"$CGSCHED" record -q --cpu-max 25% -o "$TMP/r.json" -- "$CGWORK" spin 1 >"$TMP/out" 2>"$TMP/err" ||
+		fail "record failed: $(cat "$TMP/err")"
+	cat "$TMP/err"
+	jq -r '"cpu \(.cpu_pct) throttled \(.throttle.pct) wall \(.wall_ns)"' "$TMP/r.json"
+	set -- $(jq -r '"\(.cpu_pct) \(.throttle.pct) \(.wall_ns)"' "$TMP/r.json")
+	awk -v c="$1" -v t="$2" -v w1="$3" -v w0="$w0" 'BEGIN {
+		printf "x%.2f as long as unconstrained (%.2f s), %.1f%% CPU, %.1f%% throttled\n", w1 / w0, w0 / 1e9, c, t
+		exit !(w1 / w0 > 3.2 && w1 / w0 < 4.8 && c > 21 && c < 29 && t > 65 && t < 85)
+	}' || fail "expected about x4, 25% CPU and 75% throttled"
+	[ "$(jq -r '.limits.quota_us' "$TMP/r.json")" = 25000 ] || fail "limits not in the report"
+	[ "$(jq -r '.exit.status' "$TMP/r.json")" = 0 ] || fail "exit status not in the report"
+	grep -q "throttle episodes" "$TMP/err" || fail "no throttle histogram in the summary"
+	no_record_cgroups_left
+}
+
+# Seed (cgroup v2, cpu.max 40%: 41% CPU): a multithreaded matrix multiply
+# with --cpu-max 400000/1000000 gets about 40% of one CPU per wall second.
+# It runs for whole seconds of wall time (whole periods); the kernel grants
+# about one extra period's quota around start and end, so 6 s show 40-46%.
+test_record_matmul_40pct() {
+	out=$("$CGSCHED" record -q --cpu-max 400000/1000000 -o "$TMP/m.json" -- "$MATMUL" 2 6 wall 2>"$TMP/err") ||
+		fail "record failed: $(cat "$TMP/err")"
+	c=$(jq -r .cpu_pct "$TMP/m.json")
+	echo "matmul: $out; cgsched: $c% of one CPU"
+	awk -v c="$c" 'BEGIN { exit !(c > 35 && c < 47) }' || fail "expected about 40%, got $c%"
+	within "$(jq -r .oncpu_ns "$TMP/m.json")" "$(echo "$out" | kv cpu_ns)" 2 "on-CPU ns vs the process's own CPU time" ||
+		fail "on-CPU time off"
+	no_record_cgroups_left
+}
+
+# check: a tight throttle limit fails (exit 1, a line naming the rule) on a
+# throttled run and passes on an unlimited one; inline with record --check;
+# a baseline comparison.
+test_check_gates() {
+	"$CGSCHED" record -q --cpu-max 20% -o "$TMP/thr.json" -- "$CGWORK" spin 0.4 >/dev/null 2>&1 || fail "record failed"
+	"$CGSCHED" record -q -o "$TMP/free.json" -- "$CGWORK" spin 0.4 >/dev/null 2>&1 || fail "record failed"
+	"$CGSCHED" check "$TMP/thr.json" --max-throttled-pct 5 >"$TMP/o"; rc=$?
+	echo "throttled run -> exit $rc: $(cat "$TMP/o")"
+	[ $rc = 1 ] && grep -q '^FAIL max-throttled-pct: limit 5.00%, measured ' "$TMP/o" || fail "should fail with exit 1"
+	"$CGSCHED" check "$TMP/free.json" --max-throttled-pct 5 --min-cpu-pct 80 >"$TMP/o"; rc=$?
+	echo "unlimited run -> exit $rc: $(cat "$TMP/o")"
+	[ $rc = 0 ] || fail "should pass"
+	"$CGSCHED" check "$TMP/thr.json" --max-throttled-pct 5 --min-cpu-pct 80 --max-runq-p99 1ns >"$TMP/o"; rc=$?
+	n=$(grep -c '^FAIL' "$TMP/o")
+	echo "three rules broken -> exit $rc, $n lines"
+	[ $rc = 1 ] && [ "$n" = 3 ] || fail "expected exit 1 and three FAIL lines"
+	"$CGSCHED" check "$TMP/free.json" --baseline "$TMP/free.json" --max-regression 10 >/dev/null || fail "a run is within 10% of itself"
+	"$CGSCHED" check "$TMP/thr.json" --baseline "$TMP/free.json" --max-regression 10 >"$TMP/o"; rc=$?
+	echo "throttled vs unlimited baseline -> exit $rc: $(head -n 1 "$TMP/o")"
+	[ $rc = 1 ] && grep -q 'max-regression wall_ns' "$TMP/o" || fail "the throttled run regressed in wall time"
+	"$CGSCHED" record -q --cpu-max 20% --check --max-throttled-pct 5 -- "$CGWORK" spin 0.3 >/dev/null 2>"$TMP/e"; rc=$?
+	echo "record --check -> exit $rc"
+	[ $rc = 1 ] && grep -q '^FAIL max-throttled-pct' "$TMP/e" || fail "record --check should exit 1"
+	no_record_cgroups_left
+}
+
+# CMD's exit status, 128+N for a signal; nothing left behind.
+test_record_exit_status() {
+	"$CGSCHED" record -q -- sh -c 'exit 3' 2>/dev/null; rc=$?
+	[ $rc = 3 ] || fail "exit 3 gave $rc"
+	"$CGSCHED" record -q -- sh -c 'kill -TERM $$' 2>/dev/null; rc=$?
+	[ $rc = 143 ] || fail "SIGTERM gave $rc, expected 143"
+	"$CGSCHED" record -q -o "$TMP/s.json" -- sh -c 'kill -KILL $$' 2>/dev/null; rc=$?
+	[ $rc = 137 ] && [ "$(jq .exit.signal "$TMP/s.json")" = 9 ] || fail "SIGKILL gave $rc"
+	echo "exit 3 -> 3, SIGTERM -> 143, SIGKILL -> 137"
+	no_record_cgroups_left
+}
+
+# A signal to cgsched reaches CMD; cgsched reports and exits with CMD's status.
+test_record_signal_reaches_cmd() {
+	"$CGSCHED" record -q --name "cgs-test-$$-rec-sig" -o "$TMP/sig.json" -- sleep 30 2>"$TMP/err" &
+	pid=$!
+	for i in $(seq 1 50); do
+		[ -n "$(cat "$CG_ROOT/cgs-test-$$-rec-sig/cgroup.procs" 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid; rc=$?
+	echo "SIGINT to cgsched -> exit $rc; report exit: $(jq -c .exit "$TMP/sig.json")"
+	[ $rc = 130 ] || fail "expected 130 (sleep killed by SIGINT)"
+	[ "$(jq .exit.signal "$TMP/sig.json")" = 2 ] || fail "the report should say signal 2"
+	no_record_cgroups_left
+}
+
+# --attach: an existing cgroup, for a duration or until a PID exits.
+test_record_attach() {
+	cg_create rec-attach && A=$CG
+	cg_run "$A" "$CGWORK" spin 1.5 >/dev/null &
+	bp=$!
+	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>/dev/null || fail "attach -d failed"
+	c=$(jq -r .cpu_pct "$TMP/a.json")
+	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
+	awk -v c="$c" 'BEGIN { exit !(c > 80) }' || fail "a burner should show about 100%"
+	start=$(date +%s)
+	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>/dev/null || fail "attach --pid failed"
+	wait $bp
+	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
+	echo "--pid returned after $(( $(date +%s) - start )) s"
+}
+
+# Bad input: one line, exit 2, nothing made or left behind.
+test_record_bad_input() {
+	cg_create rec-exists && E=$CG
+	echo '{"schema":"cgsched/record","version":99}' >"$TMP/v99.json"
+	echo '{"schema":"something/else","version":1}' >"$TMP/other.json"
+	echo 'not json' >"$TMP/garbage.json"
+	bad=0
+	while IFS= read -r args; do
+		eval "set -- $args"
+		"$CGSCHED" "$@" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		echo "cgsched $args -> exit $rc: $(cat "$TMP/e")"
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || bad=$((bad + 1))
+	done <<ARGS
+record
+record --cpu-max 25%
+record --cpu-max 0.5% -- true
+record --cpu-max 10000/5000000 -- true
+record --cpu-max lots -- true
+record --cpu-weight 0 -- true
+record --cpu-weight 10001 -- true
+record -- /no/such/command
+record -- cgs-no-such-command-anywhere
+record --name "$(basename "$E")" -- true
+record --name ../x -- true
+record --check -- true
+record --max-foo 3 -- true
+record --attach /cgs-no-such-group -d 1
+record --attach "$E" -- true
+record -o /nonexistent-dir/r.json -- true
+check
+check $TMP/none.json --max-throttled-pct 5
+check $TMP/v99.json --max-throttled-pct 5
+check $TMP/other.json --max-throttled-pct 5
+check $TMP/garbage.json --max-throttled-pct 5
+check $TMP/v99.json
+check $TMP/v99.json --max-throttled-pct 150
+check $TMP/v99.json --max-runq-p99 soon
+check $TMP/v99.json --baseline $TMP/v99.json
+check $TMP/v99.json --max-foo 1
+ARGS
+	[ $bad = 0 ] || fail "$bad invocations did not give one line and exit 2"
+	[ -d "$CG_ROOT$E" ] || fail "a name clash must not touch the existing cgroup"
+	no_record_cgroups_left
+}
+
+# The live status line on a terminal (script(1) gives a pty), off without one.
+test_record_progress_line() {
+	if ! command -v script >/dev/null || ! script -qec true /dev/null >/dev/null 2>&1; then
+		echo "no script(1) with -e here"
+		exit 77
+	fi
+	script -qec "$CGSCHED record --cpu-max 50% -- $CGWORK spin 0.8" /dev/null >"$TMP/tty" 2>&1
+	tr '\r' '\n' <"$TMP/tty" | grep -E '^cgsched: [0-9.]+(ms|s)  CPU [0-9.]+%  throttled' | tail -n 2
+	tr '\r' '\n' <"$TMP/tty" | grep -qE '^cgsched: [0-9.]+(ms|s)  CPU [0-9.]+%  throttled' || fail "no status line on a terminal"
+	"$CGSCHED" record --cpu-max 50% -- "$CGWORK" spin 0.8 >/dev/null 2>"$TMP/notty"
+	! grep -q 'CPU [0-9.]*%  throttled' "$TMP/notty" || fail "a status line without a terminal"
+}
