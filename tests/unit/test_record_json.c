@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The record report's JSON, against a golden file: the versioned schema must not drift. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "record.h"
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s", path);
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+Test(record, report_json_matches_golden)
+{
+	static char *const argv[] = { "./bench", "--fast", NULL };
+	struct cg_sample s = { .id = 31 };
+	struct row row = { .id = 31, .path = "/cgsched-record-1", .s = &s };
+	struct report r = { .interval_ns = 4000000000ULL, .n = 1, .rows = &row };
+	struct record_summary rs = {
+		.kernel = "6.18.0-test", .cgroup_version = 1, .backend = "tp_btf",
+		.thr_backend = "tracepoint", .ncpus = 2, .argv = argv,
+		.cgroup = "/cgsched-record-1", .limits = { .has_max = true, .quota_us = 25000, .period_us = 100000 },
+		.start_time = 1795262815.5, .wall_ns = 4000000000ULL, .exit_status = 0, .exit_signal = -1,
+		.k_ok = true, .k = { .ok = true, .quota_us = 25000, .period_us = 100000 },
+		.k_periods = 40, .k_throttled = 39, .k_throttled_ns = 2900000000ULL,
+	};
+
+	s.c.oncpu_ns = 1000000000ULL;
+	s.c.sw_vol = 1;
+	s.c.sw_invol = 43;
+	s.c.runq_count = 4;
+	s.c.runq_sum_ns = 48000;
+	s.c.runq_slots[3] = 4;
+	s.c.thr_count = 39;
+	s.c.thr_ns = 2920000000ULL;
+	s.c.thr_wait_ns = 2920000000ULL;
+	s.c.thr_slots[16] = 39;
+	s.runq_max_ns = 15800;
+	s.thr_max_ns = 75100000;
+	s.thr_cpu = (struct thr_cpu[2]){ { 39, 2920000000ULL }, { 0, 0 } };
+	row.cpu_pct = 25.0;
+	row.runq_p50_ns = 12000;
+	row.runq_p99_ns = 15800;
+	row.thr_pct = 73.0;
+	row.thr_p99_ns = 75100000;
+	row.runq_max_ns = s.runq_max_ns;
+	row.thr_max_ns = s.thr_max_ns;
+	row.npre = 1;
+	row.pre[0] = (struct preemptor){ .id = 1, .count = 4, .path = "/" };
+	rs.drops[CGS_DROP_ONCPU_NOSTART] = 1;
+	record_aggregate(&rs, &r);
+
+	struct json_object *j = record_json(&rs);
+	const char *got = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *want = read_all("tests/golden/record.json");
+	if (getenv("CGS_UPDATE_GOLDEN")) {
+		FILE *f = fopen("tests/golden/record.json", "w");
+		fputs(got, f);
+		fclose(f);
+	}
+	cr_assert_str_eq(got, want);
+	json_object_put(j);
+	free(want);
+}
