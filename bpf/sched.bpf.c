@@ -218,6 +218,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_ns = 0;
 	} else {
 		t->queued_ns = bpf_ktime_get_ns();
+		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
 	struct cgs_cg_stats *s = cg_get(cgid);
 	if (s)
@@ -252,7 +253,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			/* First switch on this CPU since attach. */
 			count_drop(CGS_DROP_ONCPU_NOSTART);
 		}
-		if (runnable || !cur->since_ns) {
+		/* Moved to another cgroup while it ran: find its new one (slow path). */
+		if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct)) {
 			t = task_get(prev, direct);
 			if (t) {
 				prev_cg = task_cgid_cached(prev, t, direct);
@@ -264,6 +266,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 						open_episode(c, t->thr_by, now);
 				} else if (runnable && prev_cg) {
 					t->queued_ns = now;
+					t->queued_rq = (__u64)task_cfs_rq(prev, direct);
 				}
 			} else if (runnable) {
 				count_drop(CGS_DROP_TASK_FULL);
@@ -295,7 +298,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			if (next_cg && t->thr_since) {
 				thr_wait(next_cg, t, now - t->thr_since);
 			} else if (next_cg && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
-				   (t->thr_by = wait_throttled_by(next, t->queued_ns, direct))) {
+				   (t->thr_by = wait_throttled_by(next, t, direct))) {
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
 				thr_wait(next_cg, t, now - t->queued_ns);
 			} else if (next_cg) {
@@ -332,6 +335,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 	cur->since_ns = now;
 	cur->cgid = next_cg;
+	cur->tg = (__u64)task_tg(next, direct);
 	return 0;
 }
 

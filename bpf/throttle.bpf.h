@@ -78,21 +78,31 @@ static __always_inline void thr_remember(__u64 cfs_rq, __u64 cgid, __u64 start, 
 	bpf_map_update_elem(&thr_last, &cfs_rq, &v, BPF_ANY);
 }
 
+static __always_inline __u64 overlapped(__u64 cfs_rq, __u64 since)
+{
+	struct cgs_thr_last *l = bpf_map_lookup_elem(&thr_last, &cfs_rq);
+
+	return l && (l->end == 0 || l->end > since) ? l->cgid : 0;
+}
+
 /*
- * Did a throttle of the task's group, or of an ancestor, overlap its wait
- * that began at `since`? Returns the throttling cgroup's id, or 0. Ongoing
- * episodes count too (their end is still 0 in thr_last: see thr_begin).
+ * Did a throttle of the task's group, or of an ancestor, overlap its wait?
+ * Returns the throttling cgroup's id, or 0. Ongoing episodes count too
+ * (their end is still 0 in thr_last: see thr_begin). The cfs_rq it was
+ * queued on is checked first: after an unthrottle it may have been pulled to
+ * another CPU before it ran.
  */
-static __always_inline __u64 wait_throttled_by(struct task_struct *p, __u64 since, bool direct)
+static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs_task *t, bool direct)
 {
 	struct cfs_rq *c = task_cfs_rq(p, direct);
 	struct sched_entity *se = task_group_se(p, direct);
+	__u64 since = t->queued_ns, by;
 
+	if (t->queued_rq && t->queued_rq != (__u64)c && (by = overlapped(t->queued_rq, since)))
+		return by;
 	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
-		__u64 key = (__u64)c;
-		struct cgs_thr_last *l = bpf_map_lookup_elem(&thr_last, &key);
-		if (l && (l->end == 0 || l->end > since))
-			return l->cgid;
+		if ((by = overlapped((__u64)c, since)))
+			return by;
 		if (!se)
 			break;
 		c = se_cfs_rq(se, direct);
@@ -213,7 +223,9 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 	__u64 key = (__u64)c, *start = bpf_map_lookup_elem(&thr_start, &key);
 
 	if (!start) {
+		/* Its start was missed: still, waits until now overlapped it. */
 		count_drop(CGS_DROP_THR_UNPAIRED);
+		thr_remember(key, cfs_rq_cgid(c, direct), 0, bpf_ktime_get_ns());
 		return;
 	}
 	__u64 s0 = *start, now = bpf_ktime_get_ns(), d = now - s0;

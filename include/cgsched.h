@@ -105,6 +105,7 @@ struct cgs_preempt_key {
 struct cgs_cpu_cur {
 	__u64 since_ns;      /* bpf_ktime_get_ns() of the switch-in */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
+	__u64 tg;            /* its task_group then: a move while running shows as a change */
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */
@@ -112,6 +113,7 @@ struct cgs_task {
 	__u64 queued_ns;     /* when it became runnable; 0: not waiting */
 	__u64 thr_since;     /* switched out throttled at; 0: not */
 	__u64 thr_by;        /* cgroup whose quota throttled it */
+	__u64 queued_rq;     /* the cfs_rq it was queued on (it may run on another CPU) */
 	__u64 tg;            /* task_group pointer the cached id is for */
 	__u64 cgid;          /* cpu-controller cgroup id */
 	__u32 match;         /* 1 when cgid passes the --cgroup filter */

@@ -5,6 +5,8 @@
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 out=$(LANG=C .output/unit-tests 2>&1)
 echo "$out" | grep -v '^\[----\]' | tail -n 20
@@ -20,7 +22,9 @@ else
 fi
 
 live_start=$(date +%s)
-live=$(tests/live/run.sh 2>&1 | tee /dev/stderr | tail -n 1)
+# (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
+tests/live/run.sh 2>&1 | tee "$logs/live"
+live=$(tail -n 1 "$logs/live")
 live_secs=$(( $(date +%s) - live_start ))
 lp=$(echo "$live" | sed -n 's/^live: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
 if [ -z "$lp" ]; then
@@ -34,7 +38,8 @@ fi
 # The same live tests on Debian's 6.1 under QEMU (cgroup v2). CGS_NO_VM=1 skips it.
 host_counts="$lp"
 if [ -z "${CGS_NO_VM:-}" ]; then
-	vm=$(tests/vm/run.sh 2>&1 | tee /dev/stderr | tail -n 1)
+	tests/vm/run.sh 2>&1 | tee "$logs/vm"
+	vm=$(tail -n 1 "$logs/vm")
 	vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
 	if [ -z "$vp" ]; then
 		echo "the QEMU stage did not finish: $vm"

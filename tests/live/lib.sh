@@ -52,6 +52,15 @@ cg_run() {
 	sh -c 'echo $$ >"$0" && exec "$@"' "$(cg_procs "$_rel")" "$@"
 }
 
+# cg_spawn REL CMD...: the same in the background; SPAWNED is CMD's own pid
+# (not a subshell's: `cg_run ... &` would background a function).
+cg_spawn() {
+	_rel=$1
+	shift
+	sh -c 'echo $$ >"$0" && exec "$@"' "$(cg_procs "$_rel")" "$@" &
+	SPAWNED=$!
+}
+
 # Kill what is left in this run's cgroups and remove them, deepest first.
 # Found by name, so it works from any subshell and after any failure.
 cg_cleanup() {

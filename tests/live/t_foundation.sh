@@ -144,8 +144,8 @@ test_sigterm_detaches() {
 # hist: runqlat's layout, one histogram per cgroup headed by its path.
 test_hist_layout() {
 	cg_create hist && A=$CG
-	cg_run "$A" "$CGWORK" burn 2 8 0 >/dev/null &
-	bpid=$!
+	cg_spawn "$A" "$CGWORK" burn 2 8 0 >/dev/null
+	bpid=$SPAWNED
 	"$CGSCHED" hist -d 1 --cgroup "$A" >"$TMP/h" 2>"$TMP/e" || fail "hist failed: $(cat "$TMP/e")"
 	"$CGSCHED" hist -d 1 --cgroup "$A" --per-cpu -m >"$TMP/hc" 2>"$TMP/e" || fail "hist --per-cpu failed"
 	kill $bpid 2>/dev/null
@@ -156,4 +156,18 @@ test_hist_layout() {
 	grep -Eq '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\*+ *\|$' "$TMP/h" || fail "no runqlat rows"
 	grep -qx "cgroup = $A, cpu = 0" "$TMP/hc" || fail "no per-CPU heading"
 	grep -q '^     msecs ' "$TMP/hc" || fail "-m should print msecs"
+}
+
+# A task that moves itself into the traced cgroup and runs on (as a shell
+# does that writes its pid and execs the workload) is credited there from
+# the move on: its running slice began outside, in a cgroup not traced.
+test_move_while_running() {
+	cg_create move-to && A=$CG
+	cgs_start top --cgroup "$A" --json -i 1h || return 1
+	out=$("$CGWORK" selfmove "$(cg_procs "$A")" 1 1) || fail "selfmove failed"
+	cgs_stop INT || return 1
+	got=$(cgs_summary "$A" .oncpu_ns)
+	ref=$(echo "$out" | kv after_move_ns)
+	echo "on CPU in $A: ${got:-0} ns; burned ${ref} ns after the move"
+	[ "${got:-0}" -gt $((ref * 9 / 10)) ] || fail "the moved task's time was lost"
 }

@@ -101,14 +101,15 @@ test_record_signal_reaches_cmd() {
 # --attach: an existing cgroup, for a duration or until a PID exits.
 test_record_attach() {
 	cg_create rec-attach && A=$CG
-	cg_run "$A" "$CGWORK" spin 1.5 >/dev/null &
-	bp=$!
-	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>/dev/null || fail "attach -d failed"
+	cg_spawn "$A" "$CGWORK" spin 4 >/dev/null
+	bp=$SPAWNED
+	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>"$TMP/e" || fail "attach -d failed: $(cat "$TMP/e")"
 	c=$(jq -r .cpu_pct "$TMP/a.json")
 	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
 	awk -v c="$c" 'BEGIN { exit !(c > 80) }' || fail "a burner should show about 100%"
 	start=$(date +%s)
-	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>/dev/null || fail "attach --pid failed"
+	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>"$TMP/e" || fail "attach --pid failed: $(cat "$TMP/e")"
+	kill -0 $bp 2>/dev/null && fail "--pid returned while $bp still runs"
 	wait $bp
 	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
 	echo "--pid returned after $(( $(date +%s) - start )) s"

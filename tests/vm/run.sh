@@ -42,7 +42,9 @@ copy_bin() { # copy_bin PATH DEST: the binary and the shared libraries ldd lists
 	done
 }
 copy_bin "$ROOT/cgsched" rootfs/cgsched/cgsched
-copy_bin "$ROOT/.output/workloads/cgwork" rootfs/cgsched/.output/workloads/cgwork
+for w in "$ROOT"/.output/workloads/*; do
+	copy_bin "$w" "rootfs/cgsched/.output/workloads/$(basename "$w")"
+done
 for tool in jq bpftool stress-ng; do
 	p=$(command -v $tool || true)
 	[ -n "$p" ] && copy_bin "$p" rootfs/bin/$tool

@@ -16,6 +16,8 @@
  *        sleeper waking up preempts the burner on CFS and EEVDF alike, so each
  *        cgroup preempts the other
  *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
+ *   cgwork selfmove PROCS SECONDS CPU  pinned to CPU, burn 0.2 s, move itself into
+ *                                      PROCS while running, burn SECONDS more
  *   cgwork asuser UID CMD ARGS...      run CMD with uid and gid UID, no groups
  *                                      (busybox's setpriv cannot change uid)
  */
@@ -235,6 +237,19 @@ static int wake(double s, long period_us)
 	return 0;
 }
 
+static int selfmove(const char *procs, double s, int cpu)
+{
+	unsigned long long t0 = mono_ns(), moved;
+
+	pin(cpu);
+	burn_until(t0 + 200000000ULL);
+	enter(procs);
+	moved = mono_ns();
+	burn_until(moved + (unsigned long long)(s * 1e9));
+	printf("after_move_ns=%llu\n", mono_ns() - moved);
+	return 0;
+}
+
 static int asuser(int uid, char **cmd)
 {
 	if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
@@ -258,6 +273,8 @@ int main(int argc, char **argv)
 		return pingpong(atol(argv[2]), atoi(argv[3]), argv[4], argv[5], atol(argv[6]));
 	if (argc == 6 && !strcmp(argv[1], "duel"))
 		return duel(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
+	if (argc == 5 && !strcmp(argv[1], "selfmove"))
+		return selfmove(argv[2], atof(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "asuser"))
 		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 4 && !strcmp(argv[1], "wake"))
