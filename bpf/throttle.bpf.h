@@ -67,6 +67,12 @@ struct {
 	__type(value, struct cgs_thr_last);
 } thr_last SEC(".maps");
 
+/* Each finished episode, for timelines (record's report, top --json). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} episodes SEC(".maps");
+
 #define CGS_STALE_NS (30ULL * 1000000000ULL)
 /* Only waits this long are checked against throttle episodes: throttles last ms. */
 #define CGS_LONG_WAIT_NS 1000000ULL
@@ -114,6 +120,18 @@ static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs
 static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 {
 	struct cgs_thr_key k = { .cgid = cgid, .cpu = cpu };
+	struct cgs_episode *e = bpf_ringbuf_reserve(&episodes, sizeof(*e), 0);
+
+	if (e) {
+		e->cgid = cgid;
+		e->end_ns = bpf_ktime_get_ns();
+		e->start_ns = e->end_ns - d;
+		e->cpu = cpu;
+		e->pad = 0;
+		bpf_ringbuf_submit(e, 0);
+	} else {
+		count_drop(CGS_DROP_EPISODE_LOST);
+	}
 	struct cgs_thr_stats *s = bpf_map_lookup_elem(&thr_stats, &k);
 
 	if (!s) {

@@ -77,6 +77,14 @@ struct cgs_thr_last {
 	__u64 cgid;
 };
 
+/* One finished throttle episode (ring buffer record). Times: bpf_ktime_get_ns(). */
+struct cgs_episode {
+	__u64 cgid;          /* the cgroup whose quota ran out */
+	__u64 start_ns, end_ns;
+	__u32 cpu;
+	__u32 pad;
+};
+
 /* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
 #define CGS_OPEN_MAX 8
 struct cgs_open {
@@ -135,6 +143,7 @@ enum cgs_drop {
 	CGS_DROP_THR_UNPAIRED,  /* unthrottle with no recorded throttle */
 	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU */
 	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
+	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
 	CGS_DROP__COUNT,
 };
 

@@ -21,6 +21,13 @@ struct json_meta {
 	unsigned ncpus;
 	double realtime;        /* seconds since the epoch, at the end of the window */
 	unsigned long long map_bytes;
+	/* Episodes that ended in the window (NULL: the key is left out). */
+	const struct cgs_episode *episodes;
+	size_t nepisodes;
+	unsigned long long episodes_truncated;
+	uint64_t base_ns;
+	const char *(*name)(void *ctx, uint64_t id);
+	void *name_ctx;
 };
 
 struct json_object;
@@ -29,6 +36,12 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 struct json_object *json_row(const struct row *w, bool ms, int ncpus);
 struct json_object *json_hist(const uint64_t *slots);
 struct json_object *json_drops(const uint64_t *d);
+/*
+ * Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}], start
+ * relative to base_ns; name(ctx, id) gives a cgroup's path or NULL.
+ */
+struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_t base_ns,
+				  const char *(*name)(void *ctx, uint64_t id), void *ctx);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 

@@ -43,6 +43,12 @@ struct record_summary {
 	uint64_t k_periods, k_throttled, k_throttled_ns;
 	uint64_t drops[CGS_DROP__COUNT];
 	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
+	/* throttle episodes, start relative to base_ns (the start of the run) */
+	const struct cgs_episode *episodes;
+	size_t nepisodes;
+	uint64_t episodes_truncated, base_ns;
+	const char *(*name)(void *ctx, uint64_t id);
+	void *name_ctx;
 };
 
 /* Sum a report's rows into rs (counters, maxima, preemptors from outside the subtree). */

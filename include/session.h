@@ -35,7 +35,9 @@ void session_close(struct session *s);
 struct json_meta;
 /* The JSON header fields that describe this session; kind is "interval" or "summary". */
 void session_json_meta(const struct session *s, const char *kind, struct json_meta *m);
-/* Sleep until deadline (monotonic ns) or a stop signal; false when stopped. */
-bool session_sleep_until(uint64_t deadline_ns);
+/* A cgroup's path by id (cached), or NULL when gone: for json_episodes. */
+const char *session_cgroup_name(void *session, uint64_t id);
+/* Sleep until deadline (monotonic ns) or a stop signal, collecting episodes; false when stopped. */
+bool session_sleep_until(struct session *s, uint64_t deadline_ns);
 
 #endif

@@ -10,6 +10,15 @@
 
 struct sched_bpf;
 struct bpf_link;
+struct ring_buffer;
+
+/* Finished throttle episodes collected from the ring buffer, bounded. */
+#define CGS_EPISODES_MAX 100000
+struct episode_log {
+	struct cgs_episode *e;
+	size_t n, cap;
+	uint64_t truncated;         /* arrived while the log was full */
+};
 
 struct tracer_opts {
 	uint32_t max_cgroups;       /* bound of the per-cgroup map */
@@ -32,6 +41,8 @@ struct tracer {
 	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
 	uint32_t max_cgroups, max_preempt;
 	uint64_t attached_ns;       /* monotonic time attach completed */
+	struct ring_buffer *rb;
+	struct episode_log log;
 };
 
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
@@ -44,6 +55,10 @@ void tracer_stop(struct tracer *t);
 int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx);
 /* A refused throttle backend's likely reason, in words. */
 const char *tracer_thr_hint(const char *name, int err);
+/* Wait up to timeout_ms for episodes (collecting them); returns early on a signal. */
+void tracer_poll(struct tracer *t, int timeout_ms);
+/* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
+void tracer_take_episodes(struct tracer *t, struct episode_log *out);
 /* Advance the max epoch; returns the epoch just closed. */
 uint64_t tracer_next_epoch(struct tracer *t);
 /* Bytes of map memory the loaded maps may take at most. */

@@ -148,7 +148,7 @@ int cmd_hist(int argc, char **argv)
 		fprintf(stderr, "cgsched: tracing, cgroup v%d at %s, backend %s, throttle backend %s; %s\n",
 			s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend,
 			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
-	session_sleep_until(o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
+	session_sleep_until(&s, o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
 	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, NULL))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		session_close(&s);

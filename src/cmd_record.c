@@ -313,6 +313,7 @@ int cmd_record(int argc, char **argv)
 	struct report r = {};
 	struct record_summary rs = { .exit_status = -1, .exit_signal = -1 };
 	struct kstat k0 = {}, k1 = {};
+	struct episode_log el = {};
 	struct utsname u;
 	char rel[PATH_MAX], name[64];
 	const char *paths[1];
@@ -416,7 +417,7 @@ int cmd_record(int argc, char **argv)
 				progress(&s.tr, &prev, &have_prev, t0);
 				next_progress += 500000000ULL;
 			}
-			usleep(20000);
+			tracer_poll(&s.tr, 20);
 		}
 		child = -1;
 	} else {
@@ -426,7 +427,7 @@ int cmd_record(int argc, char **argv)
 				progress(&s.tr, &prev, &have_prev, t0);
 				next_progress += 500000000ULL;
 			}
-			usleep(20000);
+			tracer_poll(&s.tr, 20);
 		}
 	}
 	rs.wall_ns = now_ns() - t0;
@@ -436,6 +437,13 @@ int cmd_record(int argc, char **argv)
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		goto out;
 	}
+	tracer_take_episodes(&s.tr, &el);
+	rs.episodes = el.e;
+	rs.nepisodes = el.n;
+	rs.episodes_truncated = el.truncated;
+	rs.base_ns = t0;
+	rs.name = session_cgroup_name;
+	rs.name_ctx = &s;
 	tracer_stop(&s.tr);
 	if (rs.k_ok && !kstat_read(&s.fs, rel, &k1)) {
 		rs.k = k1;
@@ -489,6 +497,7 @@ out:
 	snapshot_free(&d);
 	snapshot_free(&cur);
 	snapshot_free(&prev);
+	free(el.e);
 	session_close(&s);
 	return ret;
 }

@@ -132,8 +132,18 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	report_sort(&r, o->sort);
 	if (o->json) {
 		struct json_meta m;
+		struct episode_log el;
 		session_json_meta(s, summary ? "summary" : "interval", &m);
+		/* Episodes that ended since the last table (the summary lists the last ones). */
+		tracer_take_episodes(&s->tr, &el);
+		m.episodes = el.e;
+		m.nepisodes = el.n;
+		m.episodes_truncated = el.truncated;
+		m.base_ns = s->tr.attached_ns;
+		m.name = session_cgroup_name;
+		m.name_ctx = s;
 		json_emit(stdout, json_report(&r, &m));
+		free(el.e);
 	} else {
 		char when[16], dur[16];
 		time_t t = time(NULL);
@@ -188,7 +198,7 @@ int cmd_top(int argc, char **argv)
 	uint64_t deadline = s.tr.attached_ns;
 	for (uint64_t n = 0; !o.count || n < o.count; n++) {
 		deadline += o.interval_ns;
-		if (!session_sleep_until(deadline))
+		if (!session_sleep_until(&s, deadline))
 			break;
 		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));

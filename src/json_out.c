@@ -3,6 +3,7 @@
 #include <json-c/json.h>
 
 #include "json_out.h"
+#include "tracer.h"
 
 #define ADD(o, k, v) json_object_object_add(o, k, v)
 #define U64(v) json_object_new_uint64(v)
@@ -129,6 +130,24 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	return o;
 }
 
+struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_t base_ns,
+				  const char *(*name)(void *ctx, uint64_t id), void *ctx)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+		const char *p = name ? name(ctx, e[i].cgid) : NULL;
+		ADD(o, "cgroup_id", U64(e[i].cgid));
+		ADD(o, "path", p ? json_object_new_string(p) : NULL);
+		ADD(o, "cpu", json_object_new_int(e[i].cpu));
+		ADD(o, "start_ns", json_object_new_int64((int64_t)(e[i].start_ns - base_ns)));
+		ADD(o, "duration_ns", U64(e[i].end_ns - e[i].start_ns));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 struct json_object *json_report(const struct report *r, const struct json_meta *m)
 {
 	struct json_object *o = json_object_new_object(), *cgs = json_object_new_array();
@@ -151,6 +170,10 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 	for (size_t i = 0; i < r->n; i++)
 		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ncpus));
 	ADD(o, "cgroups", cgs);
+	if (m->episodes || m->episodes_truncated) {
+		ADD(o, "episodes", json_episodes(m->episodes, m->nepisodes, m->base_ns, m->name, m->name_ctx));
+		ADD(o, "episodes_truncated", U64(m->episodes_truncated));
+	}
 	return o;
 }
 

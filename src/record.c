@@ -197,6 +197,8 @@ struct json_object *record_json(const struct record_summary *rs)
 	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
 		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ncpus));
 	ADD(o, "cgroups", x);
+	ADD(o, "episodes", json_episodes(rs->episodes, rs->nepisodes, rs->base_ns, rs->name, rs->name_ctx));
+	ADD(o, "episodes_truncated", U64(rs->episodes_truncated));
 	return o;
 }
 

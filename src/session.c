@@ -76,15 +76,15 @@ void session_close(struct session *s)
 	s->nfilter = 0;
 }
 
-bool session_sleep_until(uint64_t deadline_ns)
+bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 {
 	while (!cgs_stop) {
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return true;
-		uint64_t left = deadline_ns - now;
-		struct timespec ts = { left / 1000000000ULL, left % 1000000000ULL };
-		nanosleep(&ts, NULL);
+		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
+		/* A signal interrupts the poll (no SA_RESTART): cgs_stop is seen at once. */
+		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
 	}
 	return false;
 }
@@ -104,4 +104,13 @@ void session_json_meta(const struct session *s, const char *kind, struct json_me
 		.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
 		.map_bytes = tracer_map_bytes(&s->tr),
 	};
+}
+
+const char *session_cgroup_name(void *session, uint64_t id)
+{
+	struct session *s = session;
+	const char *last;
+	const char *p = cgfs_path(&s->fs, id, false, &last);
+
+	return p ? p : last;
 }

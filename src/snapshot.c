@@ -20,6 +20,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_UNPAIRED] = "throttle_unpaired",
 	[CGS_DROP_THR_OPEN_FULL] = "throttle_open_full",
 	[CGS_DROP_THR_STALE] = "throttle_stale",
+	[CGS_DROP_EPISODE_LOST] = "episode_lost",
 };
 
 const char *drop_name(int i)

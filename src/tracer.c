@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
@@ -250,6 +251,42 @@ static void nudge_cpus(int ncpus)
 		pthread_join(th[i], NULL);
 }
 
+static int on_episode(void *ctx, void *data, size_t size)
+{
+	struct episode_log *l = ctx;
+
+	if (size < sizeof(struct cgs_episode))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct cgs_episode *n = cap <= CGS_EPISODES_MAX ? realloc(l->e, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			l->truncated++;
+			return 0;
+		}
+		l->e = n;
+		l->cap = cap;
+	}
+	memcpy(&l->e[l->n++], data, sizeof(struct cgs_episode));
+	return 0;
+}
+
+void tracer_poll(struct tracer *t, int timeout_ms)
+{
+	if (t->rb)
+		ring_buffer__poll(t->rb, timeout_ms);
+	else
+		usleep(timeout_ms * 1000);
+}
+
+void tracer_take_episodes(struct tracer *t, struct episode_log *out)
+{
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	*out = t->log;
+	memset(&t->log, 0, sizeof(t->log));
+}
+
 int tracer_start(struct tracer *t, const struct tracer_opts *o)
 {
 	int err = -ENOTSUP;
@@ -320,6 +357,10 @@ attached:
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
 	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, &t->log, NULL);
+	if (!t->rb)
+		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
+			 strerror(errno));
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
@@ -358,6 +399,10 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 
 void tracer_stop(struct tracer *t)
 {
+	ring_buffer__free(t->rb);
+	t->rb = NULL;
+	free(t->log.e);
+	memset(&t->log, 0, sizeof(t->log));
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	t->nlinks = 0;

@@ -26,6 +26,9 @@ test_record_quota_25pct() {
 	[ "$(jq -r '.limits.quota_us' "$TMP/r.json")" = 25000 ] || fail "limits not in the report"
 	[ "$(jq -r '.exit.status' "$TMP/r.json")" = 0 ] || fail "exit status not in the report"
 	grep -q "throttle episodes" "$TMP/err" || fail "no throttle histogram in the summary"
+	jq -e '(.episodes | length) == .throttle.count and ([.episodes[].duration_ns] | add) == .throttle.ns
+		and all(.episodes[]; .start_ns >= 0 and .start_ns + .duration_ns <= $w)' --argjson w "$3" "$TMP/r.json" >/dev/null ||
+		fail "the episode list does not match the throttle figures"
 	no_record_cgroups_left
 }
 

@@ -27,6 +27,9 @@ test_throttle_matches_cpustat() {
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .throttle.ns)
 		n=$(cgs_summary "$A" .throttle.count)
+		# Each episode is listed too (start, CPU, duration), and they add up.
+		el=$(jq -r --arg p "$A" 'select(.kind == "summary") | [.episodes[] | select(.path == $p)] | "\(length) \(map(.duration_ns) | add)"' "$TMP/cgs.out")
+		[ "$el" = "$n $got" ] || fail "$b: listed episodes ($el) do not add up to $n episodes, $got ns"
 		echo "$b: $n episodes; per CPU: $(cgs_summary "$A" '.throttle.per_cpu | map("cpu\(.cpu)=\(.count)") | join(" ")')"
 		within "${got:-0}" "$((k1 - k0))" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
 		# cpu.stat has us on v2 (cgsched reads the kernel's ns): compare in us.
