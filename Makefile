@@ -3,6 +3,8 @@
 # the whole suite. `make deps` installs the Debian packages all of it needs.
 
 .DELETE_ON_ERROR:
+# Skeletons and BPF objects are pattern-rule intermediates: keep them.
+.SECONDARY:
 .SUFFIXES:
 
 OUTPUT    ?= .output
@@ -30,7 +32,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -I$(OUTPUT) -D_GNU_SOURCE
-LDLIBS   := -lbpf -lelf -lz -ljson-c -lm -pthread
+LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lm -pthread
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))

@@ -14,7 +14,8 @@ test_oncpu_matches_schedstat() {
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .oncpu_ns)
 		[ -n "$got" ] || fail "$b: no summary row for $A: $(cat "$TMP/cgs.out")"
-		within "$got" "$(echo "$out" | kv oncpu_ns)" 2 "$b on-CPU ns" || fail "$b off"
+		within "$got" "$(echo "$out" | kv oncpu_ns)" 2 "$b on-CPU ns" ||
+			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out")"
 	done
 }
 
@@ -28,7 +29,8 @@ test_runq_matches_rundelay() {
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .runq.sum_ns)
 		[ -n "$got" ] || fail "$b: no summary row for $A"
-		within "$got" "$(echo "$out" | kv rundelay_ns)" 5 "$b run-queue wait ns" || fail "$b off"
+		within "$got" "$(echo "$out" | kv rundelay_ns)" 5 "$b run-queue wait ns" ||
+			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count)"
 		n=$(cgs_summary "$A" .runq.count)
 		[ "$n" -gt 100 ] || fail "$b: only $n run-queue waits"
 	done

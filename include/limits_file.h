@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The limits file (docs/limits.md): INI, parsed by inih, one section per
+ * cgroup path or glob (relative to the cpu hierarchy's root). Loading
+ * validates everything; a plan of file writes (old -> new) is then applied
+ * as a whole, or rolled back.
+ */
+#ifndef CGS_LIMITS_FILE_H
+#define CGS_LIMITS_FILE_H
+
+#include <limits.h>
+#include <linux/limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "limits.h"
+
+struct cgfs;
+
+struct limit_rule {
+	char pattern[PATH_MAX];  /* normalised: "/batch/web", or a glob such as "/batch/x*" */
+	int line;                /* of its [section] */
+	bool glob, create;
+	struct cpu_limits lim;   /* max (quota/period) and weight */
+	bool has_burst, has_soft;
+	uint64_t burst_us;
+	uint64_t soft_quota_us, soft_period_us;
+	int line_of[5];          /* of each key, for messages: max weight burst soft_max create */
+};
+
+struct limits_file {
+	char path[PATH_MAX];
+	struct limit_rule *r;
+	size_t n;
+};
+
+/* Load and validate against the mounted hierarchy. 0, or -1 with "FILE:LINE: why" in err. */
+int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, char *err, size_t errlen);
+void limits_file_free(struct limits_file *lf);
+
+/* One file write: a cgroup file from old to new (mkdir: make the cgroup first). */
+struct change {
+	char rel[PATH_MAX];
+	char file[32];
+	char old[64], new[64];
+	bool mkdir;
+	const struct limit_rule *rule;
+};
+
+struct plan {
+	struct change *c;
+	size_t n, cap;
+};
+
+/*
+ * The writes that make the cgroups matching lf as it says (soft caps off:
+ * hard limits only, or soft_quota when soft_on). Only files whose value
+ * differs are in it.
+ */
+int plan_build(struct limits_file *lf, struct cgfs *fs, bool soft_on, struct plan *p);
+void plan_free(struct plan *p);
+/* "  /batch cpu.cfs_quota_us: -1 -> 20000" per change. */
+void plan_print(FILE *f, const struct plan *p);
+/*
+ * Write it all; on the first failure restore what was written (and remove
+ * the cgroups made) and return -errno with the failing change in *failed.
+ */
+int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **failed);
+/* The desired values of one cgroup's files under a rule (soft cap on or off). */
+int rule_values(const struct limit_rule *r, int version, bool soft_on,
+		void (*cb)(void *ctx, const char *file, const char *value), void *ctx);
+
+#endif

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ini.h>
+
+#include "cgroupfs.h"
+#include "limits_file.h"
+#include "util.h"
+
+enum { K_MAX, K_WEIGHT, K_BURST, K_SOFT, K_CREATE };
+static const char *const keys[] = { "max", "weight", "burst", "soft_max", "create" };
+
+struct load_ctx {
+	struct limits_file *lf;
+	struct cgfs *fs;
+	FILE *f;
+	int line, section_line;
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+/* inih's handler is not told the line: count lines as they are read. */
+static char *reader(char *buf, int size, void *stream)
+{
+	struct load_ctx *c = stream;
+	char *r = fgets(buf, size, c->f);
+
+	if (r) {
+		c->line++;
+		const char *p = r + strspn(r, " \t");
+		if (*p == '[')
+			c->section_line = c->line;
+	}
+	return r;
+}
+
+static int fail_at(struct load_ctx *c, int line, const char *fmt, const char *a, const char *b)
+{
+	if (!c->failed) {
+		int n = snprintf(c->err, c->errlen, "%s:%d: ", c->lf->path, line);
+		snprintf(c->err + n, c->errlen - n, fmt, a, b);
+		c->failed = true;
+	}
+	return 0; /* tells inih to stop counting this as fine */
+}
+
+static struct limit_rule *rule_for(struct load_ctx *c, const char *section)
+{
+	struct limits_file *lf = c->lf;
+	char norm[PATH_MAX];
+
+	if (cgpath_normalize(c->fs->mnt, section, norm, sizeof(norm)))
+		return NULL;
+	for (size_t i = 0; i < lf->n; i++)
+		if (!strcmp(lf->r[i].pattern, norm))
+			return &lf->r[i];
+	struct limit_rule *n = realloc(lf->r, (lf->n + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	lf->r = n;
+	struct limit_rule *r = &lf->r[lf->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->pattern, sizeof(r->pattern), "%s", norm);
+	r->line = c->section_line;
+	r->glob = strpbrk(norm, "*?") != NULL;
+	return r;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct load_ctx *c = user;
+	struct limit_rule *r;
+	const char *why;
+	int k;
+
+	if (!*section)
+		return fail_at(c, c->line, "'%s' outside a [cgroup] section%s", name, "");
+	if (!(r = rule_for(c, section)))
+		return fail_at(c, c->section_line, "[%s]: not a cgroup path (relative to the cpu hierarchy, no '..')%s", section, "");
+	for (k = 0; k < 5 && strcmp(name, keys[k]); k++)
+		;
+	if (k == 5)
+		return fail_at(c, c->line, "unknown key '%s' in [%s]: expected max, weight, burst, soft_max or create", name, section);
+	if (r->line_of[k])
+		return fail_at(c, c->line, "'%s' set twice in [%s]", name, section);
+	r->line_of[k] = c->line;
+	switch (k) {
+	case K_MAX:
+		if (parse_cpu_max(value, &r->lim.quota_us, &r->lim.period_us, &why))
+			return fail_at(c, c->line, "max = %s: %s", value, why);
+		r->lim.has_max = true;
+		break;
+	case K_WEIGHT:
+		if (parse_cpu_weight(value, &r->lim.weight, &why))
+			return fail_at(c, c->line, "weight = %s: %s", value, why);
+		r->lim.has_weight = true;
+		break;
+	case K_BURST: {
+		uint64_t ns;
+		if (parse_duration_ns(value, 1000, &ns) || ns / 1000 > CGS_PERIOD_MAX_US * 1000)
+			return fail_at(c, c->line, "burst = %s: %s", value, "expected a duration (bare numbers are us), e.g. 20ms");
+		r->burst_us = ns / 1000;
+		r->has_burst = true;
+		break;
+	}
+	case K_SOFT:
+		if (parse_cpu_max(value, &r->soft_quota_us, &r->soft_period_us, &why) || !r->soft_quota_us)
+			return fail_at(c, c->line, "soft_max = %s: %s", value,
+				       "expected QUOTA[/PERIOD], PCT% or Ncpus (not max: that is no soft cap)");
+		r->has_soft = true;
+		break;
+	case K_CREATE:
+		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
+			r->create = true;
+		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "0"))
+			r->create = false;
+		else
+			return fail_at(c, c->line, "create = %s: %s", value, "expected yes or no");
+		break;
+	}
+	return 1;
+}
+
+/* Checks across keys and against the hierarchy, after the whole file is read. */
+static int check_rule(struct load_ctx *c, struct limit_rule *r)
+{
+	char buf[64];
+	uint64_t id;
+
+	if (r->has_burst && r->lim.has_max && r->lim.quota_us && r->burst_us > r->lim.quota_us) {
+		snprintf(buf, sizeof(buf), "%llu us", (unsigned long long)r->lim.quota_us);
+		return fail_at(c, r->line_of[K_BURST], "burst larger than the quota (%s) in [%s]", buf, r->pattern);
+	}
+	if (r->has_soft && r->lim.has_max && r->lim.quota_us &&
+	    (double)r->soft_quota_us / r->soft_period_us >= (double)r->lim.quota_us / r->lim.period_us)
+		return fail_at(c, r->line_of[K_SOFT], "soft_max must be below max in [%s]%s", r->pattern, "");
+	if (r->glob) {
+		if (r->create)
+			return fail_at(c, r->line_of[K_CREATE], "[%s]: a glob cannot create cgroups%s", r->pattern, "");
+		return 1;
+	}
+	if (!r->create && cgfs_id(c->fs, r->pattern, &id))
+		return fail_at(c, r->line, "[%s]: no such cgroup (add 'create = yes' to make it)%s", r->pattern, "");
+	return 1;
+}
+
+int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, char *err, size_t errlen)
+{
+	struct load_ctx c = { .lf = lf, .fs = fs, .err = err, .errlen = errlen };
+	int r;
+
+	memset(lf, 0, sizeof(*lf));
+	snprintf(lf->path, sizeof(lf->path), "%s", path);
+	if (!(c.f = fopen(path, "r"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	r = ini_parse_stream(reader, &c, on_key, &c);
+	fclose(c.f);
+	if (r > 0 && !c.failed) {
+		snprintf(err, errlen, "%s:%d: not INI: expected [cgroup] or key = value", path, r);
+		c.failed = true;
+	}
+	for (size_t i = 0; !c.failed && i < lf->n; i++)
+		check_rule(&c, &lf->r[i]);
+	if (!c.failed && !lf->n) {
+		snprintf(err, errlen, "%s: no [cgroup] section with a setting", path);
+		c.failed = true;
+	}
+	if (c.failed) {
+		limits_file_free(lf);
+		return -1;
+	}
+	return 0;
+}
+
+void limits_file_free(struct limits_file *lf)
+{
+	free(lf->r);
+	lf->r = NULL;
+	lf->n = 0;
+}
+
+/* --- plans ------------------------------------------------------------------ */
+
+int rule_values(const struct limit_rule *r, int version, bool soft_on,
+		void (*cb)(void *ctx, const char *file, const char *value), void *ctx)
+{
+	char v[64];
+	bool has_max = r->lim.has_max || (soft_on && r->has_soft);
+	uint64_t q = r->lim.quota_us, p = r->lim.has_max ? r->lim.period_us : CGS_PERIOD_DEFAULT_US;
+
+	if (soft_on && r->has_soft) {
+		q = r->soft_quota_us;
+		p = r->soft_period_us;
+	} else if (!r->lim.has_max && r->has_soft) {
+		/* A soft cap alone: unlimited while it is lifted. */
+		has_max = true;
+		q = 0;
+		p = r->soft_period_us;
+	}
+	if (has_max) {
+		if (version == 1) {
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)p);
+			cb(ctx, "cpu.cfs_period_us", v);
+			if (q)
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)q);
+			else
+				snprintf(v, sizeof(v), "-1");
+			cb(ctx, "cpu.cfs_quota_us", v);
+		} else {
+			if (q)
+				snprintf(v, sizeof(v), "%llu %llu", (unsigned long long)q, (unsigned long long)p);
+			else
+				snprintf(v, sizeof(v), "max %llu", (unsigned long long)p);
+			cb(ctx, "cpu.max", v);
+		}
+	}
+	if (r->has_burst) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->burst_us);
+		cb(ctx, version == 1 ? "cpu.cfs_burst_us" : "cpu.max.burst", v);
+	}
+	if (r->lim.has_weight) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)(version == 1 ? weight_to_shares(r->lim.weight)
+										: r->lim.weight));
+		cb(ctx, version == 1 ? "cpu.shares" : "cpu.weight", v);
+	}
+	return 0;
+}
+
+struct plan_ctx {
+	struct plan *p;
+	struct cgfs *fs;
+	const char *rel;
+	bool is_new, mkdir;   /* a cgroup to make; mkdir: not yet asked for in the plan */
+	const struct limit_rule *rule;
+	int err;
+};
+
+static struct change *plan_find(struct plan *p, const char *rel, const char *file)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->c[i].rel, rel) && !strcmp(p->c[i].file, file))
+			return &p->c[i];
+	return NULL;
+}
+
+static void add_change(void *vctx, const char *file, const char *value)
+{
+	struct plan_ctx *c = vctx;
+	struct plan *p = c->p;
+	struct change *ch = plan_find(p, c->rel, file);
+	char old[64] = "";
+
+	if (!ch) {
+		if (!c->is_new && cgfs_read(c->fs, c->rel, file, old, sizeof(old)) < 0) {
+			c->err = -ENOENT;
+			return;
+		}
+		old[strcspn(old, "\n")] = 0;
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 16;
+			struct change *n = realloc(p->c, cap * sizeof(*n));
+			if (!n) {
+				c->err = -ENOMEM;
+				return;
+			}
+			p->c = n;
+			p->cap = cap;
+		}
+		ch = &p->c[p->n++];
+		memset(ch, 0, sizeof(*ch));
+		snprintf(ch->rel, sizeof(ch->rel), "%s", c->rel);
+		snprintf(ch->file, sizeof(ch->file), "%s", file);
+		snprintf(ch->old, sizeof(ch->old), "%s", old);
+		/* The first write to a cgroup we make makes it. */
+		ch->mkdir = c->mkdir;
+		c->mkdir = false;
+	}
+	/* A later section overrides an earlier one for the same file. */
+	snprintf(ch->new, sizeof(ch->new), "%s", value);
+	ch->rule = c->rule;
+}
+
+static bool plan_has(struct plan *p, const char *rel)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->c[i].rel, rel))
+			return true;
+	return false;
+}
+
+static struct {
+	const struct limit_rule *rule;
+	struct plan_ctx *ctx;
+	int version;
+	bool soft_on;
+} walk;
+
+static int match_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char rel[PATH_MAX];
+
+	if (type != FTW_D || cgpath_normalize(walk.ctx->fs->mnt, path, rel, sizeof(rel)))
+		return 0;
+	if (!fnmatch(walk.rule->pattern, rel, FNM_PATHNAME)) {
+		walk.ctx->rel = rel;
+		walk.ctx->is_new = walk.ctx->mkdir = false;
+		rule_values(walk.rule, walk.version, walk.soft_on, add_change, walk.ctx);
+	}
+	return walk.ctx->err ? 1 : 0;
+}
+
+int plan_build(struct limits_file *lf, struct cgfs *fs, bool soft_on, struct plan *p)
+{
+	struct plan_ctx c = { .p = p, .fs = fs };
+	uint64_t id;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < lf->n && !c.err; i++) {
+		const struct limit_rule *r = &lf->r[i];
+		c.rule = r;
+		if (r->glob) {
+			walk.rule = r;
+			walk.ctx = &c;
+			walk.version = fs->version;
+			walk.soft_on = soft_on;
+			nftw(fs->mnt, match_one, 32, FTW_PHYS | FTW_MOUNT);
+			continue;
+		}
+		c.rel = r->pattern;
+		c.is_new = c.mkdir = r->create && cgfs_id(fs, r->pattern, &id) && !plan_has(p, r->pattern);
+		rule_values(r, fs->version, soft_on, add_change, &c);
+	}
+	if (c.err) {
+		plan_free(p);
+		return c.err;
+	}
+	/* Leave out what is as it should be (but keep the mkdir). */
+	size_t w = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->c[i].mkdir || strcmp(p->c[i].old, p->c[i].new))
+			p->c[w++] = p->c[i];
+	p->n = w;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->c);
+	memset(p, 0, sizeof(*p));
+}
+
+void plan_print(FILE *f, const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct change *c = &p->c[i];
+		if (c->mkdir)
+			fprintf(f, "  %s: create\n", c->rel);
+		fprintf(f, "  %s %s: %s -> %s\n", c->rel, c->file, c->mkdir ? "(new)" : c->old, c->new);
+	}
+}
+
+int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **failed)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct change *c = &p->c[i];
+		if (c->mkdir && (err = cgfs_mkdir(fs, c->rel)) && err != -EEXIST)
+			break;
+		err = 0;
+		if (c->mkdir) {
+			/* A new cgroup's old value is the kernel's default: read it for rollback. */
+			char old[64];
+			if (cgfs_read(fs, c->rel, c->file, old, sizeof(old)) >= 0) {
+				old[strcspn(old, "\n")] = 0;
+				snprintf(((struct change *)c)->old, sizeof(c->old), "%s", old);
+			}
+		}
+		if ((err = cgfs_write(fs, c->rel, c->file, c->new)))
+			break;
+	}
+	if (!err)
+		return 0;
+	*failed = &p->c[i];
+	/* Roll back in reverse: values first, then the cgroups we made. */
+	for (size_t j = i; j-- > 0;)
+		if (!p->c[j].mkdir || strcmp(p->c[j].old, p->c[j].new))
+			cgfs_write(fs, p->c[j].rel, p->c[j].file, p->c[j].old);
+	for (size_t j = i + 1; j-- > 0;)
+		if (p->c[j].mkdir)
+			cgfs_remove(fs, p->c[j].rel);
+	return err;
+}
