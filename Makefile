@@ -50,8 +50,8 @@ all: cgsched $(WORKLOADS)
 # pkg-config; tests: libcriterion-dev stress-ng jq; the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
 # ones are installed, after one update.
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev jq \
-	libinih-dev pkg-config make gcc libcriterion-dev stress-ng \
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
+	pkg-config make gcc libcriterion-dev stress-ng \
 	qemu-system-x86 busybox-static cpio
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)

@@ -69,6 +69,8 @@ int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *v
 int cgfs_mkdir(struct cgfs *fs, const char *rel);
 /* Kill what is left in a cgroup and its descendants, then remove them, deepest first. */
 int cgfs_remove(struct cgfs *fs, const char *rel);
+/* This process's cgroup in the cpu hierarchy (from /proc/self/cgroup), "/" if unknown. */
+void cgfs_self(struct cgfs *fs, char *out, size_t len);
 /* Read one "key value" line's value from a flat keyed file such as cpu.stat. */
 int keyed_get(const char *text, const char *key, uint64_t *val);
 

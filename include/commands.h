@@ -14,6 +14,8 @@ int cmd_probe(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_enforce(int argc, char **argv);
 
 /* Options every tracing command takes (long-only, values above 256). */
 enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_JSON, OPT_PER_CPU, OPT_SCHED_BACKEND, OPT_BACKEND, OPT_METRIC };

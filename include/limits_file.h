@@ -53,12 +53,16 @@ struct plan {
 	size_t n, cap;
 };
 
+/* Each cgroup a rule applies to now (globs expanded; exists false: to be made). */
+int limits_targets(struct limits_file *lf, struct cgfs *fs,
+		   int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists), void *ctx);
 /*
- * The writes that make the cgroups matching lf as it says (soft caps off:
- * hard limits only, or soft_quota when soft_on). Only files whose value
- * differs are in it.
+ * The writes that make the cgroups matching lf as it says: hard limits, or
+ * the soft cap where soft_on(ctx, rel) says so (NULL: nowhere). Only files
+ * whose value differs are in it.
  */
-int plan_build(struct limits_file *lf, struct cgfs *fs, bool soft_on, struct plan *p);
+int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ctx, const char *rel),
+	       void *soft_ctx, struct plan *p);
 void plan_free(struct plan *p);
 /* "  /batch cpu.cfs_quota_us: -1 -> 20000" per change. */
 void plan_print(FILE *f, const struct plan *p);

@@ -420,6 +420,29 @@ int cgfs_remove(struct cgfs *fs, const char *rel)
 	return rm.err;
 }
 
+void cgfs_self(struct cgfs *fs, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[PATH_MAX + 64];
+
+	snprintf(out, len, "/");
+	if (!f)
+		return;
+	/* v1: "4:cpu,cpuacct:/path"; v2: "0::/path". */
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = 0;
+		line[strcspn(b + 1, "\n") + (b + 1 - line)] = 0;
+		if ((fs->version == 2 && !strcmp(a + 1, "")) || (fs->version == 1 && opts_have(a + 1, "cpu"))) {
+			snprintf(out, len, "%s", b + 1);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 int keyed_get(const char *text, const char *key, uint64_t *val)
 {
 	size_t kl = strlen(key);

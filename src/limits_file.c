@@ -22,6 +22,7 @@ struct load_ctx {
 	char *err;
 	size_t errlen;
 	bool failed;
+	int fail_line;
 };
 
 /* inih's handler is not told the line: count lines as they are read. */
@@ -42,6 +43,7 @@ static char *reader(char *buf, int size, void *stream)
 static int fail_at(struct load_ctx *c, int line, const char *fmt, const char *a, const char *b)
 {
 	if (!c->failed) {
+		c->fail_line = line;
 		int n = snprintf(c->err, c->errlen, "%s:%d: ", c->lf->path, line);
 		snprintf(c->err + n, c->errlen - n, fmt, a, b);
 		c->failed = true;
@@ -162,7 +164,8 @@ int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, 
 	}
 	r = ini_parse_stream(reader, &c, on_key, &c);
 	fclose(c.f);
-	if (r > 0 && !c.failed) {
+	/* inih's own syntax error, when it comes before ours. */
+	if (r > 0 && (!c.failed || r < c.fail_line)) {
 		snprintf(err, errlen, "%s:%d: not INI: expected [cgroup] or key = value", path, r);
 		c.failed = true;
 	}
@@ -297,49 +300,71 @@ static bool plan_has(struct plan *p, const char *rel)
 
 static struct {
 	const struct limit_rule *rule;
-	struct plan_ctx *ctx;
-	int version;
-	bool soft_on;
+	struct cgfs *fs;
+	int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists);
+	void *ctx;
+	int err;
 } walk;
 
 static int match_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	char rel[PATH_MAX];
 
-	if (type != FTW_D || cgpath_normalize(walk.ctx->fs->mnt, path, rel, sizeof(rel)))
+	if (type != FTW_D || cgpath_normalize(walk.fs->mnt, path, rel, sizeof(rel)))
 		return 0;
-	if (!fnmatch(walk.rule->pattern, rel, FNM_PATHNAME)) {
-		walk.ctx->rel = rel;
-		walk.ctx->is_new = walk.ctx->mkdir = false;
-		rule_values(walk.rule, walk.version, walk.soft_on, add_change, walk.ctx);
-	}
-	return walk.ctx->err ? 1 : 0;
+	if (!fnmatch(walk.rule->pattern, rel, FNM_PATHNAME))
+		walk.err = walk.cb(walk.ctx, rel, walk.rule, true);
+	return walk.err ? 1 : 0;
 }
 
-int plan_build(struct limits_file *lf, struct cgfs *fs, bool soft_on, struct plan *p)
+int limits_targets(struct limits_file *lf, struct cgfs *fs,
+		   int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists), void *ctx)
 {
-	struct plan_ctx c = { .p = p, .fs = fs };
 	uint64_t id;
+	int err = 0;
+
+	for (size_t i = 0; i < lf->n && !err; i++) {
+		const struct limit_rule *r = &lf->r[i];
+		if (r->glob) {
+			walk = (typeof(walk)){ .rule = r, .fs = fs, .cb = cb, .ctx = ctx };
+			nftw(fs->mnt, match_one, 32, FTW_PHYS | FTW_MOUNT);
+			err = walk.err;
+		} else {
+			err = cb(ctx, r->pattern, r, !cgfs_id(fs, r->pattern, &id));
+		}
+	}
+	return err;
+}
+
+struct build_ctx {
+	struct plan_ctx c;
+	bool (*soft_on)(void *ctx, const char *rel);
+	void *soft_ctx;
+};
+
+static int plan_target(void *vctx, const char *rel, const struct limit_rule *r, bool exists)
+{
+	struct build_ctx *b = vctx;
+
+	if (!exists && !r->create)
+		return 0; /* gone since the file was checked: nothing to do for it */
+	b->c.rule = r;
+	b->c.rel = rel;
+	b->c.is_new = b->c.mkdir = !exists && !plan_has(b->c.p, rel);
+	rule_values(r, b->c.fs->version, b->soft_on && b->soft_on(b->soft_ctx, rel), add_change, &b->c);
+	return b->c.err;
+}
+
+int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ctx, const char *rel),
+	       void *soft_ctx, struct plan *p)
+{
+	struct build_ctx b = { .c = { .p = p, .fs = fs }, .soft_on = soft_on, .soft_ctx = soft_ctx };
+	int err;
 
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < lf->n && !c.err; i++) {
-		const struct limit_rule *r = &lf->r[i];
-		c.rule = r;
-		if (r->glob) {
-			walk.rule = r;
-			walk.ctx = &c;
-			walk.version = fs->version;
-			walk.soft_on = soft_on;
-			nftw(fs->mnt, match_one, 32, FTW_PHYS | FTW_MOUNT);
-			continue;
-		}
-		c.rel = r->pattern;
-		c.is_new = c.mkdir = r->create && cgfs_id(fs, r->pattern, &id) && !plan_has(p, r->pattern);
-		rule_values(r, fs->version, soft_on, add_change, &c);
-	}
-	if (c.err) {
+	if ((err = limits_targets(lf, fs, plan_target, &b)) || (err = b.c.err)) {
 		plan_free(p);
-		return c.err;
+		return err;
 	}
 	/* Leave out what is as it should be (but keep the mkdir). */
 	size_t w = 0;

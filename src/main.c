@@ -19,6 +19,8 @@ static const struct command {
 	{ "hist", cmd_hist, "run-queue latency histograms per cgroup, runqlat's layout" },
 	{ "record", cmd_record, "run a command in a new cgroup under tracing, like perf stat" },
 	{ "check", cmd_check, "CI gates on a record report: exit 1 when a limit is passed" },
+	{ "apply", cmd_apply, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
+	{ "enforce", cmd_enforce, "keep a limits file in force: new groups, changed values, soft caps" },
 	{ "stat", cmd_stat, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
 	{ "probe", cmd_probe, "which backends this kernel accepts, and where the cpu controller is" },
 };

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# cgsched apply and enforce: limits files, dry-run, rollback, bad files,
+# soft caps driven by measured contention, restoring, reloading.
+
+# The files a limit lives in, per cgroup version (to read them back).
+quota_file() { [ "$CG_VER" = 1 ] && echo cpu.cfs_quota_us || echo cpu.max; }
+weight_file() { [ "$CG_VER" = 1 ] && echo cpu.shares || echo cpu.weight; }
+readf() { cat "$CG_ROOT$1/$2"; }
+unlimited() { case "$(readf "$1" "$(quota_file)")" in -1 | max*) return 0 ;; esac; return 1; }
+# Every cpu.* file of the given cgroups, to compare before and after.
+state() { for c in "$@"; do for f in "$CG_ROOT$c"/cpu.*; do printf '%s %s\n' "$f" "$(cat "$f" 2>/dev/null | head -n 1)"; done; done | grep -v cpu.stat; }
+
+test_apply_dry_run_and_apply() {
+	cg_create lim-a && A=$CG
+	cg_create lim-b && B=$CG
+	n=$(basename "$A")
+	cat >"$TMP/l.ini" <<INI
+; a comment
+[$n]
+max = 20%
+weight = 200
+
+[$B]
+max = 50ms/100ms
+burst = 5ms
+
+[$A/new]
+create = yes
+weight = 50
+INI
+	before=$(state "$A" "$B")
+	"$CGSCHED" apply "$TMP/l.ini" --dry-run >"$TMP/o" || fail "dry run failed"
+	cat "$TMP/o"
+	[ "$(state "$A" "$B")" = "$before" ] && [ ! -d "$CG_ROOT$A/new" ] || fail "dry run wrote something"
+	grep -q "$A $(quota_file): .* -> " "$TMP/o" || fail "no old -> new line"
+	"$CGSCHED" apply "$TMP/l.ini" >"$TMP/o" || fail "apply failed"
+	if [ "$CG_VER" = 1 ]; then
+		[ "$(readf "$A" cpu.cfs_quota_us)" = 20000 ] && [ "$(readf "$A" cpu.shares)" = 2048 ] &&
+			[ "$(readf "$B" cpu.cfs_burst_us)" = 5000 ] && [ "$(readf "$A/new" cpu.shares)" = 512 ] ||
+			fail "v1 values not as the file says"
+	else
+		[ "$(readf "$A" cpu.max)" = "20000 100000" ] && [ "$(readf "$A" cpu.weight)" = 200 ] &&
+			[ "$(readf "$B" cpu.max.burst)" = 5000 ] && [ "$(readf "$A/new" cpu.weight)" = 50 ] ||
+			fail "v2 values not as the file says"
+	fi
+	"$CGSCHED" apply "$TMP/l.ini" | grep -q "in force already" || fail "a second apply should change nothing"
+	echo "applied: quota $(readf "$A" "$(quota_file)"), weight file $(readf "$A" "$(weight_file)")"
+}
+
+# A write the kernel refuses: what was already written is put back, exit 2.
+test_apply_rolls_back() {
+	cg_create rb-a && A=$CG
+	cg_create rb-b && B=$CG
+	cg_quota "$B" 10000 100000
+	before=$(state "$A" "$B")
+	# B's quota is 10 ms: a 50 ms burst is more than the kernel allows.
+	printf '[%s]\nweight = 300\n\n[%s]\nburst = 50ms\n' "$A" "$B" >"$TMP/rb.ini"
+	"$CGSCHED" apply "$TMP/rb.ini" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	echo "exit $rc: $(cat "$TMP/e")"
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "expected one line and exit 2"
+	grep -q "rb.ini:4:" "$TMP/e" || fail "the error should name the file and the line of the section"
+	[ "$(state "$A" "$B")" = "$before" ] || fail "the weight of $A was not restored"
+}
+
+# Bad files: FILE:LINE on one line, exit 2, every cgroup as it was.
+test_apply_bad_files() {
+	cg_create bad-a && A=$CG
+	before=$(state "$A")
+	printf '[%s]\nmax = 20%%\n' "$A" >"$TMP/ok.ini"
+	bad=0
+	for f in "syntax|[$A\nmax = 20%|:1:" \
+		"unknown key|[$A]\nmax = 20%\ncolour = red|:3: unknown key" \
+		"out of range|[$A]\nweight = 20000|:2: weight" \
+		"bad max|[$A]\nmax = 0.1%|:2: max" \
+		"burst over quota|[$A]\nmax = 10ms/100ms\nburst = 20ms|:3: burst" \
+		"soft over max|[$A]\nmax = 20%\nsoft_max = 30%|:3: soft_max" \
+		"missing group|[$A]\nweight = 200\n[$A-missing]\nweight = 100|:3:" \
+		"glob create|[$A/*]\ncreate = yes|:2:" \
+		"twice|[$A]\nweight = 100\nweight = 200|:3:"; do
+		name=${f%%|*}; rest=${f#*|}; body=${rest%|*}; want=${rest##*|}
+		printf "%b\n" "$body" >"$TMP/bad.ini"
+		"$CGSCHED" apply "$TMP/bad.ini" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		echo "$name -> exit $rc: $(cat "$TMP/e")"
+		{ [ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ ! -s "$TMP/o" ] && grep -q -- "$want" "$TMP/e"; } || bad=$((bad + 1))
+	done
+	[ $bad = 0 ] || fail "$bad bad files not refused as they should be"
+	[ "$(state "$A")" = "$before" ] && [ ! -d "$CG_ROOT$A-missing" ] || fail "a bad file changed something"
+}
+
+# enforce: a soft-capped burner alone runs above its soft cap; once a second
+# group competes on its CPU it is held to it within two intervals (cpu.stat
+# counts throttled periods); after the competitor stops it is released.
+test_enforce_soft_cap() {
+	cg_create soft && S=$CG
+	cg_create rival && C=$CG
+	printf '[%s]\nsoft_max = 20%%\n' "$S" >"$TMP/s.ini"
+	"$CGSCHED" enforce "$TMP/s.ini" -i 0.5 >"$TMP/enf" 2>&1 &
+	EP=$!
+	cg_spawn "$S" "$CGWORK" burn 1 30 0 >/dev/null
+	sleep 2
+	unlimited "$S" || fail "capped while alone: $(cat "$TMP/enf")"
+	t0=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$S/cpu.stat")
+	cg_spawn "$C" "$CGWORK" burn 1 30 0 >/dev/null
+	rival=$SPAWNED
+	held=""
+	for i in $(seq 1 20); do # two intervals plus start-up slack
+		sleep 0.1
+		unlimited "$S" || { held=$i; break; }
+	done
+	[ -n "$held" ] || fail "not held to its soft cap within 2 s: $(cat "$TMP/enf")"
+	sleep 1
+	t1=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$S/cpu.stat")
+	echo "held after $((held * 100)) ms; quota $(readf "$S" "$(quota_file)"); throttled periods $t0 -> $t1"
+	[ "$t1" -gt "$t0" ] || fail "cpu.stat shows no throttling under the soft cap"
+	kill $rival
+	released=""
+	for i in $(seq 1 30); do
+		sleep 0.1
+		unlimited "$S" && { released=$i; break; }
+	done
+	[ -n "$released" ] || fail "not released after the rival stopped: $(cat "$TMP/enf")"
+	echo "released $((released * 100)) ms after the rival stopped"
+	kill -TERM $EP
+	wait $EP || fail "enforce did not exit 0"
+	cat "$TMP/enf"
+	grep -q "soft cap on: $C run-queue p99" "$TMP/enf" || fail "the log should say why"
+	grep -q "soft cap lifted" "$TMP/enf" || fail "the log should say the cap was lifted"
+}
+
+# enforce: a value changed behind its back is restored and logged; SIGHUP
+# reloads (a bad file keeps the old limits); SIGTERM restores the start.
+test_enforce_restore_reload() {
+	cg_create keep && K=$CG
+	start=$(state "$K")
+	printf '[%s]\nweight = 300\n' "$K" >"$TMP/k.ini"
+	"$CGSCHED" enforce "$TMP/k.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	EP=$!
+	sleep 1
+	w=$(readf "$K" "$(weight_file)")
+	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 3072 || echo 300)" ] || fail "not applied: $w"
+	echo 1000 >"$CG_ROOT$K/$(weight_file)"
+	sleep 1
+	[ "$(readf "$K" "$(weight_file)")" = "$w" ] || fail "not restored after someone else's change"
+	grep -q "someone else changed it: restored" "$TMP/enf" || fail "the restore is not logged"
+	printf '[%s]\nweight = nonsense\n' "$K" >"$TMP/k.ini"
+	kill -HUP $EP
+	sleep 1
+	grep -q "reload failed, keeping the limits in force: .*k.ini:2:" "$TMP/enf" || fail "a bad reload should be logged with FILE:LINE"
+	[ "$(readf "$K" "$(weight_file)")" = "$w" ] || fail "a bad reload changed the limits"
+	printf '[%s]\nweight = 50\n' "$K" >"$TMP/k.ini"
+	kill -HUP $EP
+	sleep 1
+	w2=$(readf "$K" "$(weight_file)")
+	[ "$w2" = "$( [ "$CG_VER" = 1 ] && echo 512 || echo 50)" ] || fail "the reloaded file was not applied: $w2"
+	kill -TERM $EP
+	wait $EP || fail "enforce did not exit 0"
+	cat "$TMP/enf"
+	[ "$(state "$K")" = "$start" ] || fail "SIGTERM did not restore the values found at start"
+}
+
+# enforce: a cgroup that appears later and matches a glob gets its limits.
+test_enforce_new_groups() {
+	cg_create parent && P=$CG
+	cg_enable_children "$P"
+	printf '[%s/*]\nweight = 200\n' "$P" >"$TMP/g.ini"
+	"$CGSCHED" enforce "$TMP/g.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	EP=$!
+	sleep 1
+	mkdir "$CG_ROOT$P/late"
+	sleep 1
+	w=$(readf "$P/late" "$(weight_file)")
+	kill -TERM $EP
+	wait $EP || fail "enforce did not exit 0"
+	cat "$TMP/enf"
+	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 2048 || echo 200)" ] || fail "the new cgroup did not get its weight ($w)"
+	grep -q "$P/late $(weight_file): .* -> " "$TMP/enf" || fail "not logged"
+}
