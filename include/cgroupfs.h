@@ -67,6 +67,13 @@ int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, siz
 int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *value);
 /* Make a cgroup (rel normalised); 0 or -errno (-EEXIST when it is there). */
 int cgfs_mkdir(struct cgfs *fs, const char *rel);
+/*
+ * v2: give rel's parent's children the cpu controller (cgroup.subtree_control
+ * "+cpu") unless they have it; *enabled says whether it was off. v1: nothing.
+ */
+int cgfs_enable_cpu_in_parent(struct cgfs *fs, const char *rel, bool *enabled);
+/* The parent of a normalised path ("/a/b" -> "/a", "/a" -> "/"). */
+void cgpath_parent(const char *rel, char *out, size_t len);
 /* Kill what is left in a cgroup and its descendants, then remove them, deepest first. */
 int cgfs_remove(struct cgfs *fs, const char *rel);
 /* This process's cgroup in the cpu hierarchy (from /proc/self/cgroup), "/" if unknown. */

@@ -45,6 +45,7 @@ struct change {
 	char file[32];
 	char old[64], new[64];
 	bool mkdir;
+	bool enabled_cpu;        /* we turned on +cpu in the parent (v2): turn it off on rollback */
 	const struct limit_rule *rule;
 };
 

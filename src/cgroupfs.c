@@ -337,6 +337,32 @@ int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, siz
 	return (int)n;
 }
 
+void cgpath_parent(const char *rel, char *out, size_t len)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash && slash != rel ? (size_t)(slash - rel) : 1;
+
+	snprintf(out, len, "%.*s", (int)n, rel);
+}
+
+int cgfs_enable_cpu_in_parent(struct cgfs *fs, const char *rel, bool *enabled)
+{
+	char parent[PATH_MAX], ctl[512];
+
+	*enabled = false;
+	if (fs->version != 2)
+		return 0;
+	cgpath_parent(rel, parent, sizeof(parent));
+	if (cgfs_read(fs, parent, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
+		return -errno;
+	for (char *t = strtok(ctl, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, "cpu"))
+			return 0;
+	int err = cgfs_write(fs, parent, "cgroup.subtree_control", "+cpu");
+	*enabled = !err;
+	return err;
+}
+
 static void rel_path(struct cgfs *fs, const char *rel, const char *file, char *out, size_t len)
 {
 	const char *r = rel[0] == '/' ? rel + 1 : rel;

@@ -188,9 +188,11 @@ static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, b
 
 	if (!exists) {
 		int err;
+		bool enabled;
 		if (!r->create)
 			return 0;
-		if ((err = cgfs_mkdir(&p->e->s.fs, rel)) && err != -EEXIST) {
+		if ((err = cgfs_enable_cpu_in_parent(&p->e->s.fs, rel, &enabled)) ||
+		    ((err = cgfs_mkdir(&p->e->s.fs, rel)) && err != -EEXIST)) {
 			logline("%s: cannot create: %s", rel, strerror(-err));
 			return 0;
 		}

@@ -397,7 +397,9 @@ int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **fail
 	int err = 0;
 
 	for (i = 0; i < p->n; i++) {
-		const struct change *c = &p->c[i];
+		struct change *c = (struct change *)&p->c[i];
+		if (c->mkdir && (err = cgfs_enable_cpu_in_parent(fs, c->rel, &c->enabled_cpu)))
+			break;
 		if (c->mkdir && (err = cgfs_mkdir(fs, c->rel)) && err != -EEXIST)
 			break;
 		err = 0;
@@ -419,8 +421,14 @@ int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **fail
 	for (size_t j = i; j-- > 0;)
 		if (!p->c[j].mkdir || strcmp(p->c[j].old, p->c[j].new))
 			cgfs_write(fs, p->c[j].rel, p->c[j].file, p->c[j].old);
-	for (size_t j = i + 1; j-- > 0;)
+	for (size_t j = i + 1; j-- > 0;) {
 		if (p->c[j].mkdir)
 			cgfs_remove(fs, p->c[j].rel);
+		if (p->c[j].enabled_cpu) {
+			char parent[PATH_MAX];
+			cgpath_parent(p->c[j].rel, parent, sizeof(parent));
+			cgfs_write(fs, parent, "cgroup.subtree_control", "-cpu");
+		}
+	}
 	return err;
 }
