@@ -102,6 +102,7 @@ test_enforce_soft_cap() {
 	sleep 2
 	unlimited "$S" || fail "capped while alone: $(cat "$TMP/enf")"
 	t0=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$S/cpu.stat")
+	[ "$t0" = 0 ] || fail "throttled $t0 times while alone: it should run above its soft cap"
 	cg_spawn "$C" "$CGWORK" burn 1 30 0 >/dev/null
 	rival=$SPAWNED
 	held=""
