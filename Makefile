@@ -42,8 +42,8 @@ LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm install clean
-all: cgsched $(WORKLOADS)
+.PHONY: all deps run test test-unit test-live test-vm bench install clean
+all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
@@ -52,7 +52,7 @@ all: cgsched $(WORKLOADS)
 # ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
 	pkg-config make gcc libcriterion-dev stress-ng \
-	qemu-system-x86 busybox-static cpio
+	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
 
@@ -101,6 +101,14 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 $(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+$(OUTPUT)/bench-floor: tests/bench/floor.c $(OUTPUT)/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+
+# Overhead against nothing, empty programs and runqlat (docs/performance.md).
+bench: deps all
+	$(Q)./tests/bench/run.sh
 
 install: cgsched
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched

@@ -43,8 +43,10 @@ struct {
 	__type(value, struct cgs_cg_stats);
 } cg_stats SEC(".maps");
 
+/* A new (victim, preemptor) pair is rare: allocated on first use. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096); /* 4 x --max-cgroups */
 	__type(key, struct cgs_preempt_key);
 	__type(value, __u64);
@@ -232,7 +234,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = bpf_ktime_get_ns();
-	struct cgs_cg_stats *s;
+	struct cgs_cg_stats *s, *prev_s = NULL;
 	struct cgs_task *t;
 	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
 	bool runnable = false;
@@ -272,7 +274,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				count_drop(CGS_DROP_TASK_FULL);
 			}
 		}
-		if (prev_cg && (s = cg_get(prev_cg))) {
+		if (prev_cg && (s = prev_s = cg_get(prev_cg))) {
 			if (cur->since_ns) {
 				__u64 d = now - cur->since_ns;
 				s->oncpu_ns += d;
@@ -302,7 +304,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
 				thr_wait(next_cg, t, now - t->queued_ns);
 			} else if (next_cg) {
-				if (t->queued_ns && (s = cg_get(next_cg))) {
+				/* Switching within one cgroup (common): its slot is at hand. */
+				if (t->queued_ns && (s = next_cg == prev_cg && prev_s ? prev_s : cg_get(next_cg))) {
 					__u64 d = now - t->queued_ns;
 					s->runq_count++;
 					s->runq_sum_ns += d;

@@ -31,6 +31,11 @@ int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out);
 /* 0 when root; else the one error line ("must run as root (why)") and CGS_EXIT_USAGE. */
 int require_root(const char *why);
 
+/* Monotonic time main() began: start-up is measured from it. */
+extern uint64_t cgs_t0_ns;
+/* CPU time (user + system) of this process in ns. */
+uint64_t cpu_ns(void);
+
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t now_ns(void);
 

@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 {
 	const struct command *cmd = &commands[0];
 
+	cgs_t0_ns = now_ns();
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = NULL;
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

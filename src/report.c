@@ -25,6 +25,8 @@ int sort_key_parse(const char *s, enum sort_key *k)
 	return -EINVAL;
 }
 
+static void resolve_row(struct row *w, struct cgfs *fs);
+
 /* --- kernel counters per cgroup, first and last seen ------------------------ */
 
 struct kentry {
@@ -100,12 +102,21 @@ int kcache_prime(struct kcache *kc, struct kstat_src *ks)
 	return kstat_src_all(ks, prime_one, kc);
 }
 
-static void kernel_figures(struct row *w, struct kstat_src *ks, struct kcache *kc, bool since_first)
+static void kernel_figures(struct row *w, struct cgfs *fs, struct kstat_src *ks, struct kcache *kc,
+			   bool since_first)
 {
 	bool fresh;
 	struct kentry *e;
 
-	if (!kc || !ks || w->removed || !w->path || kstat_src_get(ks, w->id, w->path, &w->k))
+	if (!kc || !ks)
+		return;
+	/* The iterator's figures are by id; the files need the path. */
+	if (ks->method != KSTAT_ITER) {
+		resolve_row(w, fs);
+		if (w->removed || !w->path)
+			return;
+	}
+	if (kstat_src_get(ks, w->id, w->path, &w->k))
 		return;
 	if (!(e = kcache_get(kc, w->id, &fresh)))
 		return;
@@ -163,15 +174,9 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 	for (size_t i = 0; i < d->n; i++) {
 		const struct cg_sample *c = &d->cg[i];
 		struct row *w = &r->rows[r->n++];
-		const char *last;
 
 		w->id = c->id;
 		w->s = c;
-		w->path = cgfs_path(fs, c->id, true, &last);
-		if (!w->path) {
-			w->removed = true;
-			w->path = last;
-		}
 		w->cpu_pct = pct(c->c.oncpu_ns, interval_ns);
 		w->runq_max_ns = c->runq_max_ns;
 		w->runq_p50_ns = hist_percentile(c->c.runq_slots, CGS_HIST_SLOTS, 50,
@@ -183,19 +188,41 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 		w->thr_p99_ns = hist_percentile(c->c.thr_slots, CGS_HIST_SLOTS, 99,
 						c->thr_max_ns / unit) * unit;
 		w->inh_pct = pct(c->c.thr_inh_ns, interval_ns);
-		if (c->thr_inh_by)
-			w->inh_path = cgfs_path(fs, c->thr_inh_by, false, NULL);
-		kernel_figures(w, ks, kc, since_first);
+		kernel_figures(w, fs, ks, kc, since_first);
 		w->quota_used_pct = kstat_quota_used_pct(&w->k, c->c.oncpu_ns, interval_ns);
 		/* d->pre is sorted by victim, as d->cg by id: walk both together. */
 		while (pi < d->npre && d->pre[pi].victim < c->id)
 			pi++;
 		for (; pi < d->npre && d->pre[pi].victim == c->id; pi++)
 			add_preemptor(w, d->pre[pi].preemptor, d->pre[pi].count);
-		for (int k = 0; k < w->npre; k++)
-			w->pre[k].path = cgfs_path(fs, w->pre[k].id, false, NULL);
 	}
 	return 0;
+}
+
+static void resolve_row(struct row *w, struct cgfs *fs)
+{
+	const char *last;
+
+	if (w->resolved)
+		return;
+	w->resolved = true;
+	w->path = cgfs_path(fs, w->id, true, &last);
+	if (!w->path) {
+		w->removed = true;
+		w->path = last;
+	}
+	if (w->s->thr_inh_by)
+		w->inh_path = cgfs_path(fs, w->s->thr_inh_by, false, NULL);
+	for (int k = 0; k < w->npre; k++)
+		w->pre[k].path = cgfs_path(fs, w->pre[k].id, false, NULL);
+}
+
+void report_resolve(struct report *r, struct cgfs *fs, size_t limit)
+{
+	size_t n = limit && limit < r->n ? limit : r->n;
+
+	for (size_t i = 0; i < n; i++)
+		resolve_row(&r->rows[i], fs);
 }
 
 static enum sort_key cur_key;
@@ -215,6 +242,7 @@ static int cmp_row(const void *a, const void *b)
 	case SORT_INVOL: vx = x->s->c.sw_invol; vy = y->s->c.sw_invol; break;
 	case SORT_THR: vx = x->thr_pct + x->inh_pct; vy = y->thr_pct + y->inh_pct; break;
 	case SORT_PATH:
+		/* report_sort resolved every path first. */
 		return strcmp(x->path ? x->path : "~", y->path ? y->path : "~");
 	}
 	/* Largest first; ties by id so output is stable. */
@@ -223,8 +251,10 @@ static int cmp_row(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-void report_sort(struct report *r, enum sort_key k)
+void report_sort(struct report *r, struct cgfs *fs, enum sort_key k)
 {
+	if (k == SORT_PATH)
+		report_resolve(r, fs, 0);
 	cur_key = k;
 	qsort(r->rows, r->n, sizeof(*r->rows), cmp_row);
 }

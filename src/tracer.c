@@ -173,6 +173,17 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		cgs_debug("throttle backend kprobe: throttle_cfs_rq/unthrottle_cfs_rq not in /proc/kallsyms");
 		return -ENOENT;
 	}
+	/*
+	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
+	 * kprobe_events where that is missing: with neither, a load (~100 ms)
+	 * would only end in a failed attach.
+	 */
+	if (tb->id == CGS_THR_KPROBE && access("/sys/bus/event_source/devices/kprobe/type", R_OK) &&
+	    access("/sys/kernel/tracing/kprobe_events", W_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", W_OK)) {
+		cgs_debug("throttle backend kprobe: no kprobe PMU and no kprobe_events: kprobes unavailable");
+		return -ENOENT;
+	}
 	s = sched_bpf__open();
 	if (!s)
 		return -errno;
@@ -365,8 +376,9 @@ attached:
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
 	nudge_cpus(t->ncpus);
-	cgs_debug("attached: backend %s, throttle backend %s, task state in %s", t->backend,
-		  t->thr_backend, t->task_storage ? "task storage" : "LRU hash");
+	cgs_debug("attached: backend %s, throttle backend %s, task state in %s; %.1f ms after start",
+		  t->backend, t->thr_backend, t->task_storage ? "task storage" : "LRU hash",
+		  (now_ns() - cgs_t0_ns) / 1e6);
 	return 0;
 }
 

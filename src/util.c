@@ -11,6 +11,7 @@
 #include "util.h"
 
 bool cgs_verbose;
+uint64_t cgs_t0_ns;
 
 static void vsay(const char *tag, const char *fmt, va_list ap)
 {
@@ -107,6 +108,14 @@ int require_root(const char *why)
 		return 0;
 	cgs_err("must run as root (%s)", why);
 	return CGS_EXIT_USAGE;
+}
+
+uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 uint64_t now_ns(void)

@@ -173,3 +173,25 @@ test_move_while_running() {
 	echo "on CPU in $A: ${got:-0} ns; burned ${ref} ns after the move"
 	[ "${got:-0}" -gt $((ref * 9 / 10)) ] || fail "the moved task's time was lost"
 }
+
+# The map bound: more active cgroups than --max-cgroups allows are not lost
+# silently: the drop is counted and shown, in JSON and in the table.
+test_max_cgroups_bound() {
+	cgs_start top --json -i 1h --max-cgroups 16 || return 1
+	for i in $(seq 1 24); do
+		cg_create "many$i" && cg_spawn "$CG" "$CGWORK" wake 1 2000 >/dev/null
+	done
+	sleep 1.5
+	cgs_stop INT || return 1
+	full=$(jq -r 'select(.kind == "summary") | .drops.cgroup_map_full' "$TMP/cgs.out")
+	rows=$(jq -r 'select(.kind == "summary") | .cgroups | length' "$TMP/cgs.out")
+	echo "--max-cgroups 16 with 24 busy test cgroups: $rows rows, cgroup_map_full=$full"
+	[ "$rows" -le 16 ] || fail "more rows than the bound"
+	[ "${full:-0}" -gt 0 ] || fail "hitting the bound was not counted"
+	"$CGSCHED" top -i 0.5 -n 1 --max-cgroups 16 >"$TMP/t" 2>/dev/null &
+	tp=$!
+	sleep 0.2
+	for i in $(seq 1 24); do cg_spawn "/cgs-test-$$-many$i" "$CGWORK" wake 1 2000 >/dev/null; done
+	wait $tp
+	grep -q 'drops:.*cgroup_map_full=' "$TMP/t" || fail "the table does not show the drop"
+}

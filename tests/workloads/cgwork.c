@@ -18,6 +18,9 @@
  *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
  *   cgwork selfmove PROCS SECONDS CPU  pinned to CPU, burn 0.2 s, move itself into
  *                                      PROCS while running, burn SECONDS more
+ *   cgwork fleet DIR N SECONDS PERIOD_MS
+ *        make DIR/g0..g(N-1) (cgroup directories), one process in each that
+ *        wakes every PERIOD_MS for SECONDS; prints "ready" when all are in
  *   cgwork asuser UID CMD ARGS...      run CMD with uid and gid UID, no groups
  *                                      (busybox's setpriv cannot change uid)
  */
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -250,6 +254,47 @@ static int selfmove(const char *procs, double s, int cpu)
 	return 0;
 }
 
+static int fleet(const char *dir, int n, double s, long period_ms)
+{
+	char path[4096];
+	int pfd[2];
+
+	if (pipe(pfd))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/g%d", dir, i);
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			perror(path);
+			return 1;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			snprintf(path, sizeof(path), "%s/g%d/cgroup.procs", dir, i);
+			enter(path);
+			close(pfd[1]); /* tells the parent this one is in */
+			unsigned long long end = mono_ns() + (unsigned long long)(s * 1e9);
+			struct timespec ts = { period_ms / 1000, (period_ms % 1000) * 1000000 };
+			while (mono_ns() < end)
+				nanosleep(&ts, NULL);
+			_exit(0);
+		}
+	}
+	close(pfd[1]);
+	char c;
+	while (read(pfd[0], &c, 1) > 0) /* EOF once every child has entered */
+		;
+	printf("ready\n");
+	fflush(stdout);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 static int asuser(int uid, char **cmd)
 {
 	if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
@@ -275,6 +320,8 @@ int main(int argc, char **argv)
 		return duel(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
 	if (argc == 5 && !strcmp(argv[1], "selfmove"))
 		return selfmove(argv[2], atof(argv[3]), atoi(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "fleet"))
+		return fleet(argv[2], atoi(argv[3]), atof(argv[4]), atol(argv[5]));
 	if (argc >= 4 && !strcmp(argv[1], "asuser"))
 		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 4 && !strcmp(argv[1], "wake"))

@@ -1,0 +1,158 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# make bench: what cgsched costs, measured against nothing attached, against
+# empty programs on the same tracepoints (the floor), and against runqlat
+# from Debian's libbpf-tools, alternating in one run (A B C D A B C D ...)
+# so that drift hits every mode alike. Ratios are taken round by round.
+#
+#   pipe     taskset -c 0 perf bench sched pipe: each op is 2 switches + 2 wake-ups
+#   storm    16 cgroups each running a perf bench pipe pair at once
+#   scale    10,000 cgroups, each with a task waking every 500 ms: one top
+#            refresh's CPU time, and the map memory bound
+#   startup  from main() to attached and counting (cgsched -v)
+#
+# Prints a table and writes .output/bench.json. Never asserts a timing.
+# CGS_BENCH_ROUNDS (default 6), CGS_BENCH_LOOPS (default 100000),
+# CGS_BENCH_SCALE (default 10000; 0 skips the scale run).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CGSCHED=$ROOT/cgsched
+FLOOR=$ROOT/.output/bench-floor
+CGWORK=$ROOT/.output/workloads/cgwork
+OUT=$ROOT/.output/bench.json
+ROUNDS=${CGS_BENCH_ROUNDS:-6}
+LOOPS=${CGS_BENCH_LOOPS:-100000}
+SCALE=${CGS_BENCH_SCALE:-10000}
+T=$(mktemp -d)
+TP=""
+
+[ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 2; }
+command -v perf >/dev/null || { echo "bench: perf missing (make deps)" >&2; exit 2; }
+. "$ROOT/tests/live/lib.sh"
+cg_detect || exit 2
+modes="none floor cgsched"
+command -v runqlat >/dev/null && modes="$modes runqlat"
+
+cleanup() {
+	[ -n "$TP" ] && kill -TERM "$TP" 2>/dev/null && wait "$TP" 2>/dev/null
+	for d in "$CG_ROOT"/cgs-bench-$$*; do
+		[ -d "$d" ] || continue
+		for c in "$d"/*/ "$d"; do
+			[ -d "$c" ] && { kill -9 $(cat "$c/cgroup.procs" 2>/dev/null) 2>/dev/null; }
+		done
+		sleep 0.2
+		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for() { # wait_for FILE PATTERN
+	for i in $(seq 1 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "bench: '$2' never appeared in $1: $(cat "$1")" >&2
+	return 1
+}
+
+start() { # start MODE: attach it (or nothing) and wait until it counts
+	TP=""
+	case $1 in
+	none) return 0 ;;
+	floor) "$FLOOR" 2>"$T/err" & TP=$!; wait_for "$T/err" ready ;;
+	cgsched) "$CGSCHED" top -v -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing
+		sed -n 's/.*; \([0-9.]*\) ms after start/\1/p' "$T/err" >>"$T/startup" ;;
+	runqlat) stdbuf -oL runqlat 3600 >"$T/err" 2>&1 & TP=$!; wait_for "$T/err" Tracing ;;
+	esac
+}
+
+stop() {
+	[ -n "$TP" ] || return 0
+	kill -TERM "$TP" 2>/dev/null
+	wait "$TP" 2>/dev/null
+	TP=""
+}
+
+pipe() { taskset -c 0 perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'; }
+
+storm() { # 16 cgroups, a pipe pair in each, all at once: wall seconds
+	s=$(date +%s%N)
+	for i in $(seq 1 16); do
+		sh -c 'echo $$ >"$0" && exec perf bench sched pipe -l 20000' "$CG_ROOT/cgs-bench-$$-storm/c$i/cgroup.procs" >/dev/null 2>&1 &
+	done
+	wait
+	echo $(( ($(date +%s%N) - s) / 1000 ))
+}
+
+echo "bench: $(uname -r), $(nproc) CPUs, cgroup v$CG_VER; modes: $modes; $ROUNDS rounds"
+mkdir -p "$CG_ROOT/cgs-bench-$$-storm"
+[ "$CG_VER" = 2 ] && echo +cpu >"$CG_ROOT/cgs-bench-$$-storm/cgroup.subtree_control"
+for i in $(seq 1 16); do mkdir "$CG_ROOT/cgs-bench-$$-storm/c$i"; done
+
+for r in $(seq 1 "$ROUNDS"); do
+	for m in $modes; do
+		start "$m" || exit 1
+		echo "$r $m $(pipe) $(storm)" >>"$T/samples"
+		stop
+	done
+	printf '.' >&2
+done
+echo >&2
+
+# Per round: added cost of each mode over "none" in the same round.
+awk -v modes="$modes" '
+	{ pipe[$1, $2] = $3; storm[$1, $2] = $4; if ($1 > R) R = $1 }
+	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	function stats(a, n, name, unit,   m) { sort(a, n); m = (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+		printf "%-34s %10.3f %10.3f %10.3f %s\n", name, a[1], m, a[n], unit
+		json = json sprintf("%s\"%s\": {\"min\": %.4f, \"median\": %.4f, \"max\": %.4f, \"unit\": \"%s\"}", json ? ", " : "", name, a[1], m, a[n], unit) }
+	END {
+		split(modes, M, " ")
+		printf "%-34s %10s %10s %10s\n", "figure", "min", "median", "max"
+		for (k = 1; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = pipe[r, M[k]]; stats(v, n, "pipe " M[k], "us/op") }
+		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, M[k]] - pipe[r, "none"]) * 1000 / 4; stats(v, n, "pipe added " M[k], "ns/event") }
+		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, M[k]] - storm[r, "none"]) / 1000; stats(v, n, "storm added " M[k], "ms/storm") }
+		if (("1", "runqlat") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "runqlat"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/runqlat (pipe)", "x")
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm)", "x")
+		}
+		n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "floor"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/floor (pipe)", "x")
+		print json > "/dev/stderr"
+	}' "$T/samples" 2>"$T/json" | tee "$T/table"
+
+su=$(sort -n "$T/startup" | awk '{ a[NR] = $1 } END { printf "{\"min\": %s, \"median\": %s, \"max\": %s, \"unit\": \"ms\"}", a[1], a[int((NR+1)/2)], a[NR] }')
+echo "startup (main to attached): $su"
+
+scale="null"
+if [ "$SCALE" -gt 0 ]; then
+	echo "scale: making $SCALE cgroups with a task each..."
+	mkdir -p "$CG_ROOT/cgs-bench-$$-scale"
+	"$CGWORK" fleet "$CG_ROOT/cgs-bench-$$-scale" "$SCALE" 60 500 >"$T/fleet" 2>&1 &
+	FP=$!
+	wait_for "$T/fleet" ready || exit 1
+	# The default view (a table of the top rows), then --json with every row.
+	"$CGSCHED" top -v -q -i 2 -n 4 --max-cgroups 16384 >/dev/null 2>"$T/top.err"
+	"$CGSCHED" top -v -q --json -i 2 -n 3 -r 0 --max-cgroups 16384 >"$T/top.json" 2>"$T/topj.err"
+	grep refresh "$T/top.err" "$T/topj.err"
+	# The last refresh of each: the first ones warm the path cache.
+	ref=$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU, \([0-9.]*\) ms wall, \([0-9]*\) cgroups/\1 \2 \3/p' "$T/top.err" | tail -n 1)
+	refj=$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/topj.err" | tail -n 1)
+	mem=$(jq -s '.[0].map_bytes_max' "$T/top.json")
+	rows=$(jq -s '.[-2].cgroups | length' "$T/top.json")
+	drops=$(jq -s '.[-1].drops.cgroup_map_full' "$T/top.json")
+	set -- $ref
+	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": $1, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
+	echo "scale: one refresh with $3 cgroups in the maps: $1 ms CPU ($2 ms wall) as a table, $refj ms CPU as --json of every row; map memory bound $mem bytes; map-full drops $drops"
+	kill $FP 2>/dev/null
+	pkill -P $FP 2>/dev/null
+	wait $FP 2>/dev/null
+fi
+
+cat >"$OUT" <<EOF
+{"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
+ "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "modes": "$modes",
+ "figures": {$(cat "$T/json")}, "startup_ms": $su, "scale": $scale}
+EOF
+jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"
