@@ -49,6 +49,11 @@ static __always_inline struct task_group *tg_parent(struct task_group *tg, bool 
 	return direct ? tg->parent : BPF_CORE_READ(tg, parent);
 }
 
+static __always_inline u64 tg_quota(struct task_group *tg, bool direct)
+{
+	return direct ? tg->cfs_bandwidth.quota : BPF_CORE_READ(tg, cfs_bandwidth.quota);
+}
+
 static __always_inline int task_pid(struct task_struct *p, bool direct)
 {
 	return direct ? p->pid : BPF_CORE_READ(p, pid);

@@ -35,6 +35,8 @@ const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or
 
 /* Advanced by the loader before each read; selects the cgs_max slot. */
 __u64 epoch = 0;
+/* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
+__u64 lim_gen = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -124,8 +126,24 @@ static __always_inline bool tg_matches(struct task_group *tg, bool direct)
 }
 
 /*
+ * Whether a task group or one of its ancestors has a CFS quota (RUNTIME_INF
+ * is ~0): only then can its tasks be throttled, and only then are the
+ * throttle checks worth their cost on the hot path.
+ */
+static __always_inline bool tg_limited(struct task_group *tg, bool direct)
+{
+	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
+		if (tg_quota(tg, direct) != ~0ULL)
+			return true;
+		tg = tg_parent(tg, direct);
+	}
+	return false;
+}
+
+/*
  * Refresh the task's cached cgroup id and filter verdict, recomputed only
- * when the task moved to another task group (sched_task_group changed).
+ * when the task moved to another task group (sched_task_group changed); and
+ * whether it can be throttled, re-checked when the loader's lim_gen moved.
  * Returns the id when the filter admits the task, else 0; t->cgid keeps
  * the id either way (a preemptor outside the filter is still named).
  */
@@ -138,6 +156,11 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 		t->tg = (__u64)tg;
 		t->cgid = tg_cgid(tg, direct);
 		t->match = targ_filter ? tg_matches(tg, direct) : 1;
+		t->lim_gen = lim_gen - 1;
+	}
+	if (t->lim_gen != lim_gen) {
+		t->lim_gen = lim_gen;
+		t->limited = tg_limited(tg, direct);
 	}
 	return t->match ? t->cgid : 0;
 }
@@ -194,6 +217,7 @@ static __always_inline void thr_wait(__u64 cgid, struct cgs_task *t, __u64 d)
 
 	if (!s)
 		return;
+	s->wakeups += t->woken;
 	s->thr_wait_count++;
 	s->thr_wait_ns += d;
 	if (t->thr_by != t->cgid) {
@@ -213,8 +237,10 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	__u64 cgid = task_cgid_cached(p, t, direct);
 	if (!cgid)
 		return 0;
+	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
+	t->woken = 1;
 	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
-	if (task_throttled(p, direct)) {
+	if (t->limited && task_throttled(p, direct)) {
 		t->thr_since = bpf_ktime_get_ns();
 		t->thr_by = cfs_rq_cgid(throttler(p, direct), direct);
 		t->queued_ns = 0;
@@ -222,9 +248,6 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_ns = bpf_ktime_get_ns();
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
-	struct cgs_cg_stats *s = cg_get(cgid);
-	if (s)
-		s->wakeups++;
 	return 0;
 }
 
@@ -248,7 +271,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	/* Outgoing: everything since this CPU's last switch ran prev. */
 	if (task_pid(prev, direct)) {
 		runnable = task_state(prev, direct) == CGS_TASK_RUNNING;
-		bool throttled = runnable && task_throttled(prev, direct);
+		bool throttled = false;
 
 		prev_cg = cur->cgid;
 		if (!cur->since_ns) {
@@ -260,6 +283,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			t = task_get(prev, direct);
 			if (t) {
 				prev_cg = task_cgid_cached(prev, t, direct);
+				throttled = runnable && t->limited && task_throttled(prev, direct);
 				if (throttled && prev_cg) {
 					struct cfs_rq *c = throttler(prev, direct);
 					t->thr_since = now;
@@ -299,7 +323,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			next_any = t->cgid;
 			if (next_cg && t->thr_since) {
 				thr_wait(next_cg, t, now - t->thr_since);
-			} else if (next_cg && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
+			} else if (next_cg && t->limited && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
 				   (t->thr_by = wait_throttled_by(next, t, direct))) {
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
 				thr_wait(next_cg, t, now - t->queued_ns);
@@ -307,6 +331,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				/* Switching within one cgroup (common): its slot is at hand. */
 				if (t->queued_ns && (s = next_cg == prev_cg && prev_s ? prev_s : cg_get(next_cg))) {
 					__u64 d = now - t->queued_ns;
+					s->wakeups += t->woken;
 					s->runq_count++;
 					s->runq_sum_ns += d;
 					max_update(s->runq_max, d);
@@ -317,6 +342,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			}
 			t->queued_ns = 0;
 			t->thr_since = 0;
+			t->woken = 0;
 		} else {
 			count_drop(CGS_DROP_TASK_FULL);
 		}

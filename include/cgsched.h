@@ -125,6 +125,9 @@ struct cgs_task {
 	__u64 tg;            /* task_group pointer the cached id is for */
 	__u64 cgid;          /* cpu-controller cgroup id */
 	__u32 match;         /* 1 when cgid passes the --cgroup filter */
+	__u32 limited;       /* its group or an ancestor has a quota: it can be throttled */
+	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
+	__u32 woken;         /* queued by a wake-up (counted when it runs) */
 	__u32 pad;
 };
 

@@ -284,6 +284,9 @@ static int on_episode(void *ctx, void *data, size_t size)
 
 void tracer_poll(struct tracer *t, int timeout_ms)
 {
+	/* Tasks re-check whether their hierarchy has a quota (sched.bpf.c tg_limited). */
+	if (t->skel)
+		__atomic_add_fetch(&t->skel->bss->lim_gen, 1, __ATOMIC_RELAXED);
 	if (t->rb)
 		ring_buffer__poll(t->rb, timeout_ms);
 	else

@@ -59,9 +59,9 @@ echo $((TIMEOUT - 40)) >rootfs/cgsched/watchdog
 # 3. Boot. KVM does not work on these machines: TCG, two vCPUs.
 start=$(date +%s)
 rc=0
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m 1G -cpu max \
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -smp 2 -m 1G -cpu max \
 	-kernel vmlinuz -initrd initramfs.cpio.gz \
-	-append "console=ttyS0 panic=-1 quiet" \
+	-append "console=ttyS0 panic=-1 ${CGS_VM_APPEND:-quiet}" \
 	-display none -monitor none -serial file:console.log -no-reboot </dev/null || rc=$?
 secs=$(( $(date +%s) - start ))
 kernel=$(sed -n 's/^CGS-VM BOOTED \(.*\)\r*$/\1/p' console.log | tr -d '\r')
