@@ -222,11 +222,13 @@ static int take_running(struct tracer *t, struct snapshot *s)
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
 		if (!cur[cpu].cgid || !cur[cpu].since_ns || cur[cpu].since_ns > s->t_ns)
 			continue;
-		struct cg_sample *c = cg_get(s, cur[cpu].cgid);
-		if (!c) {
-			err = -ENOMEM;
-			break;
-		}
+		/*
+		 * Only cgroups with a map slot: one without (the map was full,
+		 * and that is counted) would show a partial row.
+		 */
+		struct cg_sample *c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
+		if (!c)
+			continue;
 		c->c.oncpu_ns += s->t_ns - cur[cpu].since_ns;
 		if (c->cpu)
 			c->cpu[cpu].oncpu_ns += s->t_ns - cur[cpu].since_ns;
