@@ -98,8 +98,9 @@ test_quota_25pct_runs_4x() {
 		printf "unconstrained %.2f s, at 25%%: %.2f s (x%.2f); throttled %.1f%% of the wall time\n", w0 / 1e9, w1 / 1e9, r, f
 		exit !(r > 3.2 && r < 4.8 && f > 65 && f < 85)
 	}' || fail "expected about x4 and about 75% throttled"
-	"$CGSCHED" hist --metric throttle -d 2 --cgroup "$A" >"$TMP/h" 2>&1 &
+	"$CGSCHED" hist --metric throttle -d 3 --cgroup "$A" >"$TMP/h" 2>"$TMP/he" &
 	hp=$!
+	for i in $(seq 1 100); do grep -q tracing "$TMP/he" && break; sleep 0.1; done
 	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
 	wait $hp
 	cat "$TMP/h"
