@@ -30,16 +30,18 @@ static void *work(void *arg)
 	long id = (long)arg, rounds = 0;
 
 	while (!stop) {
-		for (int i = id; i < n; i += threads)
+		for (int i = id; i < n && !stop; i += threads) {
 			for (int j = 0; j < n; j++) {
 				double s = 0;
 				for (int k = 0; k < n; k++)
 					s += a[i * n + k] * b[k * n + j];
 				c[i * n + j] = s;
 			}
+			/* Every row, not every round: a round can take longer than a period. */
+			if (by_wall ? clock_s(CLOCK_MONOTONIC) >= wall_end : clock_s(CLOCK_PROCESS_CPUTIME_ID) >= need)
+				stop = 1;
+		}
 		rounds++;
-		if (by_wall ? clock_s(CLOCK_MONOTONIC) >= wall_end : clock_s(CLOCK_PROCESS_CPUTIME_ID) >= need)
-			stop = 1;
 	}
 	return (void *)rounds;
 }
