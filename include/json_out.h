@@ -42,6 +42,8 @@ struct json_object *json_drops(const uint64_t *d);
  */
 struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_t base_ns,
 				  const char *(*name)(void *ctx, uint64_t id), void *ctx);
+/* json-c's last error as one line (its text ends in a newline), in buf. */
+const char *json_last_error(char *buf, size_t len);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "json_out.h"
 #include "kstat.h"
 #include "limits.h"
 #include "record.h"
@@ -297,9 +298,7 @@ static int write_report(const char *path, struct json_object *j)
 {
 	if (json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)) {
 		char why[256];
-		snprintf(why, sizeof(why), "%s", json_util_get_last_err());
-		why[strcspn(why, "\n")] = 0;
-		cgs_err("-o %s: %s", path, why);
+		cgs_err("-o %s: %s", path, json_last_error(why, sizeof(why)));
 		return -1;
 	}
 	return 0;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <string.h>
 #include <sys/utsname.h>
 #include <json-c/json.h>
 
@@ -175,6 +176,13 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 		ADD(o, "episodes_truncated", U64(m->episodes_truncated));
 	}
 	return o;
+}
+
+const char *json_last_error(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", json_util_get_last_err());
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
 }
 
 void json_emit(FILE *f, struct json_object *o)

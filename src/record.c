@@ -11,12 +11,10 @@
 #define ADD(o, k, v) json_object_object_add(o, k, v)
 #define U64(v) json_object_new_uint64(v)
 
+/* The report's rows are the traced subtree; its delta is sorted by id. */
 static bool in_subtree(const struct report *r, uint64_t id)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->rows[i].id == id)
-			return true;
-	return false;
+	return snapshot_find(r->d, id) != NULL;
 }
 
 static void add_pre(struct record_summary *rs, const struct preemptor *p)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "record.h"
 #include "rules.h"
 #include "util.h"
@@ -80,11 +81,8 @@ struct json_object *report_load(const char *path)
 	struct json_object *o = json_object_from_file(path), *v;
 
 	if (!o) {
-		/* json-c's message ends in a newline; ours is one line. */
 		char why[256];
-		snprintf(why, sizeof(why), "%s", json_util_get_last_err());
-		why[strcspn(why, "\n")] = 0;
-		cgs_err("cannot read report %s: %s", path, why);
+		cgs_err("cannot read report %s: %s", path, json_last_error(why, sizeof(why)));
 		return NULL;
 	}
 	if (!json_object_object_get_ex(o, "schema", &v) ||

@@ -23,7 +23,8 @@ Test(record, report_json_matches_golden)
 	static char *const argv[] = { "./bench", "--fast", NULL };
 	struct cg_sample s = { .id = 31 };
 	struct row row = { .id = 31, .path = "/cgsched-record-1", .s = &s };
-	struct report r = { .interval_ns = 4000000000ULL, .n = 1, .rows = &row };
+	struct snapshot d = { .n = 1, .cg = &s };
+	struct report r = { .interval_ns = 4000000000ULL, .d = &d, .n = 1, .rows = &row };
 	struct record_summary rs = {
 		.kernel = "6.18.0-test", .cgroup_version = 1, .backend = "tp_btf",
 		.thr_backend = "tracepoint", .ncpus = 2, .argv = argv,
