@@ -95,6 +95,32 @@ static __always_inline bool task_throttled(struct task_struct *p, bool direct)
 	return (direct ? p->se.cfs_rq->throttle_count : BPF_CORE_READ(p, se.cfs_rq, throttle_count)) > 0;
 }
 
+/* The per-cfs_rq throttling model (up to v6.17): a throttled group is dequeued whole. */
+static __always_inline bool per_cfs_rq_model(void)
+{
+	return !bpf_core_field_exists(struct task_struct___v618, throttled);
+}
+
+/*
+ * How long ago this cfs_rq's latest throttle began, if less than `within`
+ * ns ago; else 0. From the kernel's own cfs_rq.throttled_clock (the rq clock
+ * at the throttle) against the rq clock now (updated by every schedule()).
+ * Up to v6.5 the kernel leaves throttled_clock in place after the unthrottle.
+ * v6.6 (79462e8c879a "sched: don't account throttle time for empty groups")
+ * zeroes it at the unthrottle: there this sees only ongoing throttles.
+ */
+static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, bool direct)
+{
+	if (!c)
+		return 0;
+	u64 at = direct ? c->throttled_clock : BPF_CORE_READ(c, throttled_clock);
+
+	if (!at)
+		return 0;
+	u64 now = direct ? c->rq->clock : BPF_CORE_READ(c, rq, clock);
+	return now > at && now - at < within ? now - at : 0;
+}
+
 static __always_inline struct cfs_rq *task_cfs_rq(struct task_struct *p, bool direct)
 {
 	return direct ? p->se.cfs_rq : BPF_CORE_READ(p, se.cfs_rq);

@@ -71,6 +71,7 @@ struct task_group {
 
 struct rq {
 	int cpu;
+	u64 clock;
 };
 
 struct cfs_rq {

@@ -241,9 +241,19 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	t->woken = 1;
 	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
 	if (t->limited && task_throttled(p, direct)) {
-		t->thr_since = bpf_ktime_get_ns();
-		t->thr_by = cfs_rq_cgid(throttler(p, direct), direct);
+		struct cfs_rq *c = throttler(p, direct);
+		__u64 now = bpf_ktime_get_ns();
+
+		t->thr_since = now;
+		t->thr_by = cfs_rq_cgid(c, direct);
 		t->queued_ns = 0;
+		/*
+		 * tracepoint backend: its cfs_rq may have throttled as it was
+		 * enqueued, which no switch shows. Open the episode from the
+		 * kernel's own start where that is kept (see cfs_rq_throttle_age).
+		 */
+		if (targ_thr == CGS_THR_TRACEPOINT)
+			open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, direct));
 	} else {
 		t->queued_ns = bpf_ktime_get_ns();
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
@@ -259,7 +269,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = bpf_ktime_get_ns();
 	struct cgs_cg_stats *s, *prev_s = NULL;
 	struct cgs_task *t;
-	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
+	__u64 prev_cg = 0, next_cg = 0, next_any = 0, next_limited = 0;
 	bool runnable = false;
 
 	if (!cur)
@@ -310,6 +320,16 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			else
 				s->sw_vol++;
 		}
+		/*
+		 * tracepoint backend, per-cfs_rq model: the quota ran out as its
+		 * task went to sleep; tasks queued behind it are held, and no
+		 * runnable task stops to show it.
+		 */
+		if (targ_thr == CGS_THR_TRACEPOINT && !runnable && cur->limited && prev_cg &&
+		    per_cfs_rq_model() && task_throttled(prev, direct)) {
+			struct cfs_rq *c = throttler(prev, direct);
+			open_episode(c, cfs_rq_cgid(c, direct), now);
+		}
 		/* Being throttled is not being preempted. */
 		if (throttled)
 			runnable = false;
@@ -321,10 +341,11 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		if (t) {
 			next_cg = task_cgid_cached(next, t, direct);
 			next_any = t->cgid;
+			next_limited = t->limited;
 			if (next_cg && t->thr_since) {
 				thr_wait(next_cg, t, now - t->thr_since);
 			} else if (next_cg && t->limited && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
-				   (t->thr_by = wait_throttled_by(next, t, direct))) {
+				   (t->thr_by = wait_throttled_by(next, t, now, direct))) {
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
 				thr_wait(next_cg, t, now - t->queued_ns);
 			} else if (next_cg) {
@@ -365,6 +386,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->since_ns = now;
 	cur->cgid = next_cg;
 	cur->tg = (__u64)task_tg(next, direct);
+	cur->limited = next_limited;
 	return 0;
 }
 

@@ -97,32 +97,6 @@ static __always_inline __u64 overlapped(__u64 cfs_rq, __u64 since)
 	return l && (l->end == 0 || l->end > since) ? l->cgid : 0;
 }
 
-/*
- * Did a throttle of the task's group, or of an ancestor, overlap its wait?
- * Returns the throttling cgroup's id, or 0. Ongoing episodes count too
- * (their end is still 0 in thr_last: see thr_begin). The cfs_rq it was
- * queued on is checked first: after an unthrottle it may have been pulled to
- * another CPU before it ran.
- */
-static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs_task *t, bool direct)
-{
-	struct cfs_rq *c = task_cfs_rq(p, direct);
-	struct sched_entity *se = task_group_se(p, direct);
-	__u64 since = t->queued_ns, by;
-
-	if (t->queued_rq && t->queued_rq != (__u64)c && (by = overlapped(t->queued_rq, since)))
-		return by;
-	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
-		if ((by = overlapped((__u64)c, since)))
-			return by;
-		if (!se)
-			break;
-		c = se_cfs_rq(se, direct);
-		se = se_parent(se, direct);
-	}
-	return 0;
-}
-
 static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 {
 	struct cgs_thr_key k = { .cgid = cgid, .cpu = cpu };
@@ -154,6 +128,54 @@ static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 	__sync_fetch_and_add(&s->slots[log2_slot(d / targ_hist_div)], 1);
 	/* Racy only against another episode ending at the same instant. */
 	max_update(s->max, d);
+}
+
+/*
+ * tracepoint backend, per-cfs_rq model: a throttle that no switch saw (the
+ * cfs_rq throttled as a task was enqueued: woken, or moved here by the load
+ * balancer, onto a CPU whose share of the quota was spent) but that began
+ * within this task's wait. Counted now, ending now (the first switch that
+ * sees it over, as for the others), and remembered so that the other tasks
+ * it held find it in thr_last. Returns the throttled cgroup's id, or 0.
+ */
+static __always_inline __u64 unseen_throttle(struct cfs_rq *c, __u64 now, __u64 wait, bool direct)
+{
+	if (targ_thr != CGS_THR_TRACEPOINT || !per_cfs_rq_model())
+		return 0;
+	__u64 age = cfs_rq_throttle_age(c, wait, direct);
+	if (!age)
+		return 0;
+	__u64 cgid = cfs_rq_cgid(c, direct);
+	thr_remember((__u64)c, cgid, now - age, now);
+	if (!targ_filter || tg_matches(direct ? c->tg : BPF_CORE_READ(c, tg), direct))
+		thr_account(cgid, cfs_rq_cpu(c, direct), age);
+	return cgid;
+}
+
+/*
+ * Did a throttle of the task's group, or of an ancestor, overlap its wait?
+ * Returns the throttling cgroup's id, or 0. Ongoing episodes count too
+ * (their end is still 0 in thr_last: see thr_begin). The cfs_rq it was
+ * queued on is checked first: after an unthrottle it may have been pulled to
+ * another CPU before it ran.
+ */
+static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs_task *t, __u64 now, bool direct)
+{
+	struct cfs_rq *c = task_cfs_rq(p, direct);
+	struct sched_entity *se = task_group_se(p, direct);
+	__u64 since = t->queued_ns, by;
+
+	if (t->queued_rq && t->queued_rq != (__u64)c && (by = overlapped(t->queued_rq, since)))
+		return by;
+	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
+		if ((by = overlapped((__u64)c, since)) || (by = unseen_throttle(c, now, now - since, direct)))
+			return by;
+		if (!se)
+			break;
+		c = se_cfs_rq(se, direct);
+		se = se_parent(se, direct);
+	}
+	return 0;
 }
 
 /* The cfs_rq whose quota holds this task: its own, or the first throttled ancestor's. */

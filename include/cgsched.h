@@ -114,6 +114,7 @@ struct cgs_cpu_cur {
 	__u64 since_ns;      /* bpf_ktime_get_ns() of the switch-in */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
+	__u64 limited;       /* its hierarchy has a quota (cgs_task.limited) */
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */

@@ -4,6 +4,29 @@
 
 SCHED_BACKENDS="tp_btf tp_btf-pidhash raw_tp"
 
+# Every pair of scheduler and throttle backends that the probe finds loads
+# and attaches (each pair is a different program to the verifier: dead code
+# differs), and with BTF the tp_btf backends are among them: a verifier
+# rejection there is a bug, never a reason to fall back quietly.
+test_backend_pairs_load() {
+	"$CGSCHED" probe --json >"$TMP/p" || fail "probe failed"
+	btf=$(jq -r .btf "$TMP/p")
+	ok=$(jq -r '.sched_backends[] | select(.ok) | .name' "$TMP/p")
+	echo "BTF: $btf; scheduler backends: $(echo $ok); refused: $(jq -c '[.sched_backends[] | select(.ok | not)]' "$TMP/p")"
+	if [ "$btf" = true ]; then
+		for b in tp_btf tp_btf-pidhash; do
+			echo "$ok" | grep -qx -- "$b" || fail "BTF is there, yet $b was refused"
+		done
+	fi
+	for s in $ok; do
+		for t in $(jq -r '.throttle_backends[] | select(.ok) | .name' "$TMP/p"); do
+			"$CGSCHED" top -q --sched-backend "$s" --backend "$t" -n 1 -i 100ms >/dev/null 2>"$TMP/e" ||
+				fail "$s with $t: $(cat "$TMP/e")"
+			echo "$s + $t: loaded and attached"
+		done
+	done
+}
+
 # On-CPU time of a cgroup within 2% of its tasks' /proc/<tid>/schedstat,
 # with every scheduler backend this kernel allows.
 test_oncpu_matches_schedstat() {

@@ -42,6 +42,30 @@ test_throttle_matches_cpustat() {
 	done
 }
 
+# A quota often runs out as one task goes to sleep with another queued
+# behind it on the same CPU: the throttle comes at a voluntary switch, and the
+# task left queued is held by it. Its wait is throttled time, not run-queue
+# latency, and the episode is counted (per-cfs_rq model; the tracepoint
+# backend sees no runnable task stop there).
+test_throttle_at_sleep() {
+	for b in $(thr_backends); do
+		cg_create "sleep-$b" && A=$CG
+		cg_quota "$A" 10000 100000
+		cgs_start top --backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
+		k0=$(cg_throttled_ns "$A")
+		cg_run "$A" "$CGWORK" duty 4 0 300 300 >/dev/null || fail "cgwork failed"
+		settle
+		k1=$(cg_throttled_ns "$A")
+		cgs_stop INT || fail "cgsched failed"
+		got=$(cgs_summary "$A" .throttle.ns)
+		rmax=$(cgs_summary "$A" .runq.max_ns)
+		echo "$b: run-queue max ${rmax} ns; throttled $got ns, cpu.stat $((k1 - k0)) ns"
+		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
+		within "${got:-0}" "$((k1 - k0))" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
+		cg_cleanup
+	done
+}
+
 # No quota: no throttle episodes, no throttled waits.
 test_no_quota_no_throttle() {
 	cg_create free && A=$CG

@@ -16,6 +16,10 @@
  *        sleeper waking up preempts the burner on CFS and EEVDF alike, so each
  *        cgroup preempts the other
  *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
+ *   cgwork duty SECONDS CPU RUN_US SLEEP_US
+ *        two threads on one CPU for SECONDS: one burns, the other runs RUN_US
+ *        and sleeps SLEEP_US in turn, so that a quota often runs out as a
+ *        task goes to sleep with another queued behind it
  *   cgwork selfmove PROCS SECONDS CPU  pinned to CPU, burn 0.2 s, move itself into
  *                                      PROCS while running, burn SECONDS more
  *   cgwork fleet DIR N SECONDS PERIOD_MS
@@ -230,6 +234,43 @@ static int duel(double s, int cpu, const char *a, const char *b)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+static int duty_cpu;
+static long duty_run_us, duty_sleep_us;
+
+static void *duty_sleeper(void *arg)
+{
+	unsigned long long end = *(unsigned long long *)arg;
+	struct timespec ts = { duty_sleep_us / 1000000, (duty_sleep_us % 1000000) * 1000 };
+
+	pin(duty_cpu);
+	while (mono_ns() < end) {
+		unsigned long long until = thread_cpu_ns() + duty_run_us * 1000ULL;
+		while (thread_cpu_ns() < until)
+			sink++;
+		nanosleep(&ts, NULL);
+	}
+	add_self();
+	return NULL;
+}
+
+static int duty(double s, int cpu, long run_us, long sleep_us)
+{
+	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
+	pthread_t t;
+
+	duty_cpu = cpu;
+	duty_run_us = run_us;
+	duty_sleep_us = sleep_us;
+	pin(cpu);
+	if (pthread_create(&t, NULL, duty_sleeper, &end))
+		return 1;
+	burn_until(end);
+	add_self();
+	pthread_join(t, NULL);
+	report(mono_ns() - t0);
+	return 0;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -324,6 +365,8 @@ int main(int argc, char **argv)
 		return fleet(argv[2], atoi(argv[3]), atof(argv[4]), atol(argv[5]));
 	if (argc >= 4 && !strcmp(argv[1], "asuser"))
 		return asuser(atoi(argv[2]), argv + 3);
+	if (argc == 6 && !strcmp(argv[1], "duty"))
+		return duty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
 	if (argc == 4 && !strcmp(argv[1], "wake"))
 		return wake(atof(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of cgwork.c\n");
