@@ -104,18 +104,25 @@ test_record_signal_reaches_cmd() {
 # --attach: an existing cgroup, for a duration or until a PID exits.
 test_record_attach() {
 	cg_create rec-attach && A=$CG
-	cg_spawn "$A" "$CGWORK" spin 4 >/dev/null
+	# Runs until killed: the slow guest took longer than a fixed amount of work.
+	cg_spawn "$A" "$CGWORK" spin 3600 >/dev/null
 	bp=$SPAWNED
 	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>"$TMP/e" || fail "attach -d failed: $(cat "$TMP/e")"
 	c=$(jq -r .cpu_pct "$TMP/a.json")
 	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
 	awk -v c="$c" 'BEGIN { exit !(c > 80) }' || fail "a burner should show about 100%"
-	start=$(date +%s)
-	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>"$TMP/e" || fail "attach --pid failed: $(cat "$TMP/e")"
-	kill -0 $bp 2>/dev/null && fail "--pid returned while $bp still runs"
+	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>"$TMP/e" &
+	rp=$!
+	sleep 1
+	kill -0 $rp 2>/dev/null || fail "--pid returned while $bp still runs: $(cat "$TMP/e")"
+	kill $bp
 	wait $bp
+	start=$(date +%s)
+	for i in $(seq 1 100); do kill -0 $rp 2>/dev/null || break; sleep 0.1; done
+	kill -0 $rp 2>/dev/null && fail "--pid still recording 10 s after $bp exited"
+	wait $rp || fail "attach --pid failed: $(cat "$TMP/e")"
 	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
-	echo "--pid returned after $(( $(date +%s) - start )) s"
+	echo "--pid returned $(( $(date +%s) - start )) s after $bp exited"
 }
 
 # Bad input: one line, exit 2, nothing made or left behind.
