@@ -32,18 +32,44 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool targ_filter = false;       /* --cgroup given */
 const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
 const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
+const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
 
 /* Advanced by the loader before each read; selects the cgs_max slot. */
 __u64 epoch = 0;
 /* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
 __u64 lim_gen = 0;
 
+/*
+ * Per-cgroup figures, one slot per cgroup: an array, so the hot path finds
+ * a cgroup's figures by the slot cached in its task's storage and in the
+ * CPU's cpu_cur, with no hashing. cg_slot maps cgroup ids to slots (the
+ * loader reads it to name the slots); slot_claim hands each slot to one
+ * cgroup (an insert with BPF_NOEXIST is the only atomic claim that every
+ * kernel from 5.8 on offers tracing programs: no fetch-and-add before 5.12).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1024); /* --max-cgroups */
-	__type(key, __u64);
+	__type(key, __u32);
 	__type(value, struct cgs_cg_stats);
 } cg_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* --max-cgroups */
+	__type(key, __u64);
+	__type(value, __u32);
+} cg_slot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* --max-cgroups */
+	__type(key, __u32);
+	__type(value, __u64);
+} slot_claim SEC(".maps");
+
+/* The next slot to try; plain reads and writes: slot_claim arbitrates. */
+__u32 slot_hint = 0;
 
 /* A new (victim, preemptor) pair is rare: allocated on first use. */
 struct {
@@ -111,6 +137,43 @@ static __always_inline struct cgs_task *task_get(struct task_struct *p, bool dir
 	return bpf_map_lookup_elem(&tasks, &pid);
 }
 
+/*
+ * The slot of a cgroup, + 1; 0 when every slot is taken. Slow path: once per
+ * task and cgroup it moves to (the result is cached in its storage).
+ */
+static __always_inline __u32 slot_of(__u64 cgid)
+{
+	__u32 *have = bpf_map_lookup_elem(&cg_slot, &cgid);
+
+	if (have)
+		return *have + 1;
+	__u32 slot = slot_hint;
+	for (int i = 0; i < 8; i++, slot++) {
+		if (slot >= targ_max_cgroups)
+			break;
+		if (bpf_map_update_elem(&slot_claim, &slot, &cgid, BPF_NOEXIST))
+			continue; /* taken by another cgroup */
+		slot_hint = slot + 1;
+		if (!bpf_map_update_elem(&cg_slot, &cgid, &slot, BPF_NOEXIST))
+			return slot + 1;
+		/* Another CPU gave this cgroup a slot meanwhile: use that one. */
+		bpf_map_delete_elem(&slot_claim, &slot);
+		have = bpf_map_lookup_elem(&cg_slot, &cgid);
+		return have ? *have + 1 : 0;
+	}
+	return 0;
+}
+
+static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
+{
+	__u32 slot = slot1 - 1;
+	struct cgs_cg_stats *s = slot1 ? bpf_map_lookup_elem(&cg_stats, &slot) : NULL;
+
+	if (!s)
+		count_drop(CGS_DROP_CG_FULL);
+	return s;
+}
+
 /* Whether a task group, or one of its ancestors, was named with --cgroup. */
 static __always_inline bool tg_matches(struct task_group *tg, bool direct)
 {
@@ -156,6 +219,7 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 		t->tg = (__u64)tg;
 		t->cgid = tg_cgid(tg, direct);
 		t->match = targ_filter ? tg_matches(tg, direct) : 1;
+		t->slot1 = t->match && t->cgid ? slot_of(t->cgid) : 0;
 		t->lim_gen = lim_gen - 1;
 	}
 	if (t->lim_gen != lim_gen) {
@@ -163,22 +227,6 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 		t->limited = tg_limited(tg, direct);
 	}
 	return t->match ? t->cgid : 0;
-}
-
-static __always_inline struct cgs_cg_stats *cg_get(__u64 cgid)
-{
-	struct cgs_cg_stats *s = bpf_map_lookup_elem(&cg_stats, &cgid);
-
-	if (s)
-		return s;
-	/* Slow path, once per cgroup: the slot persists for the whole run. */
-	static const struct cgs_cg_stats zero;
-	/* EEXIST from a racing CPU is fine: the lookup below finds its slot. */
-	bpf_map_update_elem(&cg_stats, &cgid, &zero, BPF_NOEXIST);
-	s = bpf_map_lookup_elem(&cg_stats, &cgid);
-	if (!s)
-		count_drop(CGS_DROP_CG_FULL);
-	return s;
 }
 
 static __always_inline __u32 log2_slot(__u64 us)
@@ -211,9 +259,9 @@ static __always_inline void max_update(struct cgs_max *m, __u64 v)
 #include "throttle.bpf.h"
 
 /* A task's wait ended that its group's, or an ancestor's, quota caused. */
-static __always_inline void thr_wait(__u64 cgid, struct cgs_task *t, __u64 d)
+static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
 {
-	struct cgs_cg_stats *s = cg_get(cgid);
+	struct cgs_cg_stats *s = cg_at(t->slot1);
 
 	if (!s)
 		return;
@@ -269,7 +317,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = bpf_ktime_get_ns();
 	struct cgs_cg_stats *s, *prev_s = NULL;
 	struct cgs_task *t;
-	__u64 prev_cg = 0, next_cg = 0, next_any = 0, next_limited = 0;
+	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
+	__u32 prev_slot1 = 0, next_slot1 = 0, next_limited = 0;
 	bool runnable = false;
 
 	if (!cur)
@@ -284,6 +333,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		bool throttled = false;
 
 		prev_cg = cur->cgid;
+		prev_slot1 = cur->slot1;
 		if (!cur->since_ns) {
 			/* First switch on this CPU since attach. */
 			count_drop(CGS_DROP_ONCPU_NOSTART);
@@ -293,6 +343,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			t = task_get(prev, direct);
 			if (t) {
 				prev_cg = task_cgid_cached(prev, t, direct);
+				prev_slot1 = t->slot1;
 				throttled = runnable && t->limited && task_throttled(prev, direct);
 				if (throttled && prev_cg) {
 					struct cfs_rq *c = throttler(prev, direct);
@@ -308,7 +359,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				count_drop(CGS_DROP_TASK_FULL);
 			}
 		}
-		if (prev_cg && (s = prev_s = cg_get(prev_cg))) {
+		if (prev_cg && (s = prev_s = cg_at(prev_slot1))) {
 			if (cur->since_ns) {
 				__u64 d = now - cur->since_ns;
 				s->oncpu_ns += d;
@@ -342,15 +393,16 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			next_cg = task_cgid_cached(next, t, direct);
 			next_any = t->cgid;
 			next_limited = t->limited;
+			next_slot1 = t->slot1;
 			if (next_cg && t->thr_since) {
-				thr_wait(next_cg, t, now - t->thr_since);
+				thr_wait(t, now - t->thr_since);
 			} else if (next_cg && t->limited && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
 				   (t->thr_by = wait_throttled_by(next, t, now, direct))) {
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
-				thr_wait(next_cg, t, now - t->queued_ns);
+				thr_wait(t, now - t->queued_ns);
 			} else if (next_cg) {
 				/* Switching within one cgroup (common): its slot is at hand. */
-				if (t->queued_ns && (s = next_cg == prev_cg && prev_s ? prev_s : cg_get(next_cg))) {
+				if (t->queued_ns && (s = next_slot1 == prev_slot1 && prev_s ? prev_s : cg_at(next_slot1))) {
 					__u64 d = now - t->queued_ns;
 					s->wakeups += t->woken;
 					s->runq_count++;
@@ -387,6 +439,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->cgid = next_cg;
 	cur->tg = (__u64)task_tg(next, direct);
 	cur->limited = next_limited;
+	cur->slot1 = next_cg ? next_slot1 : 0;
 	return 0;
 }
 

@@ -114,7 +114,8 @@ struct cgs_cpu_cur {
 	__u64 since_ns;      /* bpf_ktime_get_ns() of the switch-in */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
-	__u64 limited;       /* its hierarchy has a quota (cgs_task.limited) */
+	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
+	__u32 slot1;         /* its cgroup's cg_stats slot + 1; 0: none */
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */
@@ -129,7 +130,7 @@ struct cgs_task {
 	__u32 limited;       /* its group or an ancestor has a quota: it can be throttled */
 	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
-	__u32 pad;
+	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
 };
 
 /*

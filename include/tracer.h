@@ -38,7 +38,7 @@ struct tracer {
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
-	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
+	int fd_cg, fd_slot, fd_preempt, fd_cur, fd_drops, fd_thr;
 	uint32_t max_cgroups, max_preempt;
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;

@@ -142,7 +142,7 @@ int kstat_src_refresh(struct kstat_src *s)
 		memset(s->tab, 0, s->cap * sizeof(*s->tab));
 	s->full = s->skel->bss->full;
 	return each_elem(bpf_map__fd(s->skel->maps.kstats), sizeof(uint64_t), sizeof(struct cgs_kstat),
-			 1, take, s);
+			 0, take, s);
 }
 
 int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)

@@ -117,6 +117,8 @@ static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint
 struct read_ctx {
 	struct snapshot *s;
 	uint64_t epoch;  /* the epoch just closed */
+	uint64_t *owner; /* cgroup id of each cg_stats slot */
+	uint32_t nslots, nslots_max;
 };
 
 static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
@@ -128,13 +130,29 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
 		(dst)[i_] += (src)[i_]
 
-static int take_cg(void *vctx, const void *key, const void *vals)
+/* cg_slot: which cgroup each slot of cg_stats belongs to. */
+static int take_slot(void *vctx, const void *key, const void *val)
+{
+	struct read_ctx *ctx = vctx;
+	uint32_t slot = *(const uint32_t *)val;
+
+	if (slot < ctx->nslots_max) {
+		ctx->owner[slot] = *(const uint64_t *)key;
+		if (slot >= ctx->nslots)
+			ctx->nslots = slot + 1;
+	}
+	return 0;
+}
+
+static int take_cg(void *vctx, uint32_t slot, const void *vals)
 {
 	struct read_ctx *ctx = vctx;
 	struct snapshot *s = ctx->s;
-	struct cg_sample *c = cg_add(s, *(const uint64_t *)key);
 	const struct cgs_cg_stats *v = vals;
 
+	if (!ctx->owner[slot])
+		return 0; /* claimed and given up in a race, or not yet named */
+	struct cg_sample *c = cg_add(s, ctx->owner[slot]);
 	if (!c)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->ncpus; cpu++, v++) {
@@ -263,12 +281,17 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
 	ctx.epoch = tracer_next_epoch(t);
-	err = each_elem(t->fd_cg, sizeof(uint64_t), sizeof(struct cgs_cg_stats), t->ncpus,
-			take_cg, &ctx);
+	ctx.nslots_max = t->max_cgroups;
+	if (!(ctx.owner = calloc(t->max_cgroups, sizeof(*ctx.owner))))
+		return -ENOMEM;
+	err = each_elem(t->fd_slot, sizeof(uint64_t), sizeof(uint32_t), 0, take_slot, &ctx);
+	if (!err)
+		err = each_slot(t->fd_cg, sizeof(struct cgs_cg_stats), t->ncpus, ctx.nslots, take_cg, &ctx);
+	free(ctx.owner);
 	if (err)
 		return err;
 	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
-	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 1,
+	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
 	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
 			     t->ncpus, take_pre, s)) ||

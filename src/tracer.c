@@ -195,6 +195,9 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
 	bpf_map__set_max_entries(s->maps.cg_stats, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.slot_claim, o->max_cgroups);
+	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
@@ -367,6 +370,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	}
 attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
+	t->fd_slot = bpf_map__fd(t->skel->maps.cg_slot);
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
@@ -438,7 +442,8 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 {
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
-	return per_cpu * t->max_cgroups * (sizeof(struct cgs_cg_stats) + 8) +
+	/* cg_stats (an array), cg_slot and slot_claim (hashes, ~64 B of overhead each) */
+	return per_cpu * t->max_cgroups * sizeof(struct cgs_cg_stats) + t->max_cgroups * 2 * (12 + 64) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16);
 }

@@ -27,7 +27,7 @@ echo "live tests on $(uname -r), cgroup v$CG_VER at $CG_ROOT"
 for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$ROOT"/tests/live/t_*.sh); do
 	case "$t" in *"${1:-}"*) ;; *) continue ;; esac
 	start=$(date +%s)
-	( set -u; CGS_PID=""; trap '[ -n "$CGS_PID" ] && kill -9 $CGS_PID 2>/dev/null; cg_cleanup' EXIT; $t ) >"$TMP/$t.log" 2>&1
+	( set -u; CGS_PID=""; CGS_BG=""; trap 'kill -9 $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup' EXIT; $t ) >"$TMP/$t.log" 2>&1
 	rc=$?
 	cg_cleanup
 	secs=$(( $(date +%s) - start ))

@@ -97,6 +97,7 @@ test_enforce_soft_cap() {
 	cg_create rival && C=$CG
 	printf '[%s]\nsoft_max = 20%%\n' "$S" >"$TMP/s.ini"
 	"$CGSCHED" enforce "$TMP/s.ini" -i 0.5 >"$TMP/enf" 2>&1 &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	cg_spawn "$S" "$CGWORK" burn 1 30 0 >/dev/null
 	sleep 2
@@ -137,6 +138,7 @@ test_enforce_restore_reload() {
 	start=$(state "$K")
 	printf '[%s]\nweight = 300\n' "$K" >"$TMP/k.ini"
 	"$CGSCHED" enforce "$TMP/k.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	sleep 1
 	w=$(readf "$K" "$(weight_file)")
@@ -167,6 +169,7 @@ test_enforce_new_groups() {
 	cg_enable_children "$P"
 	printf '[%s/*]\nweight = 200\n' "$P" >"$TMP/g.ini"
 	"$CGSCHED" enforce "$TMP/g.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	sleep 1
 	mkdir "$CG_ROOT$P/late"

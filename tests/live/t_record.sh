@@ -88,6 +88,7 @@ test_record_exit_status() {
 # A signal to cgsched reaches CMD; cgsched reports and exits with CMD's status.
 test_record_signal_reaches_cmd() {
 	"$CGSCHED" record -q --name "cgs-test-$$-rec-sig" -o "$TMP/sig.json" -- sleep 30 2>"$TMP/err" &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	pid=$!
 	for i in $(seq 1 50); do
 		[ -n "$(cat "$CG_ROOT/cgs-test-$$-rec-sig/cgroup.procs" 2>/dev/null)" ] && break
@@ -112,6 +113,7 @@ test_record_attach() {
 	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
 	awk -v c="$c" 'BEGIN { exit !(c > 80) }' || fail "a burner should show about 100%"
 	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>"$TMP/e" &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	rp=$!
 	sleep 1
 	kill -0 $rp 2>/dev/null || fail "--pid returned while $bp still runs: $(cat "$TMP/e")"

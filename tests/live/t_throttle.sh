@@ -123,6 +123,7 @@ test_quota_25pct_runs_4x() {
 		exit !(r > 3.2 && r < 4.8 && f > 65 && f < 85)
 	}' || fail "expected about x4 and about 75% throttled"
 	"$CGSCHED" hist --metric throttle -d 3 --cgroup "$A" >"$TMP/h" 2>"$TMP/he" &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	hp=$!
 	for i in $(seq 1 100); do grep -q tracing "$TMP/he" && break; sleep 0.1; done
 	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
