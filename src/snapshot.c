@@ -285,6 +285,9 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
 	if (!(ctx.owner = calloc(t->max_cgroups, sizeof(*ctx.owner))))
 		return -ENOMEM;
 	err = each_elem(t->fd_slot, sizeof(uint64_t), sizeof(uint32_t), 0, take_slot, &ctx);
+	/* One allocation for every slot in use (no doubling and copying). */
+	if (!err && ctx.nslots && !(s->cg = malloc((s->cap = ctx.nslots + 64) * sizeof(*s->cg))))
+		err = -ENOMEM;
 	if (!err)
 		err = each_slot(t->fd_cg, sizeof(struct cgs_cg_stats), t->ncpus, ctx.nslots, take_cg, &ctx);
 	free(ctx.owner);

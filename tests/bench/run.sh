@@ -6,7 +6,8 @@
 # so that drift hits every mode alike. Ratios are taken round by round.
 #
 #   pipe     taskset -c 0 perf bench sched pipe: each op is 2 switches + 2 wake-ups
-#   storm    16 cgroups each running a perf bench pipe pair at once
+#   storm    16 cgroups each running a perf bench pipe pair at once (CGS_BENCH_STORM_LOOPS
+#            loops each, default 60000): wall time, and per event (4 per loop)
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
 #            refresh's CPU time, and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
@@ -23,6 +24,7 @@ OUT=$ROOT/.output/bench.json
 ROUNDS=${CGS_BENCH_ROUNDS:-6}
 LOOPS=${CGS_BENCH_LOOPS:-100000}
 SCALE=${CGS_BENCH_SCALE:-10000}
+STORM_LOOPS=${CGS_BENCH_STORM_LOOPS:-60000}
 T=$(mktemp -d)
 TP=""
 
@@ -80,7 +82,7 @@ pipe() { taskset -c 0 perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usec
 storm() { # 16 cgroups, a pipe pair in each, all at once: wall seconds
 	s=$(date +%s%N)
 	for i in $(seq 1 16); do
-		sh -c 'echo $$ >"$0" && exec perf bench sched pipe -l 20000' "$CG_ROOT/cgs-bench-$$-storm/c$i/cgroup.procs" >/dev/null 2>&1 &
+		sh -c 'echo $$ >"$0" && exec perf bench sched pipe -l "$1"' "$CG_ROOT/cgs-bench-$$-storm/c$i/cgroup.procs" "$STORM_LOOPS" >/dev/null 2>&1 &
 	done
 	wait
 	echo $(( ($(date +%s%N) - s) / 1000 ))
@@ -102,7 +104,7 @@ done
 echo >&2
 
 # Per round: added cost of each mode over "none" in the same round.
-awk -v modes="$modes" '
+awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 	{ pipe[$1, $2] = $3; storm[$1, $2] = $4; if ($1 > R) R = $1 }
 	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function stats(a, n, name, unit,   m) { sort(a, n); m = (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
@@ -114,6 +116,7 @@ awk -v modes="$modes" '
 		for (k = 1; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = pipe[r, M[k]]; stats(v, n, "pipe " M[k], "us/op") }
 		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, M[k]] - pipe[r, "none"]) * 1000 / 4; stats(v, n, "pipe added " M[k], "ns/event") }
 		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, M[k]] - storm[r, "none"]) / 1000; stats(v, n, "storm added " M[k], "ms/storm") }
+		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, M[k]] - storm[r, "none"]) * 1000 / sevents; stats(v, n, "storm added per event " M[k], "ns/event") }
 		if (("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "runqlat"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/runqlat (pipe)", "x")
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm)", "x")
@@ -152,7 +155,7 @@ fi
 
 cat >"$OUT" <<EOF
 {"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
- "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "modes": "$modes",
+ "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "storm_loops": $STORM_LOOPS, "modes": "$modes",
  "figures": {$(cat "$T/json")}, "startup_ms": $su, "scale": $scale}
 EOF
 jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"
