@@ -139,5 +139,15 @@ within() {
 	}'
 }
 
+# wait_line FILE PATTERN: until a line of FILE matches (up to 20 s; BPF
+# programs take seconds to load in the slow guest). Fails the test otherwise.
+wait_line() {
+	for i in $(seq 1 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "'$2' never appeared in $1: $(cat "$1")"
+}
+
 # Tests run in a subshell each: fail ends the test (its EXIT trap cleans up).
 fail() { echo "$*" >&2; exit 1; }

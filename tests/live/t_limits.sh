@@ -99,6 +99,7 @@ test_enforce_soft_cap() {
 	"$CGSCHED" enforce "$TMP/s.ini" -i 0.5 >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
+	wait_line "$TMP/enf" enforcing
 	cg_spawn "$S" "$CGWORK" burn 1 30 0 >/dev/null
 	sleep 2
 	unlimited "$S" || fail "capped while alone: $(cat "$TMP/enf")"
@@ -140,7 +141,8 @@ test_enforce_restore_reload() {
 	"$CGSCHED" enforce "$TMP/k.ini" -i 0.3 >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
-	sleep 1
+	wait_line "$TMP/enf" enforcing
+	sleep 0.3
 	w=$(readf "$K" "$(weight_file)")
 	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 3072 || echo 300)" ] || fail "not applied: $w"
 	echo 1000 >"$CG_ROOT$K/$(weight_file)"
@@ -171,7 +173,7 @@ test_enforce_new_groups() {
 	"$CGSCHED" enforce "$TMP/g.ini" -i 0.3 >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
-	sleep 1
+	wait_line "$TMP/enf" enforcing
 	mkdir "$CG_ROOT$P/late"
 	sleep 1
 	w=$(readf "$P/late" "$(weight_file)")
