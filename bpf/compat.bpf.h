@@ -141,11 +141,16 @@ static __always_inline struct sched_entity *se_parent(struct sched_entity *se, b
 	return direct ? se->parent : BPF_CORE_READ(se, parent);
 }
 
+static __always_inline struct task_group *cfs_rq_tg(struct cfs_rq *c, bool direct)
+{
+	return direct ? c->tg : BPF_CORE_READ(c, tg);
+}
+
 static __always_inline u64 cfs_rq_cgid(struct cfs_rq *c, bool direct)
 {
 	if (!c)
 		return 0;
-	return tg_cgid(direct ? c->tg : BPF_CORE_READ(c, tg), direct);
+	return tg_cgid(cfs_rq_tg(c, direct), direct);
 }
 
 static __always_inline int cfs_rq_cpu(struct cfs_rq *c, bool direct)

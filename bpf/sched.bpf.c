@@ -288,9 +288,9 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
 	t->woken = 1;
 	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
+	__u64 now = bpf_ktime_get_ns();
 	if (t->limited && task_throttled(p, direct)) {
 		struct cfs_rq *c = throttler(p, direct);
-		__u64 now = bpf_ktime_get_ns();
 
 		t->thr_since = now;
 		t->thr_by = cfs_rq_cgid(c, direct);
@@ -303,7 +303,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		if (targ_thr == CGS_THR_TRACEPOINT)
 			open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, direct));
 	} else {
-		t->queued_ns = bpf_ktime_get_ns();
+		t->queued_ns = now;
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
 	return 0;
@@ -439,7 +439,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->cgid = next_cg;
 	cur->tg = (__u64)task_tg(next, direct);
 	cur->limited = next_limited;
-	cur->slot1 = next_cg ? next_slot1 : 0;
+	cur->slot1 = next_slot1; /* nonzero only for a task the filter admits */
 	return 0;
 }
 

@@ -130,6 +130,13 @@ static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 	max_update(s->max, d);
 }
 
+/* Episodes are counted for the cgroups --cgroup names (and their descendants). */
+static __always_inline void thr_account_shown(struct cfs_rq *c, __u64 cgid, __u64 d, bool direct)
+{
+	if (!targ_filter || tg_matches(cfs_rq_tg(c, direct), direct))
+		thr_account(cgid, cfs_rq_cpu(c, direct), d);
+}
+
 /*
  * tracepoint backend, per-cfs_rq model: a throttle that no switch saw (the
  * cfs_rq throttled as a task was enqueued: woken, or moved here by the load
@@ -147,8 +154,7 @@ static __always_inline __u64 unseen_throttle(struct cfs_rq *c, __u64 now, __u64 
 		return 0;
 	__u64 cgid = cfs_rq_cgid(c, direct);
 	thr_remember((__u64)c, cgid, now - age, now);
-	if (!targ_filter || tg_matches(direct ? c->tg : BPF_CORE_READ(c, tg), direct))
-		thr_account(cgid, cfs_rq_cpu(c, direct), age);
+	thr_account_shown(c, cgid, age, direct);
 	return cgid;
 }
 
@@ -278,8 +284,7 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 	bpf_map_delete_elem(&thr_start, &key);
 	__u64 cgid = cfs_rq_cgid(c, direct);
 	thr_remember(key, cgid, s0, now);
-	if (!targ_filter || tg_matches(direct ? c->tg : BPF_CORE_READ(c, tg), direct))
-		thr_account(cgid, cfs_rq_cpu(c, direct), d);
+	thr_account_shown(c, cgid, d, direct);
 }
 
 SEC("fexit/throttle_cfs_rq")

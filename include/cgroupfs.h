@@ -51,6 +51,8 @@ int mountinfo_find_cpu(FILE *mi, int *version, char *mnt, size_t len,
 int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len);
 
 int cgfs_open(struct cgfs *fs);
+/* cgfs_open for commands: on failure, one line saying what to do; returns 0 or CGS_EXIT_USAGE. */
+int cgfs_open_or_explain(struct cgfs *fs);
 void cgfs_close(struct cgfs *fs);
 /* Id of a normalised path (its kernfs node id = directory inode), or -ENOENT. */
 int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);

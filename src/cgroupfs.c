@@ -182,6 +182,17 @@ int cgfs_open(struct cgfs *fs)
 	return 0;
 }
 
+int cgfs_open_or_explain(struct cgfs *fs)
+{
+	int err = cgfs_open(fs);
+
+	if (!err)
+		return 0;
+	cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo (%s): mount cgroup v1 'cpu' or enable 'cpu' in cgroup v2",
+		strerror(-err));
+	return CGS_EXIT_USAGE;
+}
+
 void cgfs_close(struct cgfs *fs)
 {
 	if (fs->names)

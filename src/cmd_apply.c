@@ -52,10 +52,8 @@ int cmd_apply(int argc, char **argv)
 	}
 	if ((c = require_root("writing cgroup files")))
 		return c;
-	if (cgfs_open(&fs)) {
-		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo");
-		return CGS_EXIT_USAGE;
-	}
+	if ((c = cgfs_open_or_explain(&fs)))
+		return c;
 	if (limits_file_load(argv[optind], &fs, &lf, err, sizeof(err))) {
 		cgs_err("%s", err);
 		goto out_fs;

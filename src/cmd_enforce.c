@@ -373,10 +373,8 @@ int cmd_enforce(int argc, char **argv)
 		return k;
 	/* Check the file before tracing anything. */
 	memset(&e.s, 0, sizeof(e.s));
-	if (cgfs_open(&e.s.fs)) {
-		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo");
-		return CGS_EXIT_USAGE;
-	}
+	if ((k = cgfs_open_or_explain(&e.s.fs)))
+		return k;
 	k = limits_file_load(e.path, &e.s.fs, &e.lf, err, sizeof(err));
 	cgfs_close(&e.s.fs);
 	if (k) {

@@ -325,10 +325,8 @@ int cmd_record(int argc, char **argv)
 		return err;
 	memset(&s, 0, sizeof(s));
 	s.fs.mnt_fd = -1;
-	if ((err = cgfs_open(&s.fs))) {
-		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo");
-		return CGS_EXIT_USAGE;
-	}
+	if ((err = cgfs_open_or_explain(&s.fs)))
+		return err;
 	if (o.attach) {
 		if (cgpath_normalize(s.fs.mnt, o.attach, rel, sizeof(rel)) || cgfs_id(&s.fs, rel, &(uint64_t){ 0 })) {
 			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o.attach,

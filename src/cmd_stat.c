@@ -119,10 +119,8 @@ int cmd_stat(int argc, char **argv)
 		return stray_argument("stat", argv);
 	if ((err = require_root("the cgroup iterator is a BPF program")))
 		return err;
-	if ((err = cgfs_open(&fs))) {
-		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo");
-		return CGS_EXIT_USAGE;
-	}
+	if ((err = cgfs_open_or_explain(&fs)))
+		return err;
 	uint64_t t0 = now_ns();
 	if ((err = kstat_src_open(&ks, &fs, m))) {
 		cgs_err("--method iter: the kernel refused the BPF cgroup iterator (%s); it needs Linux 6.1 or later, or use --method files",

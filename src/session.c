@@ -31,12 +31,8 @@ int session_open(struct session *s, const struct session_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->fs.mnt_fd = -1;
-	err = cgfs_open(&s->fs);
-	if (err) {
-		cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo (%s): mount cgroup v1 'cpu' or enable 'cpu' in cgroup v2",
-			strerror(-err));
-		return CGS_EXIT_USAGE;
-	}
+	if ((err = cgfs_open_or_explain(&s->fs)))
+		return err;
 	if (o->ncgroups > CGS_MAX_FILTERS) {
 		cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
 		return CGS_EXIT_USAGE;

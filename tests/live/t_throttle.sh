@@ -10,6 +10,21 @@ thr_backends() {
 	"$CGSCHED" probe --json | jq -r '.throttle_backends[] | select(.ok) | .name'
 }
 
+# throttled_run BACKEND LIMITED RUN_IN CMD...: trace LIMITED (10 ms per
+# 100 ms) with the BACKEND while CMD runs in RUN_IN (LIMITED or a child);
+# KD is the growth of LIMITED's cpu.stat throttled time meanwhile.
+throttled_run() {
+	b=$1 lim=$2 in=$3
+	shift 3
+	cg_quota "$lim" 10000 100000
+	cgs_start top --backend "$b" --cgroup "$lim" --json -i 1h || fail "$b refused"
+	k0=$(cg_throttled_ns "$lim")
+	cg_run "$in" "$@" >/dev/null || fail "$1 failed"
+	settle
+	KD=$(( $(cg_throttled_ns "$lim") - k0 ))
+	cgs_stop INT || fail "cgsched failed"
+}
+
 # 10 ms per 100 ms, stress-ng --cpu 2 for 5 s: throttled time within 5% of
 # cpu.stat's throttled-time delta over the same window.
 test_throttle_matches_cpustat() {
@@ -18,23 +33,17 @@ test_throttle_matches_cpustat() {
 	[ -n "$bs" ] || fail "no throttle backend loads"
 	for b in $bs; do
 		cg_create "thr-$b" && A=$CG
-		cg_quota "$A" 10000 100000
-		cgs_start top --backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
-		k0=$(cg_throttled_ns "$A")
-		cg_run "$A" stress-ng --cpu 2 --timeout 5 -q || fail "stress-ng failed"
-		settle
-		k1=$(cg_throttled_ns "$A")
-		cgs_stop INT || fail "cgsched failed"
+		throttled_run "$b" "$A" "$A" stress-ng --cpu 2 --timeout 5 -q
 		got=$(cgs_summary "$A" .throttle.ns)
 		n=$(cgs_summary "$A" .throttle.count)
 		# Each episode is listed too (start, CPU, duration), and they add up.
 		el=$(jq -r --arg p "$A" 'select(.kind == "summary") | [.episodes[] | select(.path == $p)] | "\(length) \(map(.duration_ns) | add)"' "$TMP/cgs.out")
 		[ "$el" = "$n $got" ] || fail "$b: listed episodes ($el) do not add up to $n episodes, $got ns"
 		echo "$b: $n episodes; per CPU: $(cgs_summary "$A" '.throttle.per_cpu | map("cpu\(.cpu)=\(.count)") | join(" ")')"
-		within "${got:-0}" "$((k1 - k0))" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
+		within "${got:-0}" "$KD" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
 		# cpu.stat has us on v2 (cgsched reads the kernel's ns): compare in us.
 		kd=$(cgs_summary "$A" '.kernel.throttled_ns / 1000 | floor')
-		[ "$kd" = "$(( (k1 - k0) / 1000 ))" ] || fail "the summary's kernel delta $kd us is not cpu.stat's $(( (k1 - k0) / 1000 )) us"
+		[ "$kd" = "$((KD / 1000))" ] || fail "the summary's kernel delta $kd us is not cpu.stat's $((KD / 1000)) us"
 		# Throttled waits are not run-queue latency: no wait that long in the histogram.
 		rmax=$(cgs_summary "$A" .runq.max_ns)
 		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
@@ -50,18 +59,12 @@ test_throttle_matches_cpustat() {
 test_throttle_at_sleep() {
 	for b in $(thr_backends); do
 		cg_create "sleep-$b" && A=$CG
-		cg_quota "$A" 10000 100000
-		cgs_start top --backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
-		k0=$(cg_throttled_ns "$A")
-		cg_run "$A" "$CGWORK" duty 4 0 300 300 >/dev/null || fail "cgwork failed"
-		settle
-		k1=$(cg_throttled_ns "$A")
-		cgs_stop INT || fail "cgsched failed"
+		throttled_run "$b" "$A" "$A" "$CGWORK" duty 4 0 300 300
 		got=$(cgs_summary "$A" .throttle.ns)
 		rmax=$(cgs_summary "$A" .runq.max_ns)
-		echo "$b: run-queue max ${rmax} ns; throttled $got ns, cpu.stat $((k1 - k0)) ns"
+		echo "$b: run-queue max ${rmax} ns; throttled $got ns, cpu.stat $KD ns"
 		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
-		within "${got:-0}" "$((k1 - k0))" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
+		within "${got:-0}" "$KD" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
 		cg_cleanup
 	done
 }
@@ -85,21 +88,15 @@ test_no_quota_no_throttle() {
 test_parent_quota_child_throttled() {
 	for b in $(thr_backends); do
 		cg_create "parent-$b" && P=$CG
-		cg_quota "$P" 10000 100000
 		cg_enable_children "$P"
 		cg_create child "$P" && C=$CG
-		cgs_start top --backend "$b" --cgroup "$P" --json -i 1h || fail "$b refused"
-		k0=$(cg_throttled_ns "$P")
-		cg_run "$C" stress-ng --cpu 2 --timeout 3 -q || fail "stress-ng failed"
-		settle
-		k1=$(cg_throttled_ns "$P")
-		cgs_stop INT || fail "cgsched failed"
+		throttled_run "$b" "$P" "$C" stress-ng --cpu 2 --timeout 3 -q
 		pns=$(cgs_summary "$P" .throttle.ns)
 		cn=$(cgs_summary "$C" .throttle.count)
 		inh=$(cgs_summary "$C" .throttle.inherited_ns)
 		from=$(cgs_summary "$C" .throttle.inherited_from.path)
-		echo "$b: parent throttled ${pns} ns (cpu.stat $((k1 - k0))), child: $cn own episodes, ${inh} ns held by $from"
-		within "${pns:-0}" "$((k1 - k0))" 5 "$b parent throttled ns vs cpu.stat" || fail "$b off"
+		echo "$b: parent throttled ${pns} ns (cpu.stat $KD), child: $cn own episodes, ${inh} ns held by $from"
+		within "${pns:-0}" "$KD" 5 "$b parent throttled ns vs cpu.stat" || fail "$b off"
 		[ "$cn" = 0 ] || fail "$b: the child has no quota, but $cn episodes of its own"
 		[ "$from" = "$P" ] || fail "$b: the child's throttling should be attributed to $P, not '$from'"
 		[ "${inh:-0}" -gt 1000000000 ] || fail "$b: the child was held only ${inh} ns"
