@@ -121,6 +121,20 @@ static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, boo
 	return now > at && now - at < within ? now - at : 0;
 }
 
+/*
+ * The hot path's clock: the run-queue clock of the task's CPU (rq->clock),
+ * which __schedule() and the wake-up path have just updated, under the rq
+ * lock, before these tracepoints fire. It is the clock the kernel's own
+ * schedstat run_delay is measured with, and in tp_btf it is three plain
+ * loads of cache-hot lines instead of bpf_ktime_get_ns() (~30 ns a call on
+ * the benchmark VM). raw_tp would need three probe reads: it keeps ktime.
+ * Every task is on some cfs_rq of its CPU (set_task_rq), so the chain holds.
+ */
+static __always_inline u64 sched_now(struct task_struct *p, bool direct)
+{
+	return direct ? p->se.cfs_rq->rq->clock : bpf_ktime_get_ns();
+}
+
 static __always_inline struct cfs_rq *task_cfs_rq(struct task_struct *p, bool direct)
 {
 	return direct ? p->se.cfs_rq : BPF_CORE_READ(p, se.cfs_rq);

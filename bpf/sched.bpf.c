@@ -34,6 +34,9 @@ const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
 const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
 const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
 
+/* How often a CPU re-samples the offset of its rq clock to ktime (cgs_cpu_cur). */
+#define CGS_OFF_REFRESH_NS (100ULL * 1000000ULL)
+
 /* Advanced by the loader before each read; selects the cgs_max slot. */
 __u64 epoch = 0;
 /* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
@@ -229,6 +232,15 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 	return t->match ? t->cgid : 0;
 }
 
+/*
+ * A wait that began on another CPU compares two CPUs' rq clocks: with an
+ * unstable sched_clock they can disagree by up to a tick; never negative.
+ */
+static __always_inline __u64 elapsed(__u64 now, __u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
 static __always_inline __u32 log2_slot(__u64 us)
 {
 	__u32 slot = 0;
@@ -288,7 +300,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
 	t->woken = 1;
 	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = sched_now(p, direct);
 	if (t->limited && task_throttled(p, direct)) {
 		struct cfs_rq *c = throttler(p, direct);
 
@@ -314,7 +326,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 {
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = sched_now(next, direct);
 	struct cgs_cg_stats *s, *prev_s = NULL;
 	struct cgs_task *t;
 	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
@@ -323,6 +335,15 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 	if (!cur)
 		return 0;
+	/*
+	 * The loader credits the slice running now with CLOCK_MONOTONIC: keep
+	 * the offset of this CPU's clock to it fresh (rate drift over 100 ms
+	 * is microseconds at most).
+	 */
+	if (direct && now - cur->off_at > CGS_OFF_REFRESH_NS) {
+		cur->clock_off = bpf_ktime_get_ns() - now;
+		cur->off_at = now;
+	}
 
 	if (targ_thr == CGS_THR_TRACEPOINT)
 		check_episodes(now);
@@ -395,15 +416,15 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			next_limited = t->limited;
 			next_slot1 = t->slot1;
 			if (next_cg && t->thr_since) {
-				thr_wait(t, now - t->thr_since);
-			} else if (next_cg && t->limited && t->queued_ns && now - t->queued_ns > CGS_LONG_WAIT_NS &&
+				thr_wait(t, elapsed(now, t->thr_since));
+			} else if (next_cg && t->limited && t->queued_ns && elapsed(now, t->queued_ns) > CGS_LONG_WAIT_NS &&
 				   (t->thr_by = wait_throttled_by(next, t, now, direct))) {
 				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
-				thr_wait(t, now - t->queued_ns);
+				thr_wait(t, elapsed(now, t->queued_ns));
 			} else if (next_cg) {
 				/* Switching within one cgroup (common): its slot is at hand. */
 				if (t->queued_ns && (s = next_slot1 == prev_slot1 && prev_s ? prev_s : cg_at(next_slot1))) {
-					__u64 d = now - t->queued_ns;
+					__u64 d = elapsed(now, t->queued_ns);
 					s->wakeups += t->woken;
 					s->runq_count++;
 					s->runq_sum_ns += d;

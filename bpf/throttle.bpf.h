@@ -15,8 +15,12 @@
  *              later switch on that CPU, while an episode is open, checks
  *              whether the cfs_rq is still throttled and closes it if not.
  *
- * Times are bpf_ktime_get_ns(), not rq->clock: an idle NOHZ CPU's rq clock
- * can be stale when the period timer unthrottles it from elsewhere.
+ * Clocks: the fentry and kprobe hooks time episodes with bpf_ktime_get_ns(),
+ * not rq->clock: unthrottle_cfs_rq runs from the period timer on another
+ * CPU before it updates the (NOHZ idle, stale) rq clock. The tracepoint
+ * backend opens and closes episodes at switches, with the hot path's clock
+ * (sched_now). thr_last holds each backend's own clock; wait_throttled_by
+ * converts a wait's start to it.
  * Included by sched.bpf.c: one object, one load.
  */
 #ifndef CGS_THROTTLE_BPF_H
@@ -170,6 +174,10 @@ static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs
 	struct cfs_rq *c = task_cfs_rq(p, direct);
 	struct sched_entity *se = task_group_se(p, direct);
 	__u64 since = t->queued_ns, by;
+
+	/* fentry/kprobe episodes are in ktime: so must the wait's start be (rare path). */
+	if (direct && targ_thr != CGS_THR_TRACEPOINT)
+		since += bpf_ktime_get_ns() - now;
 
 	if (t->queued_rq && t->queued_rq != (__u64)c && (by = overlapped(t->queued_rq, since)))
 		return by;

@@ -111,7 +111,9 @@ struct cgs_preempt_key {
 
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
 struct cgs_cpu_cur {
-	__u64 since_ns;      /* bpf_ktime_get_ns() of the switch-in */
+	__u64 since_ns;      /* the switch-in, by the hot-path clock (sched_now) */
+	__u64 clock_off;     /* bpf_ktime_get_ns() - that clock, sampled every <= 100 ms */
+	__u64 off_at;        /* when clock_off was sampled (hot-path clock) */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
@@ -120,8 +122,8 @@ struct cgs_cpu_cur {
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */
 struct cgs_task {
-	__u64 queued_ns;     /* when it became runnable; 0: not waiting */
-	__u64 thr_since;     /* switched out throttled at; 0: not */
+	__u64 queued_ns;     /* when it became runnable (hot-path clock); 0: not waiting */
+	__u64 thr_since;     /* switched out throttled at (hot-path clock); 0: not */
 	__u64 thr_by;        /* cgroup whose quota throttled it */
 	__u64 queued_rq;     /* the cfs_rq it was queued on (it may run on another CPU) */
 	__u64 tg;            /* task_group pointer the cached id is for */

@@ -238,7 +238,10 @@ static int take_running(struct tracer *t, struct snapshot *s)
 	}
 	s->t_ns = now_ns();
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		if (!cur[cpu].cgid || !cur[cpu].since_ns || cur[cpu].since_ns > s->t_ns)
+		/* since_ns is the CPU's rq clock (tp_btf) or ktime (clock_off 0). */
+		uint64_t since = cur[cpu].since_ns + cur[cpu].clock_off;
+
+		if (!cur[cpu].cgid || !cur[cpu].since_ns || since > s->t_ns)
 			continue;
 		/*
 		 * Only cgroups with a map slot: one without (the map was full,
@@ -247,9 +250,9 @@ static int take_running(struct tracer *t, struct snapshot *s)
 		struct cg_sample *c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
 		if (!c)
 			continue;
-		c->c.oncpu_ns += s->t_ns - cur[cpu].since_ns;
+		c->c.oncpu_ns += s->t_ns - since;
 		if (c->cpu)
-			c->cpu[cpu].oncpu_ns += s->t_ns - cur[cpu].since_ns;
+			c->cpu[cpu].oncpu_ns += s->t_ns - since;
 	}
 out:
 	free(cur);

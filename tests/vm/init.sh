@@ -17,7 +17,18 @@ echo "CGS-VM BOOTED $(uname -r)"
 cd /cgsched
 # A hang watchdog: before the host gives up on us, say what is running.
 wd=$(cat /cgsched/watchdog 2>/dev/null || echo 500)
-( sleep "$wd"; echo "CGS-VM WATCHDOG after ${wd}s"; ps; cat /proc/loadavg; dmesg | tail -n 60 ) &
+# The kernel stacks of our processes and of every blocked task, and each
+# CPU's backtrace (sysrq w, l) tell a stall in the kernel from one in cgsched.
+(
+	sleep "$wd"; echo "CGS-VM WATCHDOG after ${wd}s"; ps; cat /proc/loadavg
+	for d in /proc/[0-9]*; do
+		case "$(cat "$d/comm" 2>/dev/null)" in cgsched|cgwork|stress-ng*) ;; *) continue ;; esac
+		echo "${d#/proc/} $(cat "$d/comm") $(grep State "$d/status") wchan=$(cat "$d/wchan" 2>/dev/null)"
+		cat "$d/stack" 2>/dev/null
+	done
+	echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
+	sleep 2; dmesg | tail -n 300
+) &
 ./cgsched probe --json | sed 's/^/CGS-PROBE /'
 # Every test's figures go to the console log (the host prints only failures).
 CGS_VERBOSE_TESTS=1 ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
