@@ -43,7 +43,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps run test test-unit test-live test-vm bench install clean
-all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor
+all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
@@ -105,6 +105,10 @@ $(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
 $(OUTPUT)/bench-floor: tests/bench/floor.c $(OUTPUT)/floor.skel.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+
+$(OUTPUT)/bench-cputime: tests/bench/cputime.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -std=gnu11 $< -o $@
 
 # Overhead against nothing, empty programs and runqlat (docs/performance.md).
 bench: deps all

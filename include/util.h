@@ -39,6 +39,16 @@ uint64_t cpu_ns(void);
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t now_ns(void);
 
+/*
+ * Watching a process end (record --attach --pid): a pidfd, readable once
+ * the process has exited, zombie or reaped; kill(pid, 0) would still
+ * succeed on an unreaped zombie. pid_watch returns the fd, or -1 with errno
+ * ESRCH when there is no such process, or -2 where the kernel refuses
+ * pidfds (seccomp, old kernels): pid_gone then falls back to kill().
+ */
+int pid_watch(long pid);
+bool pid_gone(int fd, long pid);
+
 /* "812us", "3.27ms", "1.50s": three significant digits, for tables. */
 char *fmt_duration(char *buf, size_t len, uint64_t ns);
 

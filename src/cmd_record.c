@@ -62,6 +62,7 @@ struct rec_opts {
 	const char *name, *out, *attach;
 	uint64_t duration_ns;
 	long pid;
+	int pid_fd;          /* pid_watch(pid) */
 	bool quiet, check;
 	struct rules rules;
 	char **cmd;
@@ -193,7 +194,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			cgs_err("record: --attach leaves the cgroup as it is: no --cpu-max, --cpu-weight or --name");
 			return CGS_EXIT_USAGE;
 		}
-		if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		if (o->pid && (o->pid_fd = pid_watch(o->pid)) == -1) {
 			cgs_err("--pid %ld: no such process", o->pid);
 			return CGS_EXIT_USAGE;
 		}
@@ -306,7 +307,7 @@ static int write_report(const char *path, struct json_object *j)
 
 int cmd_record(int argc, char **argv)
 {
-	struct rec_opts o = {};
+	struct rec_opts o = { .pid_fd = -1 };
 	struct session s;
 	struct snapshot prev = {}, cur = {}, d = {};
 	struct report r = {};
@@ -419,7 +420,7 @@ int cmd_record(int argc, char **argv)
 		child = -1;
 	} else {
 		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
-		while (!cgs_stop && now_ns() < end && !(o.pid && kill(o.pid, 0) && errno == ESRCH)) {
+		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
 			if (tty && now_ns() >= next_progress) {
 				progress(&s.tr, &prev, &have_prev, t0);
 				next_progress += 500000000ULL;
@@ -496,5 +497,7 @@ out:
 	snapshot_free(&prev);
 	free(el.e);
 	session_close(&s);
+	if (o.pid_fd >= 0)
+		close(o.pid_fd);
 	return ret;
 }

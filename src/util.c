@@ -7,8 +7,15 @@
 #include <time.h>
 #include <ctype.h>
 #include <unistd.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
 
 #include "util.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same number on every architecture */
+#endif
 
 bool cgs_verbose;
 uint64_t cgs_t0_ns;
@@ -145,4 +152,24 @@ char *fmt_duration(char *buf, size_t len, uint64_t ns)
 	else
 		snprintf(buf, len, "%.2f%s", v, steps[i].unit);
 	return buf;
+}
+
+int pid_watch(long pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ESRCH)
+		return -1;
+	return kill((pid_t)pid, 0) && errno == ESRCH ? -1 : -2;
+}
+
+bool pid_gone(int fd, long pid)
+{
+	if (fd >= 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		return poll(&p, 1, 0) > 0;
+	}
+	return kill((pid_t)pid, 0) && errno == ESRCH;
 }

@@ -7,7 +7,12 @@
 #
 #   pipe     taskset -c 0 perf bench sched pipe: each op is 2 switches + 2 wake-ups
 #   storm    16 cgroups each running a perf bench pipe pair at once (CGS_BENCH_STORM_LOOPS
-#            loops each, default 60000): wall time, and per event (4 per loop)
+#            loops each, default 60000): the storm's CPU time per event (4 per
+#            loop; BPF programs run in the storm tasks' context, so their cost
+#            is in it), and its wall time (noisier: idle gaps, shuffles); then
+#            once more with kernel.bpf_stats_enabled: each tool's programs' own
+#            run time per run, less the floor's (the stats' clock reads and an
+#            empty program): the program cost, free of the storm's noise
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
 #            refresh's CPU time, and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
@@ -19,6 +24,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CGSCHED=$ROOT/cgsched
 FLOOR=$ROOT/.output/bench-floor
+CPUTIME=$ROOT/.output/bench-cputime
 CGWORK=$ROOT/.output/workloads/cgwork
 OUT=$ROOT/.output/bench.json
 ROUNDS=${CGS_BENCH_ROUNDS:-6}
@@ -35,7 +41,9 @@ cg_detect || exit 2
 modes="none floor cgsched"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 
+STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 cleanup() {
+	sysctl -qw kernel.bpf_stats_enabled="$STATS0" 2>/dev/null
 	[ -n "$TP" ] && kill -TERM "$TP" 2>/dev/null && wait "$TP" 2>/dev/null
 	for d in "$CG_ROOT"/cgs-bench-$$*; do
 		[ -d "$d" ] || continue
@@ -59,6 +67,14 @@ wait_for() { # wait_for FILE PATTERN
 	return 1
 }
 
+prog_ids() { bpftool prog show -j | jq -c '[.[].id]'; }
+
+# "RUN_NS RUN_CNT" summed over this mode's programs (IDS: those its start added).
+prog_stats() {
+	bpftool prog show -j | jq -r --argjson ids "$IDS" \
+		'[.[] | select(.id as $i | $ids | index($i))] | "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
+}
+
 start() { # start MODE: attach it (or nothing) and wait until it counts
 	TP=""
 	case $1 in
@@ -79,13 +95,10 @@ stop() {
 
 pipe() { taskset -c 0 perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'; }
 
-storm() { # 16 cgroups, a pipe pair in each, all at once: wall seconds
-	s=$(date +%s%N)
-	for i in $(seq 1 16); do
-		sh -c 'echo $$ >"$0" && exec perf bench sched pipe -l "$1"' "$CG_ROOT/cgs-bench-$$-storm/c$i/cgroup.procs" "$STORM_LOOPS" >/dev/null 2>&1 &
-	done
-	wait
-	echo $(( ($(date +%s%N) - s) / 1000 ))
+storm() { # 16 cgroups, a pipe pair in each, all at once: "WALL_US CPU_US"
+	"$CPUTIME" sh -c 'for i in $(seq 1 16); do
+		sh -c '\''echo $$ >"$0" && exec perf bench sched pipe -l "$1"'\'' "$0/c$i/cgroup.procs" "$1" >/dev/null 2>&1 &
+	done; wait' "$CG_ROOT/cgs-bench-$$-storm" "$STORM_LOOPS"
 }
 
 echo "bench: $(uname -r), $(nproc) CPUs, cgroup v$CG_VER; modes: $modes; $ROUNDS rounds"
@@ -93,10 +106,23 @@ mkdir -p "$CG_ROOT/cgs-bench-$$-storm"
 [ "$CG_VER" = 2 ] && echo +cpu >"$CG_ROOT/cgs-bench-$$-storm/cgroup.subtree_control"
 for i in $(seq 1 16); do mkdir "$CG_ROOT/cgs-bench-$$-storm/c$i"; done
 
+# The storm again with bpf_stats on: "RUN_NS RUN_CNT" of the mode's programs.
+stat_storm() {
+	[ "$IDS" = "[]" ] && { echo "0 0"; return; }
+	sysctl -qw kernel.bpf_stats_enabled=1
+	b=$(prog_stats)
+	storm >/dev/null
+	a=$(prog_stats)
+	sysctl -qw kernel.bpf_stats_enabled=0
+	echo "$a $b" | awk '{ print $1 - $3, $2 - $4 }'
+}
+
 for r in $(seq 1 "$ROUNDS"); do
 	for m in $modes; do
+		ids0=$(prog_ids)
 		start "$m" || exit 1
-		echo "$r $m $(pipe) $(storm)" >>"$T/samples"
+		IDS=$(prog_ids | jq -c --argjson old "$ids0" '. - $old')
+		echo "$r $m $(pipe) $(storm) $(stat_storm)" >>"$T/samples"
 		stop
 	done
 	printf '.' >&2
@@ -105,7 +131,7 @@ echo >&2
 
 # Per round: added cost of each mode over "none" in the same round.
 awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
-	{ pipe[$1, $2] = $3; storm[$1, $2] = $4; if ($1 > R) R = $1 }
+	{ pipe[$1, $2] = $3; storm[$1, $2] = $4; scpu[$1, $2] = $5; prog[$1, $2] = $7 ? $6 / $7 : 0; if ($1 > R) R = $1 }
 	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function stats(a, n, name, unit,   m) { sort(a, n); m = (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 		printf "%-34s %10.3f %10.3f %10.3f %s\n", name, a[1], m, a[n], unit
@@ -117,9 +143,15 @@ awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, M[k]] - pipe[r, "none"]) * 1000 / 4; stats(v, n, "pipe added " M[k], "ns/event") }
 		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, M[k]] - storm[r, "none"]) / 1000; stats(v, n, "storm added " M[k], "ms/storm") }
 		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, M[k]] - storm[r, "none"]) * 1000 / sevents; stats(v, n, "storm added per event " M[k], "ns/event") }
+		for (k = 1; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = scpu[r, M[k]] / 1000; stats(v, n, "storm cpu " M[k], "ms/storm") }
+		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = (scpu[r, M[k]] - scpu[r, "none"]) * 1000 / sevents; stats(v, n, "storm cpu added per event " M[k], "ns/event") }
+		for (k = 2; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = prog[r, M[k]]; stats(v, n, "storm program " M[k], "ns/run") }
+		for (k = 3; k in M; k++) { n = 0; for (r = 1; r <= R; r++) v[++n] = prog[r, M[k]] - prog[r, "floor"]; stats(v, n, "storm program less floor " M[k], "ns/run") }
 		if (("1", "runqlat") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "cgsched"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio cgsched/runqlat (storm program)", "x")
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "runqlat"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/runqlat (pipe)", "x")
-			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm)", "x")
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (scpu[r, "cgsched"] - scpu[r, "none"]) / (scpu[r, "runqlat"] - scpu[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm cpu)", "x")
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm wall)", "x")
 		}
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "floor"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/floor (pipe)", "x")
 		print json > "/dev/stderr"

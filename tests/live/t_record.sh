@@ -102,12 +102,16 @@ test_record_signal_reaches_cmd() {
 	no_record_cgroups_left
 }
 
-# --attach: an existing cgroup, for a duration or until a PID exits.
+# --attach: an existing cgroup, for a duration or until a PID exits, also
+# when it stays a zombie (its parent never reaps it: kill(pid, 0) would
+# still succeed).
 test_record_attach() {
 	cg_create rec-attach && A=$CG
-	# Runs until killed: the slow guest took longer than a fixed amount of work.
-	cg_spawn "$A" "$CGWORK" spin 3600 >/dev/null
-	bp=$SPAWNED
+	# Runs until killed: the slow guest took longer than a fixed amount of
+	# work. Its parent becomes a sleep that never waits for it.
+	cg_spawn "$A" sh -c '"$0" spin 3600 >/dev/null & echo $! >"$1"; exec sleep 3600' "$CGWORK" "$TMP/bp"
+	wait_line "$TMP/bp" .
+	bp=$(cat "$TMP/bp")
 	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>"$TMP/e" || fail "attach -d failed: $(cat "$TMP/e")"
 	c=$(jq -r .cpu_pct "$TMP/a.json")
 	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
@@ -118,13 +122,13 @@ test_record_attach() {
 	sleep 1
 	kill -0 $rp 2>/dev/null || fail "--pid returned while $bp still runs: $(cat "$TMP/e")"
 	kill $bp
-	wait $bp
 	start=$(date +%s)
 	for i in $(seq 1 100); do kill -0 $rp 2>/dev/null || break; sleep 0.1; done
 	kill -0 $rp 2>/dev/null && fail "--pid still recording 10 s after $bp exited"
 	wait $rp || fail "attach --pid failed: $(cat "$TMP/e")"
 	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
-	echo "--pid returned $(( $(date +%s) - start )) s after $bp exited"
+	echo "--pid returned $(( $(date +%s) - start )) s after $bp exited; its state then: $(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)"
+	[ "$(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)" = Z ] || fail "$bp was reaped: the test meant a zombie"
 }
 
 # Bad input: one line, exit 2, nothing made or left behind.
