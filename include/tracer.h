@@ -38,13 +38,22 @@ struct tracer {
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
-	int fd_cg, fd_slot, fd_preempt, fd_cur, fd_drops, fd_thr;
+	int fd_cg, fd_slot, fd_claim, fd_preempt, fd_cur, fd_drops, fd_thr;
 	uint32_t max_cgroups, max_preempt;
+	/*
+	 * The cgroup id of each cg_stats slot, once confirmed (slot_claim and
+	 * cg_slot agree); 0 while unknown. A confirmed slot is never given up,
+	 * so snapshots look up only the slots they have not seen yet.
+	 */
+	uint64_t *owner;
+	uint32_t nslots;            /* slots up to the highest confirmed + 1 */
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;
 	struct episode_log log;
 };
 
+/* Name the cg_stats slots claimed since the last call (tracer.owner, tracer.nslots). */
+void tracer_learn_slots(struct tracer *t);
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);

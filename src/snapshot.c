@@ -117,8 +117,7 @@ static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint
 struct read_ctx {
 	struct snapshot *s;
 	uint64_t epoch;  /* the epoch just closed */
-	uint64_t *owner; /* cgroup id of each cg_stats slot */
-	uint32_t nslots, nslots_max;
+	const uint64_t *owner; /* cgroup id of each cg_stats slot (tracer.owner) */
 };
 
 static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
@@ -129,20 +128,6 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 #define ADD_SLOTS(dst, src)                              \
 	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
 		(dst)[i_] += (src)[i_]
-
-/* cg_slot: which cgroup each slot of cg_stats belongs to. */
-static int take_slot(void *vctx, const void *key, const void *val)
-{
-	struct read_ctx *ctx = vctx;
-	uint32_t slot = *(const uint32_t *)val;
-
-	if (slot < ctx->nslots_max) {
-		ctx->owner[slot] = *(const uint64_t *)key;
-		if (slot >= ctx->nslots)
-			ctx->nslots = slot + 1;
-	}
-	return 0;
-}
 
 static int take_cg(void *vctx, uint32_t slot, const void *vals)
 {
@@ -284,17 +269,12 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
 	ctx.epoch = tracer_next_epoch(t);
-	ctx.nslots_max = t->max_cgroups;
-	if (!(ctx.owner = calloc(t->max_cgroups, sizeof(*ctx.owner))))
-		return -ENOMEM;
-	err = each_elem(t->fd_slot, sizeof(uint64_t), sizeof(uint32_t), 0, take_slot, &ctx);
+	tracer_learn_slots(t);
+	ctx.owner = t->owner;
 	/* One allocation for every slot in use (no doubling and copying). */
-	if (!err && ctx.nslots && !(s->cg = malloc((s->cap = ctx.nslots + 64) * sizeof(*s->cg))))
-		err = -ENOMEM;
-	if (!err)
-		err = each_slot(t->fd_cg, sizeof(struct cgs_cg_stats), t->ncpus, ctx.nslots, take_cg, &ctx);
-	free(ctx.owner);
-	if (err)
+	if (t->nslots && !(s->cg = malloc((s->cap = t->nslots + 64) * sizeof(*s->cg))))
+		return -ENOMEM;
+	if ((err = each_slot(t->fd_cg, sizeof(struct cgs_cg_stats), t->ncpus, t->nslots, take_cg, &ctx)))
 		return err;
 	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,

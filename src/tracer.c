@@ -371,6 +371,11 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
 	t->fd_slot = bpf_map__fd(t->skel->maps.cg_slot);
+	t->fd_claim = bpf_map__fd(t->skel->maps.slot_claim);
+	if (!(t->owner = calloc(o->max_cgroups, sizeof(*t->owner)))) {
+		cgs_err("out of memory");
+		return -ENOMEM;
+	}
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
@@ -428,6 +433,37 @@ void tracer_stop(struct tracer *t)
 	/* Destroying the skeleton detaches every other link and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
+	free(t->owner);
+	t->owner = NULL;
+	t->nslots = 0;
+}
+
+/*
+ * Which cgroup each slot of cg_stats belongs to: the slots not confirmed
+ * yet, up to where claims can have reached. A claim (slot_claim) counts once
+ * cg_slot names the same slot for that cgroup: the BPF side gives up a
+ * claimed slot only when cg_slot already held another one (slot_of).
+ * slot_hint is written without atomics, so a racing claim can leave it
+ * behind slots already taken: look a window past it.
+ */
+#define CLAIM_WINDOW 64
+void tracer_learn_slots(struct tracer *t)
+{
+	uint32_t end = t->skel->bss->slot_hint;
+
+	end = end > t->nslots ? end : t->nslots;
+	end = end + CLAIM_WINDOW < t->max_cgroups ? end + CLAIM_WINDOW : t->max_cgroups;
+	for (uint32_t slot = 0; slot < end; slot++) {
+		uint64_t id;
+		uint32_t back;
+
+		if (t->owner[slot] || bpf_map_lookup_elem(t->fd_claim, &slot, &id) ||
+		    bpf_map_lookup_elem(t->fd_slot, &id, &back) || back != slot)
+			continue;
+		t->owner[slot] = id;
+		if (slot >= t->nslots)
+			t->nslots = slot + 1;
+	}
 }
 
 uint64_t tracer_next_epoch(struct tracer *t)
