@@ -46,7 +46,7 @@ __u64 lim_gen = 0;
  * Per-cgroup figures, one slot per cgroup: an array, so the hot path finds
  * a cgroup's figures by the slot cached in its task's storage and in the
  * CPU's cpu_cur, with no hashing. cg_slot maps cgroup ids to slots (the
- * loader reads it to name the slots); slot_claim hands each slot to one
+ * loader confirms each new slot's owner in it once); slot_claim hands each slot to one
  * cgroup (an insert with BPF_NOEXIST is the only atomic claim that every
  * kernel from 5.8 on offers tracing programs: no fetch-and-add before 5.12).
  */
