@@ -8,6 +8,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/live/lib.sh"
+. "$ROOT/tests/bench/storm.sh"
 [ "$(id -u)" = 0 ] || { echo "progstat: needs root" >&2; exit 2; }
 [ $# -gt 0 ] || { echo "usage: progstat.sh CMD [ARGS...]" >&2; exit 2; }
 cg_detect || exit 2
@@ -28,22 +29,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-mkdir "$D"
-[ "$CG_VER" = 2 ] && echo +cpu >"$D/cgroup.subtree_control"
-for i in $(seq 1 16); do mkdir "$D/c$i"; done
-bpftool prog show -j | jq -c '[.[].id]' >"$T/ids0"
+storm_make "$D" || exit 1
+prog_ids >"$T/ids0"
 "$@" >/dev/null 2>&1 &
 TP=$!
 sleep 2
 sysctl -qw kernel.bpf_stats_enabled=1
 bpftool prog show -j >"$T/before"
 for r in 1 2 3; do
-	pids=""
-	for i in $(seq 1 16); do
-		sh -c 'echo $$ >"$0" && exec perf bench sched pipe -l 20000' "$D/c$i/cgroup.procs" >/dev/null 2>&1 &
-		pids="$pids $!"
-	done
-	wait $pids
+	storm_run "$D" 20000
 done
 bpftool prog show -j >"$T/after"
 sysctl -qw kernel.bpf_stats_enabled="$STATS0"

@@ -37,6 +37,7 @@ TP=""
 [ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 2; }
 command -v perf >/dev/null || { echo "bench: perf missing (make deps)" >&2; exit 2; }
 . "$ROOT/tests/live/lib.sh"
+. "$ROOT/tests/bench/storm.sh"
 cg_detect || exit 2
 modes="none floor cgsched"
 command -v runqlat >/dev/null && modes="$modes runqlat"
@@ -67,8 +68,6 @@ wait_for() { # wait_for FILE PATTERN
 	return 1
 }
 
-prog_ids() { bpftool prog show -j | jq -c '[.[].id]'; }
-
 # "RUN_NS RUN_CNT" summed over this mode's programs (IDS: those its start added).
 prog_stats() {
 	bpftool prog show -j | jq -r --argjson ids "$IDS" \
@@ -95,16 +94,10 @@ stop() {
 
 pipe() { taskset -c 0 perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'; }
 
-storm() { # 16 cgroups, a pipe pair in each, all at once: "WALL_US CPU_US"
-	"$CPUTIME" sh -c 'for i in $(seq 1 16); do
-		sh -c '\''echo $$ >"$0" && exec perf bench sched pipe -l "$1"'\'' "$0/c$i/cgroup.procs" "$1" >/dev/null 2>&1 &
-	done; wait' "$CG_ROOT/cgs-bench-$$-storm" "$STORM_LOOPS"
-}
+storm() { "$CPUTIME" sh "$ROOT/tests/bench/storm.sh" "$CG_ROOT/cgs-bench-$$-storm" "$STORM_LOOPS"; } # "WALL_US CPU_US"
 
 echo "bench: $(uname -r), $(nproc) CPUs, cgroup v$CG_VER; modes: $modes; $ROUNDS rounds"
-mkdir -p "$CG_ROOT/cgs-bench-$$-storm"
-[ "$CG_VER" = 2 ] && echo +cpu >"$CG_ROOT/cgs-bench-$$-storm/cgroup.subtree_control"
-for i in $(seq 1 16); do mkdir "$CG_ROOT/cgs-bench-$$-storm/c$i"; done
+storm_make "$CG_ROOT/cgs-bench-$$-storm" || exit 1
 
 # The storm again with bpf_stats on: "RUN_NS RUN_CNT" of the mode's programs.
 stat_storm() {
