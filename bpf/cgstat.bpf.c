@@ -2,9 +2,17 @@
 /*
  * The kernel's bandwidth figures of every cgroup in one pass: a cgroup
  * iterator (v6.1+) walks the cpu hierarchy and copies each task group's
- * cfs_bandwidth (the fields cpu.stat and cpu.max/cfs_quota_us show) into a
- * map that the loader reads in batches. It prints nothing: a cgroup
- * iterator cannot resume once its text output fills the seq buffer (~4 KB).
+ * cfs_bandwidth (the fields cpu.stat and cpu.max/cfs_quota_us show) into an
+ * array, in walk order, that the loader reads through mmap. It prints
+ * nothing: a cgroup iterator cannot resume once its text output fills the
+ * seq buffer (32 KB), and 10,000 cgroups' records need more.
+ *
+ * The walk is a refresh's largest single cost with thousands of cgroups
+ * (docs/performance.md), hence: the cgroup's own fields are direct loads
+ * through the iterator's BTF pointer; the task group is reached from its
+ * css by a cast the verifier cannot follow (bpf_rdonly_cast needs v6.2), so
+ * its bandwidth block comes in one probe read instead of one per field; and
+ * the records go to an array slot per cgroup, with no hash update.
  */
 #ifdef CGS_VMLINUX_H
 #include CGS_VMLINUX_H
@@ -18,41 +26,65 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by the loader before each pass; entries of older passes are stale. */
-__u64 gen = 0;
+/* Records written by this pass (the loader zeroes it before each pass). */
+__u32 n = 0;
+/* Cgroups this pass could not store: more than CGS_KSTAT_MAX. */
 __u64 full = 0;
+/* Where a field of cfs_bandwidth is in the kernel, counted from `period`. */
+#define CFSB_OFF(f) (bpf_core_field_offset(struct cfs_bandwidth, f) - \
+		     bpf_core_field_offset(struct cfs_bandwidth, period))
+/* From period to throttled_time: the block read in one go (~230 B on 6.1-6.18). */
+#define CFSB_LEN (CFSB_OFF(throttled_time) + 8)
+#define CFSB_MAX 1024
+__u8 cfsb[CFSB_MAX] = {};
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, CGS_KSTAT_MAX);
+	__type(key, __u32);
 	__type(value, struct cgs_kstat);
 } kstats SEC(".maps");
+
+/* A field of the block just read, by its kernel offset and size (int or u64). */
+static __always_inline __u64 cfsb_get(__u32 off, __u32 size)
+{
+	if (off > CFSB_MAX - 8)
+		return 0;
+	return size == 4 ? *(__u32 *)&cfsb[off] : *(__u64 *)&cfsb[off];
+}
+#define CFSB(f) cfsb_get(CFSB_OFF(f), bpf_core_field_size(struct cfs_bandwidth, f))
 
 SEC("iter/cgroup")
 int cgroup_bw(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cg = ctx->cgroup;
 	struct cgroup_subsys_state *css;
+	struct cgs_kstat *v;
+	__u32 i = n, len = CFSB_LEN;
 
 	if (!cg)
 		return 0;
-	css = BPF_CORE_READ(cg, subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)]);
+	css = cg->subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)];
 	if (!css)
 		return 0; /* v2: the cpu controller is not enabled here */
+	v = bpf_map_lookup_elem(&kstats, &i);
+	if (!v) {
+		full++;
+		return 0;
+	}
 	/* css is the first member of task_group: the same address. */
 	struct task_group *tg = (void *)css;
-	struct cgs_kstat v = {
-		.gen = gen,
-		.quota_ns = BPF_CORE_READ(tg, cfs_bandwidth.quota),
-		.period_ns = BPF_CORE_READ(tg, cfs_bandwidth.period),
-		.burst_ns = BPF_CORE_READ(tg, cfs_bandwidth.burst),
-		.nr_periods = BPF_CORE_READ(tg, cfs_bandwidth.nr_periods),
-		.nr_throttled = BPF_CORE_READ(tg, cfs_bandwidth.nr_throttled),
-		.throttled_ns = BPF_CORE_READ(tg, cfs_bandwidth.throttled_time),
-	};
-	__u64 id = BPF_CORE_READ(cg, kn, id);
-	if (bpf_map_update_elem(&kstats, &id, &v, BPF_ANY))
-		__sync_fetch_and_add(&full, 1);
+	if (len >= CFSB_MAX || bpf_probe_read_kernel(cfsb, len & (CFSB_MAX - 1),
+						    &tg->cfs_bandwidth.period))
+		return 0;
+	v->id = cg->kn->id;
+	v->period_ns = CFSB(period);
+	v->quota_ns = CFSB(quota);
+	v->burst_ns = CFSB(burst);
+	v->nr_periods = CFSB(nr_periods);
+	v->nr_throttled = CFSB(nr_throttled);
+	v->throttled_ns = CFSB(throttled_time);
+	n = i + 1;
 	return 0;
 }

@@ -156,10 +156,11 @@ enum cgs_drop {
 
 /*
  * A task group's bandwidth, as cgstat.bpf.c's cgroup iterator reads it
- * (LRU_HASH, key = cgroup id). gen is the pass that wrote it.
+ * (ARRAY, mmapped by the loader: one record per cgroup, in walk order).
  */
+#define CGS_KSTAT_MAX 65536
 struct cgs_kstat {
-	__u64 gen;
+	__u64 id;            /* cgroup id */
 	__u64 quota_ns;      /* ~0: unlimited (RUNTIME_INF) */
 	__u64 period_ns;
 	__u64 burst_ns;

@@ -14,6 +14,7 @@
 struct cgfs;
 struct cgstat_bpf;
 struct bpf_link;
+struct cgs_kstat;
 
 enum kstat_method { KSTAT_AUTO, KSTAT_ITER, KSTAT_FILES };
 
@@ -22,7 +23,8 @@ struct kstat_src {
 	struct cgfs *fs;
 	struct cgstat_bpf *skel;
 	struct bpf_link *link;
-	uint64_t gen;
+	const struct cgs_kstat *recs;  /* the iterator's records, mmapped */
+	size_t recs_len;
 	/* the last pass: id -> figures (open addressing) */
 	struct kstat_ent { uint64_t id; struct kstat k; } *tab;
 	size_t cap, n;

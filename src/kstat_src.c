@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <ftw.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +12,6 @@
 #include "cgsched.h"
 #include "cgstat.skel.h"
 #include "kstat_src.h"
-#include "maputil.h"
 #include "util.h"
 
 const char *kstat_method_name(enum kstat_method m)
@@ -33,13 +33,23 @@ static int iter_open(struct kstat_src *s)
 	opts.link_info = &info;
 	opts.link_info_len = sizeof(info);
 	s->link = bpf_program__attach_iter(s->skel->progs.cgroup_bw, &opts);
-	if (!s->link) {
-		err = -errno;
-		cgstat_bpf__destroy(s->skel);
-		s->skel = NULL;
-		return err;
+	if (!s->link)
+		goto fail;
+	/* The records are read in place: no copy out of the kernel per pass. */
+	s->recs_len = (size_t)CGS_KSTAT_MAX * sizeof(struct cgs_kstat);
+	s->recs = mmap(NULL, s->recs_len, PROT_READ, MAP_SHARED, bpf_map__fd(s->skel->maps.kstats), 0);
+	if (s->recs == MAP_FAILED) {
+		s->recs = NULL;
+		goto fail;
 	}
 	return 0;
+fail:
+	err = -errno;
+	bpf_link__destroy(s->link);
+	s->link = NULL;
+	cgstat_bpf__destroy(s->skel);
+	s->skel = NULL;
+	return err;
 }
 
 int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
@@ -64,6 +74,8 @@ int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 
 void kstat_src_close(struct kstat_src *s)
 {
+	if (s->recs)
+		munmap((void *)s->recs, s->recs_len);
 	bpf_link__destroy(s->link);
 	cgstat_bpf__destroy(s->skel);
 	free(s->tab);
@@ -101,21 +113,17 @@ static int tab_put(struct kstat_src *s, uint64_t id, const struct kstat *k)
 	return 0;
 }
 
-static int take(void *ctx, const void *key, const void *val)
+static int take(struct kstat_src *s, const struct cgs_kstat *v)
 {
-	struct kstat_src *s = ctx;
-	const struct cgs_kstat *v = val;
 	struct kstat k = { .ok = true, .usage_ns = -1 };
 
-	if (v->gen != s->gen)
-		return 0; /* a cgroup removed since an earlier pass */
 	k.quota_us = v->quota_ns == ~0ULL ? -1 : (int64_t)(v->quota_ns / 1000);
 	k.period_us = v->period_ns / 1000;
 	k.burst_us = v->burst_ns / 1000;
 	k.nr_periods = v->nr_periods;
 	k.nr_throttled = v->nr_throttled;
 	k.throttled_ns = v->throttled_ns;
-	return tab_put(s, *(const uint64_t *)key, &k);
+	return tab_put(s, v->id, &k);
 }
 
 int kstat_src_refresh(struct kstat_src *s)
@@ -125,7 +133,8 @@ int kstat_src_refresh(struct kstat_src *s)
 
 	if (s->method != KSTAT_ITER)
 		return 0;
-	s->skel->bss->gen = ++s->gen;
+	s->skel->bss->n = 0;
+	s->skel->bss->full = 0;
 	fd = bpf_iter_create(bpf_link__fd(s->link));
 	if (fd < 0)
 		return -errno;
@@ -141,8 +150,11 @@ int kstat_src_refresh(struct kstat_src *s)
 	if (s->tab)
 		memset(s->tab, 0, s->cap * sizeof(*s->tab));
 	s->full = s->skel->bss->full;
-	return each_elem(bpf_map__fd(s->skel->maps.kstats), sizeof(uint64_t), sizeof(struct cgs_kstat),
-			 0, take, s);
+	uint32_t n = s->skel->bss->n;
+	for (uint32_t i = 0; i < n && i < CGS_KSTAT_MAX; i++)
+		if ((err = take(s, &s->recs[i])))
+			return err;
+	return 0;
 }
 
 int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)

@@ -148,6 +148,9 @@ test_forced_backend_refused() {
 test_stat_methods_agree() {
 	cg_create stat && A=$CG
 	cg_quota "$A" 20000 100000
+	# A burst too, so that every field the iterator copies is nonzero.
+	if [ "$CG_VER" = 1 ]; then echo 5000 >"$CG_ROOT$A/cpu.cfs_burst_us"; else echo 5000 >"$CG_ROOT$A/cpu.max.burst"; fi ||
+		fail "could not set a burst"
 	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
 	settle
 	"$CGSCHED" stat --json --limited --method files >"$TMP/f" || fail "stat --method files failed"
@@ -155,11 +158,11 @@ test_stat_methods_agree() {
 		echo "no cgroup iterator here: $(cat "$TMP/e")"
 		exit 77
 	fi
-	q='.cgroups[] | select(.path == $p) | "\(.quota_us) \(.period_us) \(.nr_throttled) \(.throttled_ns / 1000 | floor)"'
+	q='.cgroups[] | select(.path == $p) | "\(.quota_us) \(.period_us) \(.burst_us) \(.nr_throttled) \(.throttled_ns / 1000 | floor)"'
 	f=$(jq -r --arg p "$A" "$q" "$TMP/f")
 	i=$(jq -r --arg p "$A" "$q" "$TMP/i")
 	echo "files: $f; iter: $i"
 	[ -n "$f" ] && [ "$f" = "$i" ] || fail "the two methods disagree"
 	set -- $f
-	[ "$1" = 20000 ] && [ "$3" -gt 0 ] || fail "expected quota 20000 and some throttled periods"
+	[ "$1" = 20000 ] && [ "$3" = 5000 ] && [ "$4" -gt 0 ] || fail "expected quota 20000, burst 5000 and some throttled periods"
 }
