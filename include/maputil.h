@@ -16,11 +16,4 @@
 int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
 	      int (*fn)(void *ctx, const void *key, const void *vals), void *ctx);
 
-/*
- * Iterate the first n slots of an array map, batched where the kernel has
- * it, one slot at a time otherwise; fn gets each slot and its value(s).
- */
-int each_slot(int fd, size_t vsz, int nvals, uint32_t n,
-	      int (*fn)(void *ctx, uint32_t slot, const void *vals), void *ctx);
-
 #endif

@@ -71,7 +71,8 @@ int sort_key_parse(const char *s, enum sort_key *k);
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
 		 struct cgfs *fs, bool hist_ms, struct kstat_src *ks, struct kcache *kc,
 		 bool since_first);
-void report_sort(struct report *r, struct cgfs *fs, enum sort_key k);
+/* Sort the rows by k; with first > 0 only the first `first` need be in order. */
+void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
 /*
  * Look up the paths of the first `limit` rows (0: all): the row's (with one
  * stat to notice removal), its preemptors', the ancestor holding it. Only

@@ -46,14 +46,27 @@ struct tracer {
 	 * so snapshots look up only the slots they have not seen yet.
 	 */
 	uint64_t *owner;
+	/* cg_stats, mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
+	const struct cgs_cg_stats *cg;
+	size_t cg_len;
 	uint32_t nslots;            /* slots up to the highest confirmed + 1 */
+	/*
+	 * Each confirmed slot's place in cgroup-id order (0..nowned-1), so a
+	 * snapshot comes out sorted with no sort of its samples; redone only
+	 * when new slots are confirmed.
+	 */
+	uint32_t *rank;
+	uint32_t nowned;
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;
 	struct episode_log log;
 };
 
-/* Name the cg_stats slots claimed since the last call (tracer.owner, tracer.nslots). */
-void tracer_learn_slots(struct tracer *t);
+/*
+ * Name the cg_stats slots claimed since the last call (tracer.owner,
+ * tracer.nslots) and rank them (tracer.rank, tracer.nowned). 0 or -ENOMEM.
+ */
+int tracer_learn_slots(struct tracer *t);
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);

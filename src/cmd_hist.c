@@ -162,7 +162,7 @@ int cmd_hist(int argc, char **argv)
 		session_close(&s);
 		return CGS_EXIT_FAIL;
 	}
-	report_sort(&r, &s.fs, SORT_PATH);
+	report_sort(&r, &s.fs, SORT_PATH, 0);
 	if (o.json) {
 		struct json_meta m;
 		session_json_meta(&s, "summary", &m);

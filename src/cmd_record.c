@@ -456,7 +456,7 @@ int cmd_record(int argc, char **argv)
 		cgs_err("out of memory building the report");
 		goto out;
 	}
-	report_sort(&r, &s.fs, SORT_PATH);
+	report_sort(&r, &s.fs, SORT_PATH, 0);
 	record_aggregate(&rs, &r);
 	memcpy(rs.drops, d.drops, sizeof(rs.drops));
 	if (!o.attach) {

@@ -116,20 +116,29 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* CPU time of a refresh's parts, for -v: where 10,000 cgroups' time goes. */
+struct refresh_cost {
+	uint64_t maps_ns, kernel_ns, rest_ns;
+};
+
 static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct kcache *kc,
-		 const struct snapshot *prev, const struct snapshot *cur, bool summary)
+		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
+		 struct refresh_cost *cost)
 {
 	struct snapshot d;
 	struct report r;
-	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns;
+	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0 = cpu_ns();
 
+	if (kstat_src_refresh(ks))
+		ks = NULL; /* no kernel figures this time, rather than stale ones */
+	cost->kernel_ns = cpu_ns() - c0;
 	if (snapshot_delta(prev, cur, &d) ||
 	    report_build(&r, &d, cur->t_ns - from, &s->fs, false, ks, kc, summary)) {
 		cgs_err("out of memory building the report");
 		snapshot_free(&d);
 		return;
 	}
-	report_sort(&r, &s->fs, o->sort);
+	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
 	if (o->json) {
 		struct json_meta m;
@@ -202,21 +211,26 @@ int cmd_top(int argc, char **argv)
 		if (!session_sleep_until(&s, deadline))
 			break;
 		/* One refresh: maps read, paths resolved, kernel figures, output. */
+		struct refresh_cost rc;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
 		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
-		show(&o, &s, &ks, kc, have_prev ? &prev : NULL, &cur, false);
+		rc.maps_ns = cpu_ns() - c0;
+		show(&o, &s, &ks, kc, have_prev ? &prev : NULL, &cur, false, &rc);
+		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
 		if (cgs_verbose)
-			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups", (cpu_ns() - c0) / 1e6,
-				  (now_ns() - w0) / 1e6, cur.n);
+			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
+				  "report %.2f ms", (cpu_ns() - c0) / 1e6, (now_ns() - w0) / 1e6, cur.n,
+				  rc.maps_ns / 1e6, rc.kernel_ns / 1e6, rc.rest_ns / 1e6);
 		snapshot_free(&prev);
 		prev = cur;
 		have_prev = true;
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
-		show(&o, &s, &ks, kc, NULL, &cur, true);
+		struct refresh_cost rc;
+		show(&o, &s, &ks, kc, NULL, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -60,50 +59,3 @@ out:
 	return err;
 }
 
-
-int each_slot(int fd, size_t vsz, int nvals, uint32_t n,
-	      int (*fn)(void *ctx, uint32_t slot, const void *vals), void *ctx)
-{
-	size_t stride = ((vsz + 7) & ~7UL) * nvals;
-	uint32_t batch = 256, next = 0, in, out, *keys = malloc(sizeof(*keys) * batch);
-	char *vals = malloc(stride * batch);
-	bool batched = true;
-	int err = 0;
-
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (next < n) {
-		uint32_t count = n - next < batch ? n - next : batch;
-		if (batched) {
-			in = next - 1; /* the batch resumes after the key given */
-			int r = bpf_map_lookup_batch(fd, next ? &in : NULL, &out, keys, vals, &count, NULL);
-			if (r && errno != ENOENT) {
-				if (next || (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)) {
-					err = -errno;
-					goto out;
-				}
-				batched = false; /* no batch ops here: one slot at a time */
-				continue;
-			}
-			if (!count)
-				break;
-		} else {
-			count = 1;
-			keys[0] = next;
-			if (bpf_map_lookup_elem(fd, &next, vals)) {
-				err = -errno;
-				goto out;
-			}
-		}
-		for (uint32_t i = 0; i < count && keys[i] < n; i++)
-			if ((err = fn(ctx, keys[i], vals + i * stride)))
-				goto out;
-		next = keys[count - 1] + 1;
-	}
-out:
-	free(keys);
-	free(vals);
-	return err;
-}

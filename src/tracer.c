@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -44,6 +45,8 @@ static const struct thr_backend {
 };
 
 #define MAX_SYMS 4
+/* Up to v5.10 the kernel refused any map of 4 GiB or more (bpf_map_charge_init). */
+#define CG_STATS_MAX_BYTES ((4ULL << 30) - (1ULL << 20))
 struct ksyms {
 	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
 	int nthrottle, nunthrottle;
@@ -194,7 +197,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	s->rodata->targ_filter = o->nfilter > 0;
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
-	bpf_map__set_max_entries(s->maps.cg_stats, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_stats, libbpf_num_possible_cpus() * o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.slot_claim, o->max_cgroups);
 	s->rodata->targ_max_cgroups = o->max_cgroups;
@@ -321,6 +324,14 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
 		return t->ncpus;
 	}
+	/* cg_stats holds every CPU's figures of every slot in one array (sched.bpf.c). */
+	if ((uint64_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats) > CG_STATS_MAX_BYTES) {
+		cgs_err("--max-cgroups %u on %d CPUs would need %llu MiB for per-cgroup figures, over the %llu MiB "
+			"one map can have: give a smaller --max-cgroups", o->max_cgroups, t->ncpus,
+			(unsigned long long)((uint64_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats) >> 20),
+			(unsigned long long)(CG_STATS_MAX_BYTES >> 20));
+		return -E2BIG;
+	}
 	const struct backend *b = NULL;
 	const struct thr_backend *tb = NULL;
 	struct ksyms k;
@@ -370,9 +381,18 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	}
 attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
+	t->cg_len = (size_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats);
+	t->cg = mmap(NULL, t->cg_len, PROT_READ, MAP_SHARED, t->fd_cg, 0);
+	if (t->cg == MAP_FAILED) {
+		t->cg = NULL;
+		err = -errno;
+		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
+		return err;
+	}
 	t->fd_slot = bpf_map__fd(t->skel->maps.cg_slot);
 	t->fd_claim = bpf_map__fd(t->skel->maps.slot_claim);
-	if (!(t->owner = calloc(o->max_cgroups, sizeof(*t->owner)))) {
+	if (!(t->owner = calloc(o->max_cgroups, sizeof(*t->owner))) ||
+	    !(t->rank = calloc(o->max_cgroups, sizeof(*t->rank)))) {
 		cgs_err("out of memory");
 		return -ENOMEM;
 	}
@@ -433,9 +453,14 @@ void tracer_stop(struct tracer *t)
 	/* Destroying the skeleton detaches every other link and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
+	if (t->cg)
+		munmap((void *)t->cg, t->cg_len);
+	t->cg = NULL;
 	free(t->owner);
+	free(t->rank);
 	t->owner = NULL;
-	t->nslots = 0;
+	t->rank = NULL;
+	t->nslots = t->nowned = 0;
 }
 
 /*
@@ -447,9 +472,37 @@ void tracer_stop(struct tracer *t)
  * behind slots already taken: look a window past it.
  */
 #define CLAIM_WINDOW 64
-void tracer_learn_slots(struct tracer *t)
+static int cmp_owned(const void *a, const void *b)
 {
-	uint32_t end = t->skel->bss->slot_hint;
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* t->rank from t->owner: sort (id, slot) pairs by id. */
+static int rank_slots(struct tracer *t)
+{
+	uint64_t (*pairs)[2] = malloc((size_t)t->nslots * sizeof(*pairs));
+	uint32_t n = 0;
+
+	if (!pairs)
+		return -ENOMEM;
+	for (uint32_t slot = 0; slot < t->nslots; slot++)
+		if (t->owner[slot]) {
+			pairs[n][0] = t->owner[slot];
+			pairs[n++][1] = slot;
+		}
+	qsort(pairs, n, sizeof(*pairs), cmp_owned);
+	for (uint32_t i = 0; i < n; i++)
+		t->rank[pairs[i][1]] = i;
+	t->nowned = n;
+	free(pairs);
+	return 0;
+}
+
+int tracer_learn_slots(struct tracer *t)
+{
+	uint32_t end = t->skel->bss->slot_hint, learnt = 0;
 
 	end = end > t->nslots ? end : t->nslots;
 	end = end + CLAIM_WINDOW < t->max_cgroups ? end + CLAIM_WINDOW : t->max_cgroups;
@@ -461,9 +514,11 @@ void tracer_learn_slots(struct tracer *t)
 		    bpf_map_lookup_elem(t->fd_slot, &id, &back) || back != slot)
 			continue;
 		t->owner[slot] = id;
+		learnt++;
 		if (slot >= t->nslots)
 			t->nslots = slot + 1;
 	}
+	return learnt ? rank_slots(t) : 0;
 }
 
 uint64_t tracer_next_epoch(struct tracer *t)

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Sorting rows for the table (only the top ones in order) and deltas of snapshots. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "snapshot.h"
+
+static struct report make_rows(size_t n, unsigned seed)
+{
+	struct report r = { .n = n, .rows = calloc(n, sizeof(struct row)) };
+
+	srand(seed);
+	for (size_t i = 0; i < n; i++) {
+		r.rows[i].id = i + 1;
+		/* Few distinct values: ties must fall back to the id. */
+		r.rows[i].cpu_pct = rand() % 50;
+	}
+	return r;
+}
+
+static int before(const struct row *a, const struct row *b)
+{
+	return a->cpu_pct > b->cpu_pct || (a->cpu_pct == b->cpu_pct && a->id < b->id);
+}
+
+Test(report_sort, top_rows_match_a_full_sort)
+{
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		size_t n = 1 + seed * 97 % 3000, k = 1 + seed * 13 % 40;
+		struct report full = make_rows(n, seed), part = make_rows(n, seed);
+
+		report_sort(&full, NULL, SORT_CPU, 0);
+		report_sort(&part, NULL, SORT_CPU, k);
+		for (size_t i = 0; i + 1 < n; i++)
+			cr_assert(before(&full.rows[i], &full.rows[i + 1]), "full sort out of order at %zu", i);
+		for (size_t i = 0; i < k && i < n; i++)
+			cr_assert_eq(part.rows[i].id, full.rows[i].id, "n=%zu k=%zu: row %zu differs", n, k, i);
+		/* The rest is every other row, once. */
+		char *seen = calloc(n + 1, 1);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert(!seen[part.rows[i].id], "row %lu twice", (unsigned long)part.rows[i].id);
+			seen[part.rows[i].id] = 1;
+		}
+		free(seen);
+		free(full.rows);
+		free(part.rows);
+	}
+}
+
+static struct snapshot snap(const uint64_t *ids, const uint64_t *wakeups, size_t n)
+{
+	struct snapshot s = { .n = n, .cap = n, .ncpus = 1, .cg = calloc(n ? n : 1, sizeof(struct cg_sample)) };
+
+	for (size_t i = 0; i < n; i++) {
+		s.cg[i].id = ids[i];
+		s.cg[i].c.wakeups = wakeups[i];
+		s.cg[i].c.runq_count = wakeups[i];
+	}
+	return s;
+}
+
+Test(snapshot, delta_pairs_cgroups_by_id)
+{
+	/* prev and cur share 2, 5 and 9; 1 and 7 left, 3 and 10 are new. */
+	uint64_t pid[] = { 1, 2, 5, 7, 9 }, pw[] = { 10, 20, 50, 70, 90 };
+	uint64_t cid[] = { 2, 3, 5, 9, 10 }, cw[] = { 25, 3, 50, 95, 1 };
+	struct snapshot prev = snap(pid, pw, 5), cur = snap(cid, cw, 5), d;
+
+	cr_assert_eq(snapshot_delta(&prev, &cur, &d), 0);
+	/* 5 did nothing in the interval: left out. */
+	uint64_t want_id[] = { 2, 3, 9, 10 }, want_w[] = { 5, 3, 5, 1 };
+	cr_assert_eq(d.n, 4);
+	for (size_t i = 0; i < d.n; i++) {
+		cr_assert_eq(d.cg[i].id, want_id[i]);
+		cr_assert_eq(d.cg[i].c.wakeups, want_w[i], "cgroup %lu", (unsigned long)want_id[i]);
+	}
+	snapshot_free(&d);
+	snapshot_free(&prev);
+	snapshot_free(&cur);
+}
