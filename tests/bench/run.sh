@@ -14,7 +14,7 @@
 #            run time per run, less the floor's (the stats' clock reads and an
 #            empty program): the program cost, free of the storm's noise
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
-#            refresh's CPU time, and the map memory bound
+#            refresh's CPU time (median of eight), and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
 #
 # Prints a table and writes .output/bench.json. Never asserts a timing.
@@ -157,22 +157,27 @@ scale="null"
 if [ "$SCALE" -gt 0 ]; then
 	echo "scale: making $SCALE cgroups with a task each..."
 	mkdir -p "$CG_ROOT/cgs-bench-$$-scale"
-	"$CGWORK" fleet "$CG_ROOT/cgs-bench-$$-scale" "$SCALE" 60 500 >"$T/fleet" 2>&1 &
+	"$CGWORK" fleet "$CG_ROOT/cgs-bench-$$-scale" "$SCALE" 120 500 >"$T/fleet" 2>&1 &
 	FP=$!
 	wait_for "$T/fleet" ready || exit 1
 	# The default view (a table of the top rows), then --json with every row.
-	"$CGSCHED" top -v -q -i 2 -n 4 --max-cgroups 16384 >/dev/null 2>"$T/top.err"
+	"$CGSCHED" top -v -q -i 1 -n 10 --max-cgroups 16384 >/dev/null 2>"$T/top.err"
 	"$CGSCHED" top -v -q --json -i 2 -n 3 -r 0 --max-cgroups 16384 >"$T/top.json" 2>"$T/topj.err"
 	grep refresh "$T/top.err" "$T/topj.err"
-	# The last refresh of each: the first ones warm the path cache.
-	ref=$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU, \([0-9.]*\) ms wall, \([0-9]*\) cgroups/\1 \2 \3/p' "$T/top.err" | tail -n 1)
+	# Refreshes 3-10 of the table (the first two warm the path cache and
+	# the heap): median, min and max of the CPU, and the median's parts.
+	sed -n 's/.*refresh: \([0-9.]*\) ms CPU, \([0-9.]*\) ms wall, \([0-9]*\) cgroups; CPU: maps \([0-9.]*\), kernel figures \([0-9.]*\), report \([0-9.]*\) ms/\1 \2 \3 \4 \5 \6/p' \
+		"$T/top.err" | tail -n +3 | sort -n >"$T/ref"
+	ref=$(awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }' "$T/ref")
+	refmin=$(head -n 1 "$T/ref" | cut -d' ' -f1)
+	refmax=$(tail -n 1 "$T/ref" | cut -d' ' -f1)
 	refj=$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/topj.err" | tail -n 1)
 	mem=$(jq -s '.[0].map_bytes_max' "$T/top.json")
 	rows=$(jq -s '.[-2].cgroups | length' "$T/top.json")
 	drops=$(jq -s '.[-1].drops.cgroup_map_full' "$T/top.json")
 	set -- $ref
-	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": $1, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
-	echo "scale: one refresh with $3 cgroups in the maps: $1 ms CPU ($2 ms wall) as a table, $refj ms CPU as --json of every row; map memory bound $mem bytes; map-full drops $drops"
+	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": {\"min\": $refmin, \"median\": $1, \"max\": $refmax, \"refreshes\": $(wc -l <"$T/ref")}, \"median_parts_ms\": {\"maps\": $4, \"kernel_figures\": $5, \"report\": $6}, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
+	echo "scale: one refresh with $3 cgroups in the maps, as a table: median $1 ms CPU ($refmin-$refmax over $(wc -l <"$T/ref") refreshes; median's parts: maps $4, kernel figures $5, report $6 ms), $2 ms wall; $refj ms CPU as --json of every row; map memory bound $mem bytes; map-full drops $drops"
 	kill $FP 2>/dev/null
 	pkill -P $FP 2>/dev/null
 	wait $FP 2>/dev/null
