@@ -6,7 +6,13 @@
 #include "json_out.h"
 #include "tracer.h"
 
-#define ADD(o, k, v) json_object_object_add(o, k, v)
+/*
+ * Every key here is a literal (or a static name) added once to its object:
+ * json-c need neither copy it nor look for an earlier one. Saves a strdup
+ * and a hash probe per field: 10,000 rows of --json carry ~400,000 fields.
+ */
+#define ADD(o, k, v) \
+	json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
 #define U64(v) json_object_new_uint64(v)
 
 struct json_object *json_hist(const uint64_t *slots)

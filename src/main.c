@@ -49,6 +49,13 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	/*
+	 * --json builds ~50 small json-c objects per row and frees them all
+	 * at once; with fastbins, the next large request first consolidates
+	 * them (malloc_consolidate: 9 % of a 10,000-row refresh). Without:
+	 * 225 -> 185 ms a refresh, the table unchanged.
+	 */
+	mallopt(M_MXFAST, 0);
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = NULL;
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
