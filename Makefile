@@ -76,7 +76,7 @@ test-vm: all
 $(OUTPUT) $(OUTPUT)/src $(OUTPUT)/workloads:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/compat.bpf.h bpf/kernel_types.h include/cgsched.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/cgsched.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp

@@ -119,14 +119,19 @@ test_quota_25pct_runs_4x() {
 		printf "unconstrained %.2f s, at 25%%: %.2f s (x%.2f); throttled %.1f%% of the wall time\n", w0 / 1e9, w1 / 1e9, r, f
 		exit !(r > 3.2 && r < 4.8 && f > 65 && f < 85)
 	}' || fail "expected about x4 and about 75% throttled"
+	# The same episodes in us and in ms: each unit's slot boundaries.
 	"$CGSCHED" hist --metric throttle -d 3 --cgroup "$A" >"$TMP/h" 2>"$TMP/he" &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	hp=$!
-	for i in $(seq 1 100); do grep -q tracing "$TMP/he" && break; sleep 0.1; done
+	"$CGSCHED" hist --metric throttle -d 3 -m --cgroup "$A" >"$TMP/hm" 2>"$TMP/hme" &
+	CGS_BG="$CGS_BG $!"
+	hpm=$!
+	for i in $(seq 1 100); do grep -q tracing "$TMP/he" && grep -q tracing "$TMP/hme" && break; sleep 0.1; done
 	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
-	wait $hp
-	cat "$TMP/h"
+	wait $hp $hpm
+	cat "$TMP/h" "$TMP/hm"
 	grep -Eq '^ +65536 -> 131071 +: [0-9]+ +\|\*+' "$TMP/h" || fail "throttle episodes of 75 ms should fill the 65-131 ms slot"
+	grep -Eq '^ +64 -> 127 +: [0-9]+ +\|\*+' "$TMP/hm" || fail "with -m, episodes of 75 ms should fill the 64-127 ms slot"
 }
 
 # A forced backend the kernel refuses: one line, exit 2, never a silent fallback.
