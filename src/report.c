@@ -252,8 +252,8 @@ static int cmp_ent(const void *a, const void *b)
 {
 	const struct sort_ent *x = a, *y = b;
 
-	if (x->path || y->path) /* SORT_PATH: report_sort resolved every path first */
-		return strcmp(x->path ? x->path : "~", y->path ? y->path : "~");
+	if (x->path) /* SORT_PATH: every entry has one ("~" for none), resolved first */
+		return strcmp(x->path, y->path);
 	/* Largest first; ties by id so output is stable. */
 	if (x->v != y->v)
 		return x->v < y->v ? 1 : -1;

@@ -47,6 +47,12 @@ static const struct thr_backend {
 #define MAX_SYMS 4
 /* Up to v5.10 the kernel refused any map of 4 GiB or more (bpf_map_charge_init). */
 #define CG_STATS_MAX_BYTES ((4ULL << 30) - (1ULL << 20))
+
+/* cg_stats holds every CPU's figures of every slot in one array (sched.bpf.c). */
+static uint64_t cg_stats_bytes(int ncpus, uint32_t max_cgroups)
+{
+	return (uint64_t)ncpus * max_cgroups * sizeof(struct cgs_cg_stats);
+}
 struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
 	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
@@ -334,11 +340,10 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
 		return t->ncpus;
 	}
-	/* cg_stats holds every CPU's figures of every slot in one array (sched.bpf.c). */
-	if ((uint64_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats) > CG_STATS_MAX_BYTES) {
+	if (cg_stats_bytes(t->ncpus, o->max_cgroups) > CG_STATS_MAX_BYTES) {
 		cgs_err("--max-cgroups %u on %d CPUs would need %llu MiB for per-cgroup figures, over the %llu MiB "
 			"one map can have: give a smaller --max-cgroups", o->max_cgroups, t->ncpus,
-			(unsigned long long)((uint64_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats) >> 20),
+			(unsigned long long)(cg_stats_bytes(t->ncpus, o->max_cgroups) >> 20),
 			(unsigned long long)(CG_STATS_MAX_BYTES >> 20));
 		return -E2BIG;
 	}
@@ -390,7 +395,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	}
 attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
-	t->cg_len = (size_t)t->ncpus * o->max_cgroups * sizeof(struct cgs_cg_stats);
+	t->cg_len = cg_stats_bytes(t->ncpus, o->max_cgroups);
 	t->cg = mmap(NULL, t->cg_len, PROT_READ, MAP_SHARED, t->fd_cg, 0);
 	if (t->cg == MAP_FAILED) {
 		t->cg = NULL;
@@ -542,7 +547,7 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
 	/* cg_stats (an array), cg_slot and slot_claim (hashes, ~64 B of overhead each) */
-	return per_cpu * t->max_cgroups * sizeof(struct cgs_cg_stats) + t->max_cgroups * 2 * (12 + 64) +
+	return cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * 2 * (12 + 64) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16);
 }
