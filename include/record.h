@@ -34,7 +34,7 @@ struct record_summary {
 	/* the subtree, summed */
 	struct cg_counters c;
 	uint64_t runq_max_ns, thr_max_ns;
-	uint64_t thr_wall_ns;       /* throttled time on the CPU where it was longest */
+	uint64_t thr_wall_ns;       /* throttled time on the CPU where it was longest (a lower bound) */
 	int npre;
 	struct preemptor pre[REPORT_TOP_PREEMPTORS];
 	/* the kernel's account of the traced cgroup over the run */
@@ -54,7 +54,10 @@ struct record_summary {
 /* Sum a report's rows into rs (counters, maxima, preemptors from outside the subtree). */
 void record_aggregate(struct record_summary *rs, const struct report *r);
 double record_cpu_pct(const struct record_summary *rs);
+/* Wall time with at least one CPU throttled (the union of episodes over time). */
 uint64_t record_thr_wall_ns(const struct record_summary *rs);
+/* The length of the union of the episodes' [start, end) intervals. */
+uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n);
 double record_thr_pct(const struct record_summary *rs);
 struct json_object *record_json(const struct record_summary *rs);
 /* The text summary and histograms, perf-stat style. */

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "cgroupfs.h"
+#include "stop.h"
 #include "tracer.h"
 
 struct session_opts {
@@ -25,12 +26,14 @@ struct session {
 	int nfilter;
 };
 
-extern volatile sig_atomic_t cgs_stop;
-
-/* Installs SIGINT/SIGTERM handlers (no SA_RESTART): they set cgs_stop. */
-void session_signals(void);
-/* Returns 0 or CGS_EXIT_USAGE after printing the one error line. */
+/*
+ * Returns 0; or CGS_EXIT_USAGE after printing the one error line; or, when
+ * a stop signal came during start-up, session_stopped()'s status with
+ * nothing attached.
+ */
 int session_open(struct session *s, const struct session_opts *o);
+/* Says a stop signal ended start-up; returns 128 + the signal. */
+int session_stopped(void);
 void session_close(struct session *s);
 struct json_meta;
 /* The JSON header fields that describe this session; kind is "interval" or "summary". */

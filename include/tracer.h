@@ -28,6 +28,8 @@ struct tracer_opts {
 	bool hist_ms;               /* histogram slots in ms, not us */
 	const char *force_backend;  /* --sched-backend, NULL: probe */
 	const char *force_thr;      /* --backend (throttle), NULL: probe */
+	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
+	const volatile int *stop;
 };
 
 struct tracer {

@@ -245,6 +245,14 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
+static void block_forwarded(sigset_t *set, sigset_t *old)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+		sigaddset(set, fwd_sigs[i]);
+	sigprocmask(SIG_BLOCK, set, old);
+}
+
 static void install_forwarding(void)
 {
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
@@ -255,12 +263,14 @@ static void install_forwarding(void)
 }
 
 /* The child: into the cgroup, then exec; errno back through a CLOEXEC pipe. */
-static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd)
+static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, const sigset_t *mask)
 {
 	int err;
 
 	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
 		signal(fwd_sigs[i], SIG_DFL);
+	/* A signal forwarded before this point was held: it acts now, as its default. */
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* "0" is the writer itself: the child is in the cgroup before CMD exists. */
 	if ((err = cgfs_write(fs, rel, "cgroup.procs", "0")) == 0) {
 		execvp(cmd[0], cmd);
@@ -356,10 +366,23 @@ int cmd_record(int argc, char **argv)
 	struct cgfs keep = s.fs;
 	if ((err = session_open(&s, &o.c.so))) {
 		s.fs = keep;
+		ret = err; /* bad input, or stopped during start-up: the cgroup goes */
 		goto out;
 	}
 	cgfs_close(&keep);
+	/*
+	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
+	 * known (and, in the child, until the default actions are back): one
+	 * that came before is CMD never started.
+	 */
+	sigset_t fwd, old;
+	block_forwarded(&fwd, &old);
 	install_forwarding();
+	if (cgs_stop) {
+		ret = session_stopped();
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
 	uname(&u);
 	rs.kernel = u.release;
 	rs.cgroup_version = s.fs.version;
@@ -379,18 +402,17 @@ int cmd_record(int argc, char **argv)
 	/* A command's wall time starts at its fork; an attached cgroup's at attach. */
 	uint64_t t0 = o.attach ? s.tr.attached_ns : now_ns(), next_progress = t0 + 500000000ULL;
 	if (!o.attach) {
-		if (pipe2(pipefd, O_CLOEXEC)) {
+		pid_t pid = -1;
+		if (pipe2(pipefd, O_CLOEXEC))
 			cgs_err("record: pipe: %s", strerror(errno));
-			goto out;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
+		else if ((pid = fork()) < 0)
 			cgs_err("record: fork: %s", strerror(errno));
-			goto out;
-		}
-		if (pid == 0)
-			run_child(&s.fs, rel, o.cmd, pipefd[1]);
+		else if (pid == 0)
+			run_child(&s.fs, rel, o.cmd, pipefd[1], &old);
 		child = pid;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pid < 0)
+			goto out;
 		close(pipefd[1]);
 		int cerr = 0;
 		ssize_t n;
@@ -399,6 +421,7 @@ int cmd_record(int argc, char **argv)
 		close(pipefd[0]);
 		if (n == sizeof(cerr)) {
 			waitpid(pid, NULL, 0);
+			child = -1; /* reaped: its pid may be anyone's now */
 			cgs_err("record: cannot run %s: %s", o.cmd[0], strerror(-cerr));
 			goto out;
 		}
@@ -419,6 +442,7 @@ int cmd_record(int argc, char **argv)
 		}
 		child = -1;
 	} else {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
 			if (tty && now_ns() >= next_progress) {

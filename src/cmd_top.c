@@ -14,9 +14,9 @@
 static const char usage[] =
 	"Usage: cgsched [top] [OPTIONS]\n"
 	"Every interval, one row per cgroup of the cpu controller that ran or waited:\n"
-	"CPU%% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
-	"involuntary switches, throttling by its own quota (THR%% of the interval,\n"
-	"episodes, p99 length), QUOTA%% of its quota used, and notes: the cgroup whose\n"
+	"CPU% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
+	"involuntary switches, throttling by its own quota (THR% of the interval,\n"
+	"episodes, p99 length), QUOTA% of its quota used, and notes: the cgroup whose\n"
 	"tasks preempted it most, an ancestor whose quota held it.\n"
 	"\n"
 	"  -i, --interval DUR     seconds between tables, or with a unit: 500ms, 2s (default 1s)\n"

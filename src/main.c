@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cgsched: how the Linux scheduler treats each cgroup. The command table. */
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "stop.h"
 #include "util.h"
 
 #ifndef CGS_VERSION
@@ -14,16 +16,17 @@
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	bool stops; /* watches cgs_stop: SIGINT/SIGTERM end it cleanly; else they kill it */
 	const char *what;
 } commands[] = {
-	{ "top", cmd_top, "a table per interval: CPU%, run-queue latency, switches (default)" },
-	{ "hist", cmd_hist, "run-queue latency histograms per cgroup, runqlat's layout" },
-	{ "record", cmd_record, "run a command in a new cgroup under tracing, like perf stat" },
-	{ "check", cmd_check, "CI gates on a record report: exit 1 when a limit is passed" },
-	{ "apply", cmd_apply, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
-	{ "enforce", cmd_enforce, "keep a limits file in force: new groups, changed values, soft caps" },
-	{ "stat", cmd_stat, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
-	{ "probe", cmd_probe, "which backends this kernel accepts, and where the cpu controller is" },
+	{ "top", cmd_top, true, "a table per interval: CPU%, run-queue latency, switches (default)" },
+	{ "hist", cmd_hist, true, "run-queue latency histograms per cgroup, runqlat's layout" },
+	{ "record", cmd_record, true, "run a command in a new cgroup under tracing, like perf stat" },
+	{ "check", cmd_check, false, "CI gates on a record report: exit 1 when a limit is passed" },
+	{ "apply", cmd_apply, false, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
+	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
+	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
+	{ "probe", cmd_probe, false, "which backends this kernel accepts, and where the cpu controller is" },
 };
 
 static void usage(FILE *f)
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
 {
 	const struct command *cmd = &commands[0];
 
+	/* First: a stop asked for at any moment from here on is seen. */
+	stop_init(true);
 	cgs_t0_ns = now_ns();
 	/*
 	 * Every refresh builds its snapshots and rows afresh: megabytes with
@@ -73,6 +78,11 @@ int main(int argc, char **argv)
 	} else if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("cgsched %s\n", CGS_VERSION);
 		return 0;
+	}
+	if (!cmd->stops) {
+		stop_init(false);
+		if (cgs_stop)
+			return stop_status();
 	}
 	/* Commands see themselves as argv[0] ("top"), so getopt starts at 1. */
 	return cmd->run(argc, argv);

@@ -81,16 +81,54 @@ double record_cpu_pct(const struct record_summary *rs)
 	return rs->wall_ns ? 100.0 * rs->c.oncpu_ns / rs->wall_ns : 0;
 }
 
+/* Episodes by start time, for the union below. */
+static int cmp_start(const void *a, const void *b)
+{
+	const struct cgs_episode *x = a, *y = b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n)
+{
+	struct cgs_episode *s = n ? malloc(n * sizeof(*s)) : NULL;
+	uint64_t sum = 0, from = 0, to = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, e, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_start);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].end_ns <= s[i].start_ns)
+			continue;
+		if (s[i].start_ns > to) { /* a gap: close the stretch so far */
+			sum += to - from;
+			from = s[i].start_ns;
+			to = s[i].end_ns;
+		} else if (s[i].end_ns > to) {
+			to = s[i].end_ns;
+		}
+	}
+	sum += to - from;
+	free(s);
+	return sum;
+}
+
 /*
- * Throttled share of the wall time. Episodes on different CPUs overlap in
- * time (a group runs out of quota everywhere at once), so not their sum but
- * the CPU where it was throttled longest. Without episodes of its own (an
- * ancestor's quota held it) its tasks' throttled waits, at most the wall time.
+ * Wall time with at least one CPU throttled: the union of the episodes over
+ * time. Episodes on different CPUs may overlap (a group runs out of quota
+ * everywhere at once) or not (a lone task throttled on CPU 0, later on CPU
+ * 1), so neither their sum nor the longest CPU's share is right. When the
+ * episode list is incomplete (ring buffer full, list bound), the longest
+ * CPU's share, a lower bound. Without episodes of its own (an ancestor's
+ * quota held it) its tasks' throttled waits, at most the wall time.
  */
 uint64_t record_thr_wall_ns(const struct record_summary *rs)
 {
 	uint64_t t = rs->thr_wall_ns;
 
+	if (rs->nepisodes && rs->nepisodes == rs->c.thr_count && !rs->episodes_truncated)
+		t = episodes_union_ns(rs->episodes, rs->nepisodes);
 	if (!t)
 		t = rs->c.thr_wait_ns < rs->wall_ns ? rs->c.thr_wait_ns : rs->wall_ns;
 	return t;

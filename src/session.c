@@ -6,23 +6,13 @@
 
 #include "json_out.h"
 #include "session.h"
+#include "stop.h"
 #include "util.h"
 
-volatile sig_atomic_t cgs_stop;
-
-static void on_signal(int sig)
+int session_stopped(void)
 {
-	cgs_stop = sig;
-}
-
-void session_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	/* No SA_RESTART: a sleeping loop wakes up at once with EINTR. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "cgsched: stopped by %s before tracing began; nothing is attached\n", stop_name());
+	return stop_status();
 }
 
 int session_open(struct session *s, const struct session_opts *o)
@@ -56,10 +46,12 @@ int session_open(struct session *s, const struct session_opts *o)
 		.hist_ms = o->hist_ms,
 		.force_backend = o->sched_backend,
 		.force_thr = o->thr_backend,
+		.stop = &cgs_stop,
 	};
-	if (tracer_start(&s->tr, &to))
-		return CGS_EXIT_USAGE;
-	session_signals();
+	if (cgs_stop)
+		return session_stopped();
+	if ((err = tracer_start(&s->tr, &to)))
+		return err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
 	return 0;
 }
 

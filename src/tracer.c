@@ -186,6 +186,9 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	struct sched_bpf *s;
 	int err;
 
+	if (o->stop && *o->stop)
+		return -EINTR;
+
 	/*
 	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
 	 * kprobe_events where that is missing: with neither, a load (~100 ms)
@@ -226,6 +229,14 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	err = sched_bpf__load(s);
 	if (err) {
 		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
+		goto fail;
+	}
+	/*
+	 * A signal during the load: the verifier gave up with EAGAIN, libbpf
+	 * loaded again, and the handler has set the stop flag. Attach nothing.
+	 */
+	if (o->stop && *o->stop) {
+		err = -EINTR;
 		goto fail;
 	}
 	for (int i = 0; i < o->nfilter; i++) {
@@ -369,6 +380,8 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 			err = try_backend(t, o, &backends[i], &thr_backends[j], &k);
 			if (!err)
 				goto attached;
+			if (err == -EINTR)
+				return err; /* stopped: not a refusal, try nothing else */
 			if (tb)
 				thr_err = err;
 		}
@@ -422,6 +435,10 @@ attached:
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
 	nudge_cpus(t->ncpus);
+	if (o->stop && *o->stop) {
+		tracer_stop(t);
+		return -EINTR;
+	}
 	cgs_debug("attached: backend %s, throttle backend %s, task state in %s; %.1f ms after start",
 		  t->backend, t->thr_backend, t->task_storage ? "task storage" : "LRU hash",
 		  (now_ns() - cgs_t0_ns) / 1e6);

@@ -2,14 +2,64 @@
 # Helpers for the live-kernel tests: POSIX sh (runs under busybox in the
 # QEMU guest too), written once for cgroup v1 and v2.
 #
-# Every cgroup a test makes is named cgs-test-<pid>-<name> and is removed by
+# Every cgroup a test makes is named cgs-test-<run>-<name> and is removed by
 # cg_cleanup, which the runner calls after each test, pass or fail. Only the
 # test's own processes are moved, and only within the cpu hierarchy.
+#
+# Every wait is bounded. Bounds are in seconds on this host, times
+# CGS_TIME_SCALE where everything runs slower (the emulated guest).
 
 CGSCHED=${CGSCHED:-$ROOT/cgsched}
 CGWORK=${CGWORK:-$ROOT/.output/workloads/cgwork}
-TMP=${TMPDIR:-/tmp}/cgs-live.$$
+# One id for the whole run: tests run in shells of their own, whose $$ differ.
+CGS_RUN=${CGS_RUN:-$$}
+CGS_TIME_SCALE=${CGS_TIME_SCALE:-1}
+TMP=${CGS_TMP:-${TMPDIR:-/tmp}/cgs-live.$CGS_RUN}
 mkdir -p "$TMP"
+
+# scaled SECS: the bound for this machine.
+scaled() { echo $(( $1 * CGS_TIME_SCALE )); }
+
+# proc_gone PID: the process has ended (a zombie has too: kill -0 still passes it).
+proc_gone() {
+	[ ! -r "/proc/$1/stat" ] && return 0
+	[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" = Z ]
+}
+
+# proc_report PID: what a stuck process is doing, for the log: its command,
+# state, signal masks (a stop signal it never sees shows as ignored or
+# blocked), where it sleeps in the kernel, and the end of its stderr.
+proc_report() {
+	_p=$1
+	[ -r "/proc/$_p/status" ] || { echo "  pid $_p: gone"; return; }
+	echo "  pid $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null)"
+	grep -E '^(State|SigBlk|SigIgn|SigCgt):' "/proc/$_p/status" 2>/dev/null | sed 's/^/    /'
+	echo "    wchan: $(cat "/proc/$_p/wchan" 2>/dev/null)"
+	_e=$(readlink "/proc/$_p/fd/2" 2>/dev/null)
+	if [ -f "$_e" ]; then
+		echo "    stderr ($_e), last lines:"
+		tail -n 5 "$_e" | sed 's/^/      /'
+	fi
+}
+
+# wait_bounded PID SECS WHAT: wait for a child of this shell, at most SECS
+# (scaled). Sets WAIT_RC to its exit status. On expiry: its report in the
+# log, SIGKILL, and the test fails naming WHAT.
+wait_bounded() {
+	_end=$(( $(date +%s) + $(scaled "$2") ))
+	while ! proc_gone "$1"; do
+		if [ "$(date +%s)" -ge "$_end" ]; then
+			echo "$3: still running after $(scaled "$2") s" >&2
+			proc_report "$1" >&2
+			kill -9 "$1" 2>/dev/null
+			wait "$1" 2>/dev/null
+			fail "$3 did not end within $(scaled "$2") s"
+		fi
+		sleep 0.05
+	done
+	wait "$1"
+	WAIT_RC=$?
+}
 
 # The cpu controller's hierarchy: CG_VER (1|2) and CG_ROOT, found as cgsched finds it.
 cg_detect() {
@@ -32,7 +82,7 @@ cg_detect() {
 # cg_create NAME [PARENT_REL]: makes a cgroup and sets CG to its relative
 # path: /cgs-test-PID-NAME at the top, PARENT_REL/NAME below a test cgroup.
 cg_create() {
-	if [ -n "${2:-}" ]; then CG="$2/$1"; else CG="/cgs-test-$$-$1"; fi
+	if [ -n "${2:-}" ]; then CG="$2/$1"; else CG="/cgs-test-$CGS_RUN-$1"; fi
 	mkdir "$CG_ROOT$CG" || return 1
 }
 
@@ -64,7 +114,7 @@ cg_spawn() {
 # Kill what is left in this run's cgroups and remove them, deepest first.
 # Found by name, so it works from any subshell and after any failure.
 cg_cleanup() {
-	for top in "$CG_ROOT"/cgs-test-$$-*; do
+	for top in "$CG_ROOT"/cgs-test-$CGS_RUN-*; do
 		[ -d "$top" ] || continue
 		for d in $(find "$top" -depth -type d); do
 			for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -99,26 +149,32 @@ cg_throttled_ns() {
 }
 
 # Start cgsched in the background; CGS_PID, output in $TMP/cgs.out/.err.
-# Waits until it says it is tracing (or fails).
+# Waits (up to 20 s, scaled) until it says it is tracing, or fails. The
+# files are emptied first: the shell opens them in the child, after the
+# fork, so without that the first look could read the last run's "tracing".
 cgs_start() {
+	: >"$TMP/cgs.out"
+	: >"$TMP/cgs.err"
 	"$CGSCHED" "$@" >"$TMP/cgs.out" 2>"$TMP/cgs.err" &
 	CGS_PID=$!
-	for i in $(seq 1 100); do
+	_end=$(( $(date +%s) + $(scaled 20) ))
+	while [ "$(date +%s)" -lt "$_end" ]; do
 		grep -q "tracing" "$TMP/cgs.err" 2>/dev/null && return 0
-		kill -0 "$CGS_PID" 2>/dev/null || break
-		sleep 0.1
+		proc_gone "$CGS_PID" && break
+		sleep 0.05
 	done
 	echo "cgsched did not start: $(cat "$TMP/cgs.err")" >&2
+	proc_report "$CGS_PID" >&2
 	return 1
 }
 
-# Stop it with a signal (default INT) and wait; fails unless it exits 0.
+# Stop it with a signal (default INT) and wait, at most 20 s (scaled);
+# fails unless it exits 0.
 cgs_stop() {
 	kill -"${1:-INT}" "$CGS_PID" 2>/dev/null
-	wait "$CGS_PID"
-	_rc=$?
+	wait_bounded "$CGS_PID" 20 "cgsched after SIG${1:-INT}"
 	CGS_PID=""
-	[ "$_rc" = 0 ] || { echo "cgsched exited $_rc: $(cat "$TMP/cgs.err")" >&2; return 1; }
+	[ "$WAIT_RC" = 0 ] || { echo "cgsched exited $WAIT_RC: $(cat "$TMP/cgs.err")" >&2; return 1; }
 }
 
 # The summary object's entry for a cgroup path: cgs_summary REL JQ_FILTER
@@ -139,10 +195,11 @@ within() {
 	}'
 }
 
-# wait_line FILE PATTERN: until a line of FILE matches (up to 20 s; BPF
-# programs take seconds to load in the slow guest). Fails the test otherwise.
+# wait_line FILE PATTERN: until a line of FILE matches (up to 20 s, scaled;
+# BPF programs take seconds to load in the slow guest). Fails the test otherwise.
 wait_line() {
-	for i in $(seq 1 200); do
+	_end=$(( $(date +%s) + $(scaled 20) ))
+	while [ "$(date +%s)" -lt "$_end" ]; do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done

@@ -3,32 +3,108 @@
 # Run the live-kernel tests: real BPF on the running kernel, real cgroups.
 # Usage: tests/live/run.sh [TEST_NAME_SUBSTRING]
 # Prints "CGS-TEST PASS|FAIL|SKIP name" per test (the QEMU stage reads these)
-# and ends with "N passed, N failed".
+# and ends with "live: N passed, N failed, N skipped".
+#
+# The runner cannot hang: each test runs in a session of its own (setsid),
+# bounded by CGS_TEST_TIMEOUT seconds (default 120, times CGS_TIME_SCALE).
+# On expiry the test fails, naming itself; every process of its session is
+# reported (command, state, signal masks, wchan, end of stderr) and killed,
+# its cgroups removed, and the run goes on with the next test.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+# The tests: tests/live/t_*.sh, or CGS_TEST_DIR's (the harness's self-test).
+TESTS=${CGS_TEST_DIR:-$ROOT/tests/live}
+export CGS_RUN=$$
+unset CGS_TMP
 . "$ROOT/tests/live/lib.sh"
+export CGS_TMP=$TMP CGS_TIME_SCALE ROOT TESTS
+LIMIT=$(scaled "${CGS_TEST_TIMEOUT:-120}")
 
 if [ "$(id -u)" != 0 ]; then
 	echo "live tests need root" >&2
 	exit 2
 fi
+command -v setsid >/dev/null || { echo "live tests need setsid (util-linux or busybox)" >&2; exit 2; }
 cg_detect || exit 2
+export CG_ROOT CG_VER
 # Classic tracepoints and the tests' kernel checks want tracefs.
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 
 pass=0 failn=0 skip=0
-trap 'cg_cleanup; [ -n "${CGS_PID:-}" ] && kill -9 $CGS_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'cg_cleanup; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$ROOT"/tests/live/t_*.sh; do
+# The processes of a session, by the session id in /proc/PID/stat.
+session_pids() {
+	for _s in /proc/[0-9]*/stat; do
+		_f=$(sed 's/.*) //' "$_s" 2>/dev/null) || continue
+		# shellcheck disable=SC2086
+		set -- $_f # state ppid pgrp session ...
+		[ "${4:-}" = "$sid" ] && echo "${_s#/proc/}" | cut -d/ -f1
+	done
+}
+
+# A test that outlived its bound: report, kill its whole session, remove
+# what record made for its processes.
+stuck() {
+	echo "TIMEOUT: $t still running after ${LIMIT}s; its processes:"
+	pids=$(session_pids)
+	for p in $pids; do proc_report "$p"; done
+	# By pid, again until none is left: a dying shell may still fork.
+	# (Neither dash's nor busybox's kill takes "--" for a group id.)
+	all=$pids
+	for _i in 1 2 3 4 5; do
+		[ -z "$pids" ] && break
+		# shellcheck disable=SC2086
+		kill -9 $pids 2>/dev/null
+		sleep 0.1
+		pids=$(session_pids)
+		all="$all $pids"
+	done
+	for p in $all; do
+		d=$CG_ROOT/cgsched-record-$p
+		[ -d "$d" ] || continue
+		kill -9 $(cat "$d/cgroup.procs" 2>/dev/null) 2>/dev/null
+		sleep 0.2
+		rmdir "$d" 2>/dev/null && echo "removed $d, left by its killed record"
+	done
+}
+
+for f in "$TESTS"/t_*.sh; do
 	. "$f"
 done
-echo "live tests on $(uname -r), cgroup v$CG_VER at $CG_ROOT"
-for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$ROOT"/tests/live/t_*.sh); do
+echo "live tests on $(uname -r), cgroup v$CG_VER at $CG_ROOT; each test bounded to ${LIMIT}s"
+for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
 	case "$t" in *"${1:-}"*) ;; *) continue ;; esac
 	start=$(date +%s)
-	( set -u; CGS_PID=""; CGS_BG=""; trap 'kill -9 $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup' EXIT; $t ) >"$TMP/$t.log" 2>&1
+	rm -f "$TMP/sid"
+	# The test's shell leads a new session: its pid is the session and group id.
+	# shellcheck disable=SC2016
+	setsid sh -c 'echo $$ >"$CGS_TMP/sid"
+		. "$ROOT/tests/live/lib.sh"
+		for f in "$TESTS"/t_*.sh; do . "$f"; done
+		CGS_PID="" CGS_BG=""
+		trap '\''kill -9 $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup'\'' EXIT
+		set -u
+		"$0"' "$t" </dev/null >"$TMP/$t.log" 2>&1 &
+	tp=$!
+	sid=""
+	timed_out=""
+	while ! proc_gone $tp; do
+		[ -z "$sid" ] && [ -s "$TMP/sid" ] && sid=$(cat "$TMP/sid")
+		if [ $(( $(date +%s) - start )) -ge "$LIMIT" ]; then
+			[ -z "$sid" ] && sid=$tp
+			timed_out=1
+			# Not straight into the log: it is the stuck processes' stderr.
+			stuck >"$TMP/stuck" 2>&1
+			cat "$TMP/stuck" >>"$TMP/$t.log"
+			break
+		fi
+		sleep 0.1
+	done
+	wait $tp
 	rc=$?
+	[ -n "$timed_out" ] && rc=124
 	cg_cleanup
 	secs=$(( $(date +%s) - start ))
 	if [ $rc = 0 ]; then
@@ -36,7 +112,7 @@ for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$ROOT"/tests/live/t_*.sh
 	elif [ $rc = 77 ]; then
 		skip=$((skip + 1)); echo "CGS-TEST SKIP $t: $(tail -n 1 "$TMP/$t.log")"
 	else
-		failn=$((failn + 1)); echo "CGS-TEST FAIL $t (${secs}s)"
+		failn=$((failn + 1)); echo "CGS-TEST FAIL $t (${secs}s)${timed_out:+: timed out after ${LIMIT}s}"
 	fi
 	[ $rc = 0 ] || sed 's/^/    /' "$TMP/$t.log"
 	[ $rc = 0 ] && [ -n "${CGS_VERBOSE_TESTS:-}" ] && sed 's/^/    /' "$TMP/$t.log"

@@ -143,6 +143,11 @@ ARGS
 	rc=$?
 	echo "as nobody -> exit $rc: $(cat "$TMP/e")"
 	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "not root should exit 2 with one line"
+	# Help texts are printed as they are, not through printf: no doubled %.
+	for c in top hist record check apply enforce stat probe; do
+		"$CGSCHED" $c --help >"$TMP/h" 2>&1 || fail "$c --help failed"
+		! grep -n '%%' "$TMP/h" || fail "$c --help prints a doubled percent sign"
+	done
 }
 
 # SIGTERM: a summary, exit 0, and no BPF program or link left behind.
@@ -174,7 +179,7 @@ test_hist_layout() {
 	"$CGSCHED" hist -d 1 --cgroup "$A" >"$TMP/h" 2>"$TMP/e" || fail "hist failed: $(cat "$TMP/e")"
 	"$CGSCHED" hist -d 1 --cgroup "$A" --per-cpu -m >"$TMP/hc" 2>"$TMP/e" || fail "hist --per-cpu failed"
 	kill $bpid 2>/dev/null
-	wait $bpid
+	wait_bounded $bpid 10 "the burner after SIGTERM"
 	cat "$TMP/h" "$TMP/hc"
 	grep -qx "cgroup = $A" "$TMP/h" || fail "no 'cgroup = $A' heading"
 	grep -q '^     usecs               : count    distribution$' "$TMP/h" || fail "no runqlat header"
@@ -208,7 +213,7 @@ test_max_cgroups_bound() {
 	done
 	for i in $(seq 1 24); do
 		for k in $(seq 1 100); do
-			[ -n "$(cat "$(cg_procs "/cgs-test-$$-many$i")")" ] && break
+			[ -n "$(cat "$(cg_procs "/cgs-test-$CGS_RUN-many$i")")" ] && break
 			sleep 0.1
 		done
 	done

@@ -126,7 +126,8 @@ test_enforce_soft_cap() {
 	[ -n "$released" ] || fail "not released after the rival stopped: $(cat "$TMP/enf")"
 	echo "released $((released * 100)) ms after the rival stopped"
 	kill -TERM $EP
-	wait $EP || fail "enforce did not exit 0"
+	wait_bounded $EP 20 "enforce after SIGTERM"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC, not 0"
 	cat "$TMP/enf"
 	grep -q "soft cap on: $C run-queue p99" "$TMP/enf" || fail "the log should say why"
 	grep -q "soft cap lifted" "$TMP/enf" || fail "the log should say the cap was lifted"
@@ -160,7 +161,8 @@ test_enforce_restore_reload() {
 	w2=$(readf "$K" "$(weight_file)")
 	[ "$w2" = "$( [ "$CG_VER" = 1 ] && echo 512 || echo 50)" ] || fail "the reloaded file was not applied: $w2"
 	kill -TERM $EP
-	wait $EP || fail "enforce did not exit 0"
+	wait_bounded $EP 20 "enforce after SIGTERM"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC, not 0"
 	cat "$TMP/enf"
 	[ "$(state "$K")" = "$start" ] || fail "SIGTERM did not restore the values found at start"
 }
@@ -178,7 +180,8 @@ test_enforce_new_groups() {
 	sleep 1
 	w=$(readf "$P/late" "$(weight_file)")
 	kill -TERM $EP
-	wait $EP || fail "enforce did not exit 0"
+	wait_bounded $EP 20 "enforce after SIGTERM"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC, not 0"
 	cat "$TMP/enf"
 	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 2048 || echo 200)" ] || fail "the new cgroup did not get its weight ($w)"
 	grep -q "$P/late $(weight_file): .* -> " "$TMP/enf" || fail "not logged"

@@ -5,7 +5,7 @@
 MATMUL=${MATMUL:-$ROOT/.output/workloads/matmul}
 
 no_record_cgroups_left() {
-	left=$(ls "$CG_ROOT" | grep -E '^cgsched-record-|^cgs-test-'$$'-rec-sig$' || true)
+	left=$(ls "$CG_ROOT" | grep -E '^cgsched-record-|^cgs-test-'$CGS_RUN'-rec-sig$' || true)
 	[ -z "$left" ] || fail "cgroups left behind: $left"
 }
 
@@ -87,15 +87,15 @@ test_record_exit_status() {
 
 # A signal to cgsched reaches CMD; cgsched reports and exits with CMD's status.
 test_record_signal_reaches_cmd() {
-	"$CGSCHED" record -q --name "cgs-test-$$-rec-sig" -o "$TMP/sig.json" -- sleep 30 2>"$TMP/err" &
+	"$CGSCHED" record -q --name "cgs-test-$CGS_RUN-rec-sig" -o "$TMP/sig.json" -- sleep 30 2>"$TMP/err" &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	pid=$!
 	for i in $(seq 1 50); do
-		[ -n "$(cat "$CG_ROOT/cgs-test-$$-rec-sig/cgroup.procs" 2>/dev/null)" ] && break
+		[ -n "$(cat "$CG_ROOT/cgs-test-$CGS_RUN-rec-sig/cgroup.procs" 2>/dev/null)" ] && break
 		sleep 0.1
 	done
 	kill -INT $pid
-	wait $pid; rc=$?
+	wait_bounded $pid 20 "record after SIGINT"; rc=$WAIT_RC
 	echo "SIGINT to cgsched -> exit $rc; report exit: $(jq -c .exit "$TMP/sig.json")"
 	[ $rc = 130 ] || fail "expected 130 (sleep killed by SIGINT)"
 	[ "$(jq .exit.signal "$TMP/sig.json")" = 2 ] || fail "the report should say signal 2"
@@ -120,12 +120,13 @@ test_record_attach() {
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	rp=$!
 	sleep 1
-	kill -0 $rp 2>/dev/null || fail "--pid returned while $bp still runs: $(cat "$TMP/e")"
+	proc_gone $rp && fail "--pid returned while $bp still runs: $(cat "$TMP/e")"
 	kill $bp
 	start=$(date +%s)
-	for i in $(seq 1 100); do kill -0 $rp 2>/dev/null || break; sleep 0.1; done
-	kill -0 $rp 2>/dev/null && fail "--pid still recording 10 s after $bp exited"
-	wait $rp || fail "attach --pid failed: $(cat "$TMP/e")"
+	for i in $(seq 1 100); do proc_gone $rp && break; sleep 0.1; done
+	proc_gone $rp || fail "--pid still recording 10 s after $bp exited"
+	wait_bounded $rp 20 "record --attach --pid"
+	[ "$WAIT_RC" = 0 ] || fail "attach --pid failed: $(cat "$TMP/e")"
 	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
 	echo "--pid returned $(( $(date +%s) - start )) s after $bp exited; its state then: $(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)"
 	[ "$(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)" = Z ] || fail "$bp was reaped: the test meant a zombie"

@@ -126,9 +126,11 @@ test_quota_25pct_runs_4x() {
 	"$CGSCHED" hist --metric throttle -d 3 -m --cgroup "$A" >"$TMP/hm" 2>"$TMP/hme" &
 	CGS_BG="$CGS_BG $!"
 	hpm=$!
-	for i in $(seq 1 100); do grep -q tracing "$TMP/he" && grep -q tracing "$TMP/hme" && break; sleep 0.1; done
+	wait_line "$TMP/he" tracing
+	wait_line "$TMP/hme" tracing
 	cg_run "$A" "$CGWORK" spin 0.3 >/dev/null
-	wait $hp $hpm
+	wait_bounded $hp 20 "hist"
+	wait_bounded $hpm 20 "hist -m"
 	cat "$TMP/h" "$TMP/hm"
 	grep -Eq '^ +65536 -> 131071 +: [0-9]+ +\|\*+' "$TMP/h" || fail "throttle episodes of 75 ms should fill the 65-131 ms slot"
 	grep -Eq '^ +64 -> 127 +: [0-9]+ +\|\*+' "$TMP/hm" || fail "with -m, episodes of 75 ms should fill the 64-127 ms slot"

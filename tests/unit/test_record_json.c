@@ -71,3 +71,43 @@ Test(record, report_json_matches_golden)
 	json_object_put(j);
 	free(want);
 }
+
+/* Wall time throttled: the union of episodes, whichever CPUs they were on. */
+Test(record, episodes_union)
+{
+	const struct cgs_episode apart[] = {
+		{ .start_ns = 100, .end_ns = 175, .cpu = 0 },
+		{ .start_ns = 200, .end_ns = 275, .cpu = 1 }, /* the task moved: still adds */
+		{ .start_ns = 300, .end_ns = 375, .cpu = 0 },
+	};
+	const struct cgs_episode overlapping[] = {
+		{ .start_ns = 300, .end_ns = 380, .cpu = 1 },
+		{ .start_ns = 100, .end_ns = 200, .cpu = 0 },
+		{ .start_ns = 150, .end_ns = 210, .cpu = 1 }, /* inside and past the first */
+		{ .start_ns = 120, .end_ns = 130, .cpu = 1 }, /* wholly inside */
+		{ .start_ns = 210, .end_ns = 220, .cpu = 0 }, /* touching */
+		{ .start_ns = 500, .end_ns = 500, .cpu = 0 }, /* empty */
+	};
+
+	cr_expect_eq(episodes_union_ns(apart, 3), 225);
+	cr_expect_eq(episodes_union_ns(overlapping, 6), 120 + 80);
+	cr_expect_eq(episodes_union_ns(overlapping, 0), 0);
+}
+
+/* The record summary's throttled wall time comes from the episodes when the list is complete. */
+Test(record, thr_wall_from_episodes)
+{
+	const struct cgs_episode e[] = {
+		{ .start_ns = 0, .end_ns = 75, .cpu = 0 },
+		{ .start_ns = 100, .end_ns = 175, .cpu = 1 },
+	};
+	struct record_summary rs = { .wall_ns = 200, .thr_wall_ns = 75, .episodes = e, .nepisodes = 2 };
+
+	rs.c.thr_count = 2;
+	cr_expect_eq(record_thr_wall_ns(&rs), 150, "complete list: the union");
+	rs.c.thr_count = 3;
+	cr_expect_eq(record_thr_wall_ns(&rs), 75, "a lost episode: the longest CPU's share");
+	rs.c.thr_count = 2;
+	rs.episodes_truncated = 1;
+	cr_expect_eq(record_thr_wall_ns(&rs), 75, "a truncated list: the longest CPU's share");
+}

@@ -31,7 +31,10 @@ wd=$(cat /cgsched/watchdog 2>/dev/null || echo 500)
 ) &
 ./cgsched probe --json | sed 's/^/CGS-PROBE /'
 # Every test's figures go to the console log (the host prints only failures).
-CGS_VERBOSE_TESTS=1 ROOT=/cgsched sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
+# Each test is bounded by the runner (CGS_TEST_TIMEOUT x CGS_TIME_SCALE):
+# a stuck one costs its own bound, and the rest still run.
+CGS_VERBOSE_TESTS=1 ROOT=/cgsched CGS_TIME_SCALE=$(cat /cgsched/scale) CGS_TEST_TIMEOUT=$(cat /cgsched/test-timeout) \
+	sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
 echo "CGS-VM DMESG-BEGIN"
 dmesg
 echo "CGS-VM DMESG-END"

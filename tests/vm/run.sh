@@ -11,7 +11,11 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VM=$ROOT/.output/vm
-TIMEOUT=${CGS_VM_TIMEOUT:-540}
+TIMEOUT=${CGS_VM_TIMEOUT:-900}
+# The guest runs everything several times slower: the tests' bounds stretch
+# by this factor, and each test may take CGS_TEST_TIMEOUT s before that.
+SCALE=${CGS_VM_TIME_SCALE:-5}
+TEST_TIMEOUT=${CGS_TEST_TIMEOUT:-40}
 for t in qemu-system-x86_64 cpio busybox apt-get dpkg-deb; do
 	command -v $t >/dev/null || { echo "vm: $t missing (make deps installs it)"; exit 2; }
 done
@@ -54,6 +58,8 @@ cp "$ROOT/tests/vm/init.sh" rootfs/init
 chmod +x rootfs/init
 echo "${1:-}" >rootfs/cgsched/filter
 echo $((TIMEOUT - 40)) >rootfs/cgsched/watchdog
+echo "$SCALE" >rootfs/cgsched/scale
+echo "$TEST_TIMEOUT" >rootfs/cgsched/test-timeout
 (cd rootfs && find . | cpio -o -H newc --quiet | gzip -1) >initramfs.cpio.gz
 
 # 3. Boot. KVM does not work on these machines: TCG, two vCPUs.

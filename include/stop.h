@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Stop requests: SIGINT and SIGTERM, handled from the first line of main,
+ * also when cgsched was started with them ignored (a background job of a
+ * non-interactive shell starts with SIGINT ignored). A signal during
+ * start-up is never lost: every step of start-up checks cgs_stop.
+ */
+#ifndef CGS_STOP_H
+#define CGS_STOP_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+/* The signal that asked us to stop, or 0. */
+extern volatile sig_atomic_t cgs_stop;
+
+/*
+ * catch: SIGINT/SIGTERM set cgs_stop (no SA_RESTART: a sleeping poll wakes
+ * with EINTR); else they take their default action (terminate), ignored or
+ * not at start, for commands with nothing to finish or undo.
+ */
+void stop_init(bool catch);
+/* The exit status of a run stopped before it began its work: 128 + signal. */
+int stop_status(void);
+/* "SIGINT", "SIGTERM", ... for messages. */
+const char *stop_name(void);
+
+#endif

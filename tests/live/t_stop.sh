@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Stop signals at any moment of start-up: probing, loading, attaching.
+# cgsched is started as a background job of this non-interactive shell, so
+# SIGINT starts out ignored, as it did when the guest run hung: cgsched must
+# handle it from the first line of main all the same.
+
+# cgsched's BPF programs still loaded (names as bpftool shows them, cut at 15).
+cgs_progs() {
+	bpftool prog show 2>/dev/null |
+		grep -c -E 'name ((btf|raw)_(switch|wakeup)|fexit_throttle|fentry_unthrot|kprobe_|kretprobe_|cgroup_bw)'
+}
+cgs_links() { bpftool link list 2>/dev/null | grep -c '^[0-9]'; }
+
+# nothing_left PROGS LINKS: back to the counts before (the kernel frees
+# programs after an RCU grace period once the last fd closes: up to 3 s).
+nothing_left() {
+	for _i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
+		[ "$(cgs_progs)" -le "$1" ] && [ "$(cgs_links)" -le "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "left behind: $(cgs_progs) programs (before: $1), $(cgs_links) links (before: $2)"
+	bpftool prog show 2>/dev/null | grep -E 'name ' | tail -n 5
+	return 1
+}
+
+# handler_in PID: its SIGINT and SIGTERM handlers are in place (SigCgt bits 2
+# and 15): main has begun. A signal before that, to a process that starts
+# with SIGINT ignored, is lost whatever the program does.
+handler_in() {
+	_c=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$_c" ] && [ $(( 0x$_c & 0x4002 )) = $(( 0x4002 )) ]
+}
+
+# Twenty moments, from the first line of main to 2 s (times CGS_TIME_SCALE)
+# after, closer together early on, where start-up is: 2 s x (i/19)^2. Each:
+# top or record, SIGINT or SIGTERM. A stop before tracing began exits 128+N
+# with one line and nothing attached; after it, top prints its summary and
+# exits 0, record passes the signal to CMD and exits with CMD's 128+N. The
+# record cgroup is gone either way.
+test_stop_during_startup() {
+	command -v bpftool >/dev/null || { echo "no bpftool to see what is loaded"; exit 77; }
+	p0=$(cgs_progs)
+	l0=$(cgs_links)
+	span=$((2000 * CGS_TIME_SCALE))
+	before=0 after=0 bad=0
+	for i in $(seq 0 19); do
+		case $((i % 4)) in
+		0) cmd=top sig=INT ;;
+		1) cmd=record sig=TERM ;;
+		2) cmd=top sig=TERM ;;
+		3) cmd=record sig=INT ;;
+		esac
+		ms=$((span * i * i / 361))
+		name=cgs-test-$CGS_RUN-stop$i
+		: >"$TMP/s.err"
+		if [ $cmd = top ]; then
+			"$CGSCHED" top --json -i 1h >"$TMP/s.out" 2>"$TMP/s.err" &
+		else
+			"$CGSCHED" record -q --name "$name" -- sleep 60 >"$TMP/s.out" 2>"$TMP/s.err" &
+		fi
+		pid=$!
+		CGS_BG="$CGS_BG $pid"
+		for _w in $(seq 1 1000); do handler_in $pid && break; proc_gone $pid && break; sleep 0.001; done
+		sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
+		t0=$(date +%s)
+		kill -$sig $pid
+		wait_bounded $pid 10 "$cmd after SIG$sig at ${ms} ms"
+		rc=$WAIT_RC
+		if [ $sig = INT ]; then want=130; else want=143; fi
+		if grep -q "stopped by SIG$sig before tracing began" "$TMP/s.err"; then
+			phase="before tracing"
+			before=$((before + 1))
+		else
+			phase="while tracing"
+			after=$((after + 1))
+			[ $cmd = top ] && want=0
+		fi
+		ok=yes
+		[ "$rc" = "$want" ] || ok="no (expected exit $want)"
+		[ $cmd = top ] && [ $rc = 0 ] && ! jq -e 'select(.kind == "summary")' "$TMP/s.out" >/dev/null 2>&1 && ok="no (no summary)"
+		[ $cmd = record ] && [ -d "$CG_ROOT/$name" ] && ok="no (cgroup $name left behind)"
+		nothing_left "$p0" "$l0" || ok="no (BPF left loaded)"
+		echo "$(printf '%5d' $ms) ms  $cmd SIG$sig -> exit $rc, $phase, in $(( $(date +%s) - t0 )) s: ok $ok"
+		[ "$ok" = yes ] || { bad=$((bad + 1)); sed 's/^/      stderr: /' "$TMP/s.err"; }
+	done
+	echo "$before stops before tracing began, $after while tracing"
+	[ $bad = 0 ] || fail "$bad of 20 stops went wrong"
+	# The moments must cover start-up itself, not only the traced run.
+	[ $before -ge 3 ] && [ $after -ge 3 ] || fail "the 20 moments did not straddle start-up ($before before, $after after)"
+}
+
+# The hang the guest run hit, reproduced: start-up slowed down on purpose
+# (cgsched in a cgroup with 5 ms of CPU per 100 ms takes seconds to load),
+# SIGINT sent to a background job while it loads. Before handlers were
+# installed from main's first line the signal was lost (SigIgn) and
+# `top -i 1h` ran on; now it stops, with nothing attached.
+test_stop_while_loading_slowly() {
+	command -v bpftool >/dev/null || { echo "no bpftool to see what is loaded"; exit 77; }
+	p0=$(cgs_progs)
+	l0=$(cgs_links)
+	cg_create slowstart && S=$CG
+	cg_quota "$S" 5000 100000
+	: >"$TMP/s.err"
+	cg_spawn "$S" "$CGSCHED" top --json -i 1h >"$TMP/s.out" 2>"$TMP/s.err"
+	pid=$SPAWNED
+	CGS_BG="$CGS_BG $pid"
+	sleep 1
+	grep -q tracing "$TMP/s.err" && { echo "started within 1 s even at 5% of a CPU"; exit 77; }
+	echo "1 s into start-up at 5% of a CPU; SIGINT (ignored by default in this background job)"
+	grep -E '^(SigIgn|SigCgt):' "/proc/$pid/status"
+	kill -INT $pid
+	t0=$(date +%s)
+	wait_bounded $pid 30 "cgsched top after SIGINT during a slow start-up"
+	echo "exit $WAIT_RC after $(( $(date +%s) - t0 )) s: $(cat "$TMP/s.err")"
+	[ "$WAIT_RC" = 130 ] || fail "expected exit 130"
+	grep -q "stopped by SIGINT before tracing began" "$TMP/s.err" || fail "expected the stop line"
+	nothing_left "$p0" "$l0" || fail "BPF programs or links left behind"
+}
