@@ -69,6 +69,8 @@ int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, siz
 int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *value);
 /* Make a cgroup (rel normalised); 0 or -errno (-EEXIST when it is there). */
 int cgfs_mkdir(struct cgfs *fs, const char *rel);
+/* Remove one empty cgroup (rmdir): never kills; -EBUSY when tasks are in it. */
+int cgfs_rmdir(struct cgfs *fs, const char *rel);
 /*
  * v2: give rel's parent's children the cpu controller (cgroup.subtree_control
  * "+cpu") unless they have it; *enabled says whether it was off. v1: nothing.

@@ -47,4 +47,7 @@ const char *json_last_error(char *buf, size_t len);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 
+/* A cgroup name as a JSON string: valid UTF-8 always (broken bytes as U+FFFD); NULL for NULL. */
+struct json_object *json_name(const char *path);
+
 #endif

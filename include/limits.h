@@ -12,6 +12,12 @@ struct cgfs;
 #define CGS_PERIOD_MIN_US 1000ULL      /* the kernel's bounds for a period */
 #define CGS_PERIOD_MAX_US 1000000ULL
 #define CGS_QUOTA_MIN_US 1000ULL
+/*
+ * The most a quota (and a burst, and the two together) may be: the kernel
+ * keeps bandwidth in 44 bits of microseconds (kernel/sched/core.c,
+ * max_cfs_runtime = MAX_BW * NSEC_PER_USEC, MAX_BW = 2^44 - 1), about 203 days.
+ */
+#define CGS_QUOTA_MAX_US ((1ULL << 44) - 1)
 
 struct cpu_limits {
 	bool has_max;

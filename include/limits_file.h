@@ -45,6 +45,7 @@ struct change {
 	char file[32];
 	char old[64], new[64];
 	bool mkdir;
+	bool made;               /* this run's mkdir made it (not -EEXIST: someone else's) */
 	bool enabled_cpu;        /* we turned on +cpu in the parent (v2): turn it off on rollback */
 	const struct limit_rule *rule;
 };
@@ -52,6 +53,7 @@ struct change {
 struct plan {
 	struct change *c;
 	size_t n, cap;
+	size_t unrestored;       /* after a failed plan_apply: writes the rollback could not undo */
 };
 
 /* Each cgroup a rule applies to now (globs expanded; exists false: to be made). */
@@ -68,10 +70,13 @@ void plan_free(struct plan *p);
 /* "  /batch cpu.cfs_quota_us: -1 -> 20000" per change. */
 void plan_print(FILE *f, const struct plan *p);
 /*
- * Write it all; on the first failure restore what was written (and remove
- * the cgroups made) and return -errno with the failing change in *failed.
+ * Write it all; on the first failure, or when *stop is set between two
+ * writes (-EINTR), restore what was written in reverse order and remove the
+ * cgroups this run made (empty ones only: nothing is killed), and return
+ * -errno with the failing change in *failed (NULL when stopped). What the
+ * rollback could not undo is counted in p->unrestored.
  */
-int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **failed);
+int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const struct change **failed);
 /* The desired values of one cgroup's files under a rule (soft cap on or off). */
 int rule_values(const struct limit_rule *r, int version, bool soft_on,
 		void (*cb)(void *ctx, const char *file, const char *value), void *ctx);

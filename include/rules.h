@@ -33,8 +33,10 @@ int rules_validate(const struct rules *r);
 struct json_object *report_load(const char *path);
 /*
  * Evaluate; one line per violated rule on out ("FAIL rule: limit L, measured M").
- * Returns the number of violations.
+ * Returns the number of violations, or -1 after the one error line when a
+ * figure a rule needs is missing or not a number (named with its file).
  */
-int rules_eval(const struct rules *r, struct json_object *report, struct json_object *baseline, FILE *out);
+int rules_eval(const struct rules *r, struct json_object *report, const char *report_name,
+	       struct json_object *baseline, const char *baseline_name, FILE *out);
 
 #endif

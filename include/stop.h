@@ -17,11 +17,14 @@ extern volatile sig_atomic_t cgs_stop;
 /*
  * catch: SIGINT/SIGTERM set cgs_stop (no SA_RESTART: a sleeping poll wakes
  * with EINTR); else they take their default action (terminate), ignored or
- * not at start, for commands with nothing to finish or undo.
+ * not at start, for commands with nothing to finish or undo. SIGPIPE is
+ * ignored when catching, left to its default otherwise.
  */
 void stop_init(bool catch);
 /* The exit status of a run stopped before it began its work: 128 + signal. */
 int stop_status(void);
+/* Standard output failed (its reader went away): sets cgs_stop to SIGPIPE. */
+bool output_closed(void);
 /* "SIGINT", "SIGTERM", ... for messages. */
 const char *stop_name(void);
 

@@ -25,6 +25,12 @@ void cgs_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * an empty string, or a sign where none makes sense.
  */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * A plain decimal at the start of s ("12", "0.5", ".5", "3."): no sign,
+ * exponent, hex, "inf" or blanks, which strtod would all take. *end is where
+ * it stops; the caller decides what may follow.
+ */
+int parse_decimal(const char *s, double *v, const char **end);
 /* "1.5", "250ms", "2s", "100us", "3m": to nanoseconds; bare numbers use def_unit_ns. */
 int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out);
 
@@ -48,6 +54,24 @@ uint64_t now_ns(void);
  */
 int pid_watch(long pid);
 bool pid_gone(int fd, long pid);
+
+/*
+ * A whole input file (limits file, report): a regular file of at most max
+ * bytes, read at once, NUL-terminated. Else -errno, *why says what was wrong
+ * ("not a regular file", "too large", strerror). A FIFO or /dev/zero would
+ * never end.
+ */
+int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why);
+
+/*
+ * Names from the cgroup tree are anyone's bytes (a delegated user names
+ * their own cgroups). For text: control bytes, C1 controls, backslash and
+ * broken UTF-8 as \xNN, so no name can move a terminal's cursor or forge a
+ * log line. For JSON: valid UTF-8, each broken byte as U+FFFD. Both return
+ * buf (cut at a character when full), or NULL for NULL.
+ */
+const char *text_escape(const char *s, char *buf, size_t len);
+const char *utf8_valid(const char *s, char *buf, size_t len);
 
 /* "812us", "3.27ms", "1.50s": three significant digits, for tables. */
 char *fmt_duration(char *buf, size_t len, uint64_t ns);

@@ -329,14 +329,26 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 	return NULL;
 }
 
+/*
+ * "rel/file" relative to the mount's fd. -ENAMETOOLONG rather than a cut
+ * path: ".../cpu.max.burst" cut short is ".../cpu.max", another file.
+ */
+static int rel_path(const char *rel, const char *file, char *out, size_t len)
+{
+	const char *r = rel[0] == '/' ? rel + 1 : rel;
+	int n = snprintf(out, len, "%s%s%s", *r ? r : ".", file ? "/" : "", file ? file : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	const char *r = rel[0] == '/' ? rel + 1 : rel;
-	int fd;
+	int fd, err;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s%s%s", r, *r ? "/" : "", file);
+	if ((err = rel_path(rel, file, path, sizeof(path))))
+		return err;
 	fd = openat(fs->mnt_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -374,25 +386,19 @@ int cgfs_enable_cpu_in_parent(struct cgfs *fs, const char *rel, bool *enabled)
 	return err;
 }
 
-static void rel_path(struct cgfs *fs, const char *rel, const char *file, char *out, size_t len)
-{
-	const char *r = rel[0] == '/' ? rel + 1 : rel;
-
-	snprintf(out, len, "%s%s%s", *r ? r : ".", file ? "/" : "", file ? file : "");
-}
-
 int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *value)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd, err;
 	ssize_t n;
 
-	rel_path(fs, rel, file, path, sizeof(path));
+	if ((err = rel_path(rel, file, path, sizeof(path))))
+		return err;
 	fd = openat(fs->mnt_fd, path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, value, strlen(value));
-	int err = n < 0 ? -errno : 0;
+	err = n < 0 ? -errno : 0;
 	close(fd);
 	return err;
 }
@@ -400,9 +406,21 @@ int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *v
 int cgfs_mkdir(struct cgfs *fs, const char *rel)
 {
 	char path[PATH_MAX];
+	int err;
 
-	rel_path(fs, rel, NULL, path, sizeof(path));
+	if ((err = rel_path(rel, NULL, path, sizeof(path))))
+		return err;
 	return mkdirat(fs->mnt_fd, path, 0755) ? -errno : 0;
+}
+
+int cgfs_rmdir(struct cgfs *fs, const char *rel)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if ((err = rel_path(rel, NULL, path, sizeof(path))))
+		return err;
+	return unlinkat(fs->mnt_fd, path, AT_REMOVEDIR) ? -errno : 0;
 }
 
 static int kill_all(struct cgfs *fs, const char *rel)
@@ -448,8 +466,10 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 int cgfs_remove(struct cgfs *fs, const char *rel)
 {
 	char path[2 * PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s%s", fs->mnt, rel);
 
-	snprintf(path, sizeof(path), "%s%s", fs->mnt, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
 	rm.fs = fs;
 	rm.err = 0;
 	if (nftw(path, rm_one, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH))

@@ -6,6 +6,7 @@
 #include "cgroupfs.h"
 #include "commands.h"
 #include "limits_file.h"
+#include "stop.h"
 #include "util.h"
 
 static const char usage[] =
@@ -75,9 +76,20 @@ int cmd_apply(int argc, char **argv)
 		ret = 0;
 		goto out_plan;
 	}
-	if ((c = plan_apply(&fs, &p, &bad))) {
-		cgs_err("%s:%d: %s %s: the kernel refused '%s' (%s); every change before it was restored",
-			argv[optind], bad->rule ? bad->rule->line : 0, bad->rel, bad->file, bad->new, strerror(-c));
+	if ((c = plan_apply(&fs, &p, &cgs_stop, &bad))) {
+		char undone[96] = "every change before it was undone";
+		if (p.unrestored)
+			snprintf(undone, sizeof(undone), "%zu change%s could NOT be undone: check them by hand",
+				 p.unrestored, p.unrestored == 1 ? "" : "s");
+		if (!bad) {
+			cgs_err("%s: stopped by %s while applying; %s", argv[optind], stop_name(), undone);
+			ret = stop_status();
+		} else {
+			char rel[512];
+			cgs_err("%s:%d: %s %s: the kernel refused '%s' (%s); %s", argv[optind],
+				bad->rule ? bad->rule->line : 0, text_escape(bad->rel, rel, sizeof(rel)), bad->file,
+				bad->new, strerror(-c), undone);
+		}
 		goto out_plan;
 	}
 	printf("applied\n");

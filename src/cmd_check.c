@@ -64,10 +64,10 @@ int cmd_check(int argc, char **argv)
 		json_object_put(rep);
 		return CGS_EXIT_USAGE;
 	}
-	n = rules_eval(&r, rep, base, stdout);
+	n = rules_eval(&r, rep, argv[optind], base, r.baseline, stdout);
 	if (!n)
 		printf("ok: %s within every limit\n", argv[optind]);
 	json_object_put(rep);
 	json_object_put(base);
-	return n ? CGS_EXIT_FAIL : 0;
+	return n < 0 ? CGS_EXIT_USAGE : n ? CGS_EXIT_FAIL : 0;
 }

@@ -46,13 +46,15 @@ int common_opt(struct common_opts *c, int opt, const char *arg)
 
 int bad_option(const char *cmd, char **argv)
 {
-	/* getopt has stepped past the bad option (and past its value, if any). */
-	const char *o = argv[optind - 1];
-
-	if (optopt && o[0] == '-' && o[1] != '-' && strlen(o) > 2)
-		cgs_err("%s: bad option '-%c' in '%s'; see 'cgsched %s --help'", cmd, optopt, o, cmd);
+	/*
+	 * A short option: getopt names it in optopt, and argv[optind - 1] is
+	 * not it while a group ("-xq") is unfinished. A long one: getopt has
+	 * stepped past it (and past its value, if any).
+	 */
+	if (optopt > 0 && optopt < 256)
+		cgs_err("%s: bad option '-%c'; see 'cgsched %s --help'", cmd, optopt, cmd);
 	else
-		cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, o, cmd);
+		cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, argv[optind - 1], cmd);
 	return CGS_EXIT_USAGE;
 }
 

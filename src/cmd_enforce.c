@@ -79,16 +79,16 @@ static void on_hup(int sig)
 static void logline(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void logline(const char *fmt, ...)
 {
-	char ts[16];
+	char ts[16], line[2 * PATH_MAX + 256], esc[8 * PATH_MAX];
 	time_t t = time(NULL);
 	va_list ap;
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	printf("%s ", ts);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	/* Cgroup names are anyone's: escaped, none can forge a log line or move the cursor. */
+	printf("%s %s\n", ts, text_escape(line, esc, sizeof(esc)));
 	fflush(stdout);
 }
 
@@ -423,7 +423,8 @@ int cmd_enforce(int argc, char **argv)
 		enforce_pass(&e, false);
 	}
 	logline("stopping: restoring the values found at start");
-	for (size_t i = 0; i < e.n; i++)
+	/* Newest first: the kernel refuses a quota below its burst, so undo in reverse. */
+	for (size_t i = e.n; i-- > 0;)
 		restore(&e, &e.m[i], "restored at exit");
 	ret = 0;
 	snapshot_free(&prev);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -89,8 +90,10 @@ static bool runnable(const char *cmd)
 		return !access(cmd, X_OK);
 	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
-		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (!access(path, X_OK))
+		/* An empty element is the current directory, as for execvp. */
+		int k = n ? snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, cmd)
+			  : snprintf(path, sizeof(path), "./%s", cmd);
+		if (k > 0 && (size_t)k < sizeof(path) && !access(path, X_OK))
 			return true;
 		p += n + (p[n] == ':');
 	}
@@ -305,11 +308,35 @@ static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, 
 	*have_prev = true;
 }
 
+/*
+ * Into a new file beside the target, then renamed over it: a symlink (or
+ * anything else) at the target is replaced, never followed, and a reader
+ * never sees half a report.
+ */
 static int write_report(const char *path, struct json_object *j)
 {
-	if (json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)) {
-		char why[256];
-		cgs_err("-o %s: %s", path, json_last_error(why, sizeof(why)));
+	char *d = strdup(path), tmp[PATH_MAX];
+	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int fd = -1, n = d ? snprintf(tmp, sizeof(tmp), "%s/.cgsched-report-XXXXXX", dirname(d)) : -1;
+	size_t len = s ? strlen(s) : 0, off = 0;
+
+	free(d);
+	if (n < 0 || (size_t)n >= sizeof(tmp) || !s || (fd = mkstemp(tmp)) < 0) {
+		cgs_err("-o %s: cannot write there (%s)", path, n < 0 || !s ? "out of memory" : strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += w;
+	}
+	bool ok = off == len && write(fd, "\n", 1) == 1 && !fchmod(fd, 0644);
+	if (close(fd) || !ok || rename(tmp, path)) {
+		cgs_err("-o %s: %s", path, strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;
@@ -500,10 +527,11 @@ int cmd_record(int argc, char **argv)
 		ret = CGS_EXIT_FAIL;
 	if (rules_any(&o.rules)) {
 		struct json_object *base = NULL;
+		int n;
 		if (o.rules.baseline && !(base = report_load(o.rules.baseline))) {
 			ret = ret ? ret : CGS_EXIT_USAGE;
-		} else if (rules_eval(&o.rules, j, base, stderr) && !ret) {
-			ret = CGS_EXIT_FAIL;
+		} else if ((n = rules_eval(&o.rules, j, "this run's report", base, o.rules.baseline, stderr)) && !ret) {
+			ret = n < 0 ? CGS_EXIT_USAGE : CGS_EXIT_FAIL;
 		}
 		json_object_put(base);
 	}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 #include <sys/utsname.h>
+#include <linux/limits.h> /* PATH_MAX: <limits.h> is include/limits.h here (issue 13) */
 #include <json-c/json.h>
 
 #include "json_out.h"
+#include "util.h"
 #include "tracer.h"
 
 /*
@@ -38,9 +40,11 @@ struct json_object *json_drops(const uint64_t *d)
 	return o;
 }
 
-static struct json_object *opt_path(const char *p)
+struct json_object *json_name(const char *p)
 {
-	return p ? json_object_new_string(p) : NULL;
+	char buf[4 * PATH_MAX];
+
+	return p ? json_object_new_string(utf8_valid(p, buf, sizeof(buf))) : NULL;
 }
 
 static struct json_object *throttle_json(const struct row *w, int ncpus)
@@ -70,7 +74,7 @@ static struct json_object *throttle_json(const struct row *w, int ncpus)
 	if (s->thr_inh_by) {
 		k = json_object_new_object();
 		ADD(k, "id", U64(s->thr_inh_by));
-		ADD(k, "path", opt_path(w->inh_path));
+		ADD(k, "path", json_name(w->inh_path));
 		ADD(o, "inherited_from", k);
 	} else {
 		ADD(o, "inherited_from", NULL);
@@ -101,7 +105,7 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	const struct cg_sample *s = w->s;
 
 	ADD(o, "id", U64(w->id));
-	ADD(o, "path", opt_path(w->path));
+	ADD(o, "path", json_name(w->path));
 	ADD(o, "removed", json_object_new_boolean(w->removed));
 	ADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
 	ADD(o, "oncpu_ns", U64(s->c.oncpu_ns));
@@ -129,7 +133,7 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	for (int i = 0; i < w->npre; i++) {
 		struct json_object *p = json_object_new_object();
 		ADD(p, "id", U64(w->pre[i].id));
-		ADD(p, "path", opt_path(w->pre[i].path));
+		ADD(p, "path", json_name(w->pre[i].path));
 		ADD(p, "count", U64(w->pre[i].count));
 		json_object_array_add(pre, p);
 	}
@@ -146,7 +150,7 @@ struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_
 		struct json_object *o = json_object_new_object();
 		const char *p = name ? name(ctx, e[i].cgid) : NULL;
 		ADD(o, "cgroup_id", U64(e[i].cgid));
-		ADD(o, "path", p ? json_object_new_string(p) : NULL);
+		ADD(o, "path", json_name(p));
 		ADD(o, "cpu", json_object_new_int(e[i].cpu));
 		ADD(o, "start_ns", json_object_new_int64((int64_t)(e[i].start_ns - base_ns)));
 		ADD(o, "duration_ns", U64(e[i].end_ns - e[i].start_ns));

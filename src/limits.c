@@ -20,19 +20,25 @@ static int parse_us(const char *s, uint64_t *us)
 	return 0;
 }
 
+/* "NUMBER" + suffix exactly, NUMBER a plain decimal. */
 static int parse_fraction(const char *s, const char *suffix, double *v)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	char buf[64], *end;
+	const char *end;
 
-	if (n <= k || n - k >= sizeof(buf) || strcmp(s + n - k, suffix))
+	if (parse_decimal(s, v, &end) || strcmp(end, suffix))
 		return -EINVAL;
-	memcpy(buf, s, n - k);
-	buf[n - k] = 0;
-	if (!(buf[0] >= '0' && buf[0] <= '9') && buf[0] != '.')
-		return -EINVAL;
-	*v = strtod(buf, &end);
-	return *end || !isfinite(*v) ? -EINVAL : 0;
+	return 0;
+}
+
+/* A quota from a share of the default period, refused past the kernel's bound. */
+static int quota_of(double cpus, uint64_t *quota_us)
+{
+	double q = cpus * CGS_PERIOD_DEFAULT_US;
+
+	if (!(q <= (double)CGS_QUOTA_MAX_US))
+		return -ERANGE;
+	*quota_us = (uint64_t)llround(q);
+	return 0;
 }
 
 int parse_cpu_max(const char *s, uint64_t *quota_us, uint64_t *period_us, const char **why)
@@ -49,10 +55,13 @@ int parse_cpu_max(const char *s, uint64_t *quota_us, uint64_t *period_us, const 
 		*quota_us = 0;
 		return 0;
 	}
-	if (!parse_fraction(s, "%", &v)) {
-		*quota_us = (uint64_t)llround(v / 100.0 * CGS_PERIOD_DEFAULT_US);
-	} else if (!parse_fraction(s, "cpus", &v) || !parse_fraction(s, "cpu", &v)) {
-		*quota_us = (uint64_t)llround(v * CGS_PERIOD_DEFAULT_US);
+	if (!parse_fraction(s, "%", &v) || !parse_fraction(s, "cpus", &v) || !parse_fraction(s, "cpu", &v)) {
+		if (s[strlen(s) - 1] == '%')
+			v /= 100.0;
+		if (quota_of(v, quota_us)) {
+			*why = "more than the kernel allows (a quota is at most 2^44-1 us, about 175,921,860 CPUs at 100ms)";
+			return -ERANGE;
+		}
 	} else {
 		slash = strchr(s, '/');
 		size_t n = slash ? (size_t)(slash - s) : strlen(s);
@@ -65,6 +74,10 @@ int parse_cpu_max(const char *s, uint64_t *quota_us, uint64_t *period_us, const 
 	}
 	if (*period_us < CGS_PERIOD_MIN_US || *period_us > CGS_PERIOD_MAX_US) {
 		*why = "the period must be from 1ms to 1s";
+		return -ERANGE;
+	}
+	if (*quota_us > CGS_QUOTA_MAX_US) {
+		*why = "the quota must be at most 2^44-1 us (17592186044415), the kernel's bound";
 		return -ERANGE;
 	}
 	if (*quota_us < CGS_QUOTA_MIN_US) {

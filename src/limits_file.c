@@ -14,30 +14,55 @@
 enum { K_MAX, K_WEIGHT, K_BURST, K_SOFT, K_CREATE };
 static const char *const keys[] = { "max", "weight", "burst", "soft_max", "create" };
 
+/* A limits file is a few sections: anything larger is not one. */
+#define LIMITS_FILE_MAX (1 << 20)
+
 struct load_ctx {
 	struct limits_file *lf;
 	struct cgfs *fs;
-	FILE *f;
+	const char *text, *at;   /* the whole file, and the next line to hand inih */
+	bool mid_line;           /* the last piece handed out did not end a line */
 	int line, section_line;
+	char *section;           /* the current section's name in full */
 	char *err;
 	size_t errlen;
 	bool failed;
 	int fail_line;
 };
 
-/* inih's handler is not told the line: count lines as they are read. */
+/*
+ * inih reads through this: one whole line per call (its line buffer may
+ * grow to the file's size, so it never splits one), counted, and a section
+ * header's name kept in full, since inih cuts section names at 49 bytes.
+ */
 static char *reader(char *buf, int size, void *stream)
 {
 	struct load_ctx *c = stream;
-	char *r = fgets(buf, size, c->f);
+	const char *nl, *p;
+	size_t n;
 
-	if (r) {
+	if (!*c->at || size < 2)
+		return NULL;
+	if (!c->mid_line) {
 		c->line++;
-		const char *p = r + strspn(r, " \t");
-		if (*p == '[')
+		p = c->at + strspn(c->at, " \t");
+		if (*p == '[') {
+			const char *close = strpbrk(p, "]\n");
 			c->section_line = c->line;
+			free(c->section);
+			c->section = close && *close == ']' ? strndup(p + 1, close - p - 1) : NULL;
+		}
 	}
-	return r;
+	/* inih asks for the rest of a long line in a grown buffer: hand it out in pieces. */
+	nl = strchr(c->at, '\n');
+	n = nl ? (size_t)(nl - c->at) + 1 : strlen(c->at);
+	if (n > (size_t)size - 1)
+		n = size - 1;
+	memcpy(buf, c->at, n);
+	buf[n] = 0;
+	c->at += n;
+	c->mid_line = buf[n - 1] != '\n' && *c->at;
+	return buf;
 }
 
 static int fail_at(struct load_ctx *c, int line, const char *fmt, const char *a, const char *b)
@@ -73,17 +98,22 @@ static struct limit_rule *rule_for(struct load_ctx *c, const char *section)
 	return r;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+static int on_key(void *user, const char *cut_section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
 	struct limit_rule *r;
-	const char *why;
+	const char *why, *section = c->section;
+	char norm[PATH_MAX];
 	int k;
 
-	if (!*section)
+	if (!*cut_section || !section)
 		return fail_at(c, c->line, "'%s' outside a [cgroup] section%s", name, "");
-	if (!(r = rule_for(c, section)))
+	if (cgpath_normalize(c->fs->mnt, section, norm, sizeof(norm)))
 		return fail_at(c, c->section_line, "[%s]: not a cgroup path (relative to the cpu hierarchy, no '..')%s", section, "");
+	if (!strcmp(norm, "/"))
+		return fail_at(c, c->section_line, "[%s]: the root cgroup takes no limits; name a cgroup below it%s", section, "");
+	if (!(r = rule_for(c, section)))
+		return fail_at(c, c->section_line, "[%s]: out of memory%s", section, "");
 	for (k = 0; k < 5 && strcmp(name, keys[k]); k++)
 		;
 	if (k == 5)
@@ -156,14 +186,31 @@ int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, 
 	struct load_ctx c = { .lf = lf, .fs = fs, .err = err, .errlen = errlen };
 	int r;
 
+	char *text;
+	size_t len;
+	const char *why;
+
 	memset(lf, 0, sizeof(*lf));
 	snprintf(lf->path, sizeof(lf->path), "%s", path);
-	if (!(c.f = fopen(path, "r"))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (read_file_bounded(path, LIMITS_FILE_MAX, &text, &len, &why)) {
+		snprintf(err, errlen, "%s: %s%s", path, why,
+			 !strcmp(why, "too large") ? " (a limits file is at most 1 MiB)" : "");
 		return -1;
 	}
+	if (strlen(text) != len) {
+		snprintf(err, errlen, "%s: a NUL byte: not a text file", path);
+		free(text);
+		return -1;
+	}
+	c.text = c.at = text;
+	/* Debian's libinih takes its limits at run time: a heap buffer as long as the file. */
+	ini_use_stack = false;
+	ini_allow_realloc = true;
+	ini_max_line = (int)len + 3;
+	ini_initial_alloc = 256;
 	r = ini_parse_stream(reader, &c, on_key, &c);
-	fclose(c.f);
+	free(c.section);
+	free(text);
 	/* inih's own syntax error, when it comes before ours. */
 	if (r > 0 && (!c.failed || r < c.fail_line)) {
 		snprintf(err, errlen, "%s:%d: not INI: expected [cgroup] or key = value", path, r);
@@ -310,7 +357,8 @@ static int match_one(const char *path, const struct stat *st, int type, struct F
 {
 	char rel[PATH_MAX];
 
-	if (type != FTW_D || cgpath_normalize(walk.fs->mnt, path, rel, sizeof(rel)))
+	/* The root takes no limits: "*" would match it as the empty name. */
+	if (type != FTW_D || cgpath_normalize(walk.fs->mnt, path, rel, sizeof(rel)) || !strcmp(rel, "/"))
 		return 0;
 	if (!fnmatch(walk.rule->pattern, rel, FNM_PATHNAME))
 		walk.err = walk.cb(walk.ctx, rel, walk.rule, true);
@@ -383,25 +431,36 @@ void plan_free(struct plan *p)
 
 void plan_print(FILE *f, const struct plan *p)
 {
+	char rel[4 * PATH_MAX], old[4 * 64];
+
 	for (size_t i = 0; i < p->n; i++) {
 		const struct change *c = &p->c[i];
+		text_escape(c->rel, rel, sizeof(rel));
 		if (c->mkdir)
-			fprintf(f, "  %s: create\n", c->rel);
-		fprintf(f, "  %s %s: %s -> %s\n", c->rel, c->file, c->mkdir ? "(new)" : c->old, c->new);
+			fprintf(f, "  %s: create\n", rel);
+		fprintf(f, "  %s %s: %s -> %s\n", rel, c->file, c->mkdir ? "(new)" : text_escape(c->old, old, sizeof(old)),
+			c->new);
 	}
 }
 
-int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **failed)
+int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const struct change **failed)
 {
 	size_t i;
 	int err = 0;
 
+	p->unrestored = 0;
 	for (i = 0; i < p->n; i++) {
-		struct change *c = (struct change *)&p->c[i];
+		struct change *c = &p->c[i];
+		if (stop && *stop) {
+			err = -EINTR;
+			break;
+		}
 		if (c->mkdir && (err = cgfs_enable_cpu_in_parent(fs, c->rel, &c->enabled_cpu)))
 			break;
+		/* -EEXIST: made by someone else since the plan; never ours to remove. */
 		if (c->mkdir && (err = cgfs_mkdir(fs, c->rel)) && err != -EEXIST)
 			break;
+		c->made = c->mkdir && !err;
 		err = 0;
 		if (c->mkdir) {
 			/* A new cgroup's old value is the kernel's default: read it for rollback. */
@@ -416,18 +475,24 @@ int plan_apply(struct cgfs *fs, const struct plan *p, const struct change **fail
 	}
 	if (!err)
 		return 0;
-	*failed = &p->c[i];
-	/* Roll back in reverse: values first, then the cgroups we made. */
+	*failed = err == -EINTR ? NULL : &p->c[i];
+	/*
+	 * Roll back in reverse (the kernel refuses a quota below its burst, so
+	 * the order of writes matters both ways): values first, then the
+	 * cgroups this run made, empty ones only.
+	 */
 	for (size_t j = i; j-- > 0;)
-		if (!p->c[j].mkdir || strcmp(p->c[j].old, p->c[j].new))
-			cgfs_write(fs, p->c[j].rel, p->c[j].file, p->c[j].old);
+		if ((!p->c[j].made || strcmp(p->c[j].old, p->c[j].new)) &&
+		    cgfs_write(fs, p->c[j].rel, p->c[j].file, p->c[j].old))
+			p->unrestored++;
 	for (size_t j = i + 1; j-- > 0;) {
-		if (p->c[j].mkdir)
-			cgfs_remove(fs, p->c[j].rel);
-		if (p->c[j].enabled_cpu) {
+		if (j < p->n && p->c[j].made && cgfs_rmdir(fs, p->c[j].rel))
+			p->unrestored++;
+		if (j < p->n && p->c[j].enabled_cpu) {
 			char parent[PATH_MAX];
 			cgpath_parent(p->c[j].rel, parent, sizeof(parent));
-			cgfs_write(fs, parent, "cgroup.subtree_control", "-cpu");
+			if (cgfs_write(fs, parent, "cgroup.subtree_control", "-cpu"))
+				p->unrestored++;
 		}
 	}
 	return err;

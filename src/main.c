@@ -23,7 +23,7 @@ static const struct command {
 	{ "hist", cmd_hist, true, "run-queue latency histograms per cgroup, runqlat's layout" },
 	{ "record", cmd_record, true, "run a command in a new cgroup under tracing, like perf stat" },
 	{ "check", cmd_check, false, "CI gates on a record report: exit 1 when a limit is passed" },
-	{ "apply", cmd_apply, false, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
+	{ "apply", cmd_apply, true, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
 	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
 	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
 	{ "probe", cmd_probe, false, "which backends this kernel accepts, and where the cpu controller is" },

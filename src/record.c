@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdlib.h>
 #include <string.h>
+#include <linux/limits.h>
 #include <json-c/json.h>
 
 #include "hist.h"
@@ -163,7 +164,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	} else {
 		ADD(o, "command", NULL);
 	}
-	ADD(o, "cgroup", json_object_new_string(rs->cgroup));
+	ADD(o, "cgroup", json_name(rs->cgroup));
 	ADD(o, "attached", json_object_new_boolean(rs->attached));
 	x = json_object_new_object();
 	if (rs->limits.has_max) {
@@ -212,7 +213,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	for (int i = 0; i < rs->npre; i++) {
 		struct json_object *p = json_object_new_object();
 		ADD(p, "id", U64(rs->pre[i].id));
-		ADD(p, "path", rs->pre[i].path ? json_object_new_string(rs->pre[i].path) : NULL);
+		ADD(p, "path", json_name(rs->pre[i].path));
 		ADD(p, "count", U64(rs->pre[i].count));
 		json_object_array_add(x, p);
 	}
@@ -240,9 +241,9 @@ struct json_object *record_json(const struct record_summary *rs)
 
 void record_print(FILE *f, const struct record_summary *rs)
 {
-	char a[16], b[16], c[16];
+	char a[16], b[16], c[16], esc[4 * PATH_MAX];
 
-	fprintf(f, "\n cgsched record: %s", rs->cgroup);
+	fprintf(f, "\n cgsched record: %s", text_escape(rs->cgroup, esc, sizeof(esc)));
 	if (rs->argv) {
 		fputs(" --", f);
 		for (char *const *x = rs->argv; *x; x++)
@@ -270,7 +271,7 @@ void record_print(FILE *f, const struct record_summary *rs)
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
 	for (int i = 0; i < rs->npre; i++)
 		fprintf(f, "  %12llu  preempted by %s\n", (unsigned long long)rs->pre[i].count,
-			rs->pre[i].path ? rs->pre[i].path : "(removed)");
+			rs->pre[i].path ? text_escape(rs->pre[i].path, esc, sizeof(esc)) : "(removed)");
 	fputs("  ", f);
 	report_drops(f, rs->drops);
 	if (hist_total(rs->c.runq_slots, CGS_HIST_SLOTS)) {

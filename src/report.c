@@ -324,12 +324,12 @@ void report_free(struct report *r)
 
 const char *row_name(const struct row *w, char *buf, size_t len)
 {
-	if (!w->removed)
-		return w->path;
-	if (w->path)
-		snprintf(buf, len, "%s (removed)", w->path);
-	else
+	char esc[4 * PATH_MAX];
+
+	if (!w->path)
 		snprintf(buf, len, "(removed, id %llu)", (unsigned long long)w->id);
+	else
+		snprintf(buf, len, "%s%s", text_escape(w->path, esc, sizeof(esc)), w->removed ? " (removed)" : "");
 	return buf;
 }
 
@@ -344,10 +344,11 @@ static const char *clip(const char *s, char *buf, size_t width)
 	return buf;
 }
 
+/* For text: escaped (util.h text_escape). */
 static const char *name_or_id(const char *path, uint64_t id, char *buf, size_t len)
 {
 	if (path)
-		return path;
+		return text_escape(path, buf, len);
 	snprintf(buf, len, "(id %llu)", (unsigned long long)id);
 	return buf;
 }
@@ -356,7 +357,7 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 {
 	size_t width = 6, n = limit && limit < r->n ? limit : r->n;
 	char name[PATH_MAX + 32], clipbuf[PATH_MAX], a[16], b[16], c[16], t[16], q[16];
-	char notes[2 * PATH_MAX + 64], idb[32];
+	char notes[2 * PATH_MAX + 64], idb[PATH_MAX];
 
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(row_name(&r->rows[i], name, sizeof(name)));

@@ -12,14 +12,13 @@
 
 static int parse_pct(const char *s, double max, double *v)
 {
-	char *end;
+	const char *end;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (parse_decimal(s, v, &end))
 		return -EINVAL;
-	*v = strtod(s, &end);
 	if (*end == '%')
 		end++;
-	if (*end || !isfinite(*v) || *v > max)
+	if (*end || *v > max)
 		return -EINVAL;
 	return 0;
 }
@@ -76,42 +75,85 @@ int rules_validate(const struct rules *r)
 	return 0;
 }
 
+/* A report with 100,000 episodes is ~15 MB; far past that is not a report. */
+#define REPORT_MAX (256 << 20)
+
 struct json_object *report_load(const char *path)
 {
-	struct json_object *o = json_object_from_file(path), *v;
+	struct json_object *o, *v;
+	struct json_tokener *tok;
+	const char *why;
+	char *text;
+	size_t len;
 
-	if (!o) {
-		char why[256];
-		cgs_err("cannot read report %s: %s", path, json_last_error(why, sizeof(why)));
+	if (read_file_bounded(path, REPORT_MAX, &text, &len, &why)) {
+		cgs_err("cannot read report %s: %s", path, why);
 		return NULL;
 	}
-	if (!json_object_object_get_ex(o, "schema", &v) ||
-	    strcmp(json_object_get_string(v), CGS_RECORD_SCHEMA)) {
+	/* Strict JSON (no NaN, Infinity, or trailing junk), the whole file. */
+	tok = json_tokener_new();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+	if (o && (json_tokener_get_error(tok) != json_tokener_success ||
+		  text[json_tokener_get_parse_end(tok) + strspn(text + json_tokener_get_parse_end(tok), " \t\r\n")])) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (!o)
+		cgs_err("cannot read report %s: not JSON (%s)", path,
+			tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "out of memory");
+	json_tokener_free(tok);
+	free(text);
+	if (!o)
+		return NULL;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "schema", &v) ||
+	    !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), CGS_RECORD_SCHEMA)) {
 		cgs_err("%s is not a cgsched record report (schema \"%s\"): make one with 'cgsched record -o'",
 			path, CGS_RECORD_SCHEMA);
 		json_object_put(o);
 		return NULL;
 	}
-	if (!json_object_object_get_ex(o, "version", &v) ||
-	    json_object_get_int(v) != CGS_RECORD_VERSION) {
-		cgs_err("%s: report version %s, this cgsched reads version %d; record it again with this version",
-			path, v ? json_object_get_string(v) : "missing", CGS_RECORD_VERSION);
+	/* An integer, exactly: "1", 1.9 or true are not version 1. */
+	if (!json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) != CGS_RECORD_VERSION) {
+		char got[32];
+		snprintf(got, sizeof(got), "%s", v ? json_object_to_json_string(v) : "missing");
+		cgs_err("%s: report version %s, not the integer %d this cgsched reads; record it again with this version",
+			path, got, CGS_RECORD_VERSION);
 		json_object_put(o);
 		return NULL;
 	}
 	return o;
 }
 
-/* A number at "a.b" in a report; NAN when missing. */
-static double num(struct json_object *o, const char *a, const char *b)
+/*
+ * A figure a rule needs, at "a.b" in a report: a finite number, not below
+ * zero, and when it is a count of ns, one that fits 64 bits. Anything else
+ * (missing, null, a string, a boolean, an object) is bad input, never 0:
+ * a gate must not pass on a report it cannot read.
+ */
+static int field(struct json_object *o, const char *file, const char *a, const char *b, double *out)
 {
-	struct json_object *v;
+	struct json_object *v = NULL;
+	char name[64];
 
-	if (!o || !json_object_object_get_ex(o, a, &v))
-		return NAN;
-	if (b && !json_object_object_get_ex(v, b, &v))
-		return NAN;
-	return json_object_get_type(v) == json_type_null ? NAN : json_object_get_double(v);
+	snprintf(name, sizeof(name), "%s%s%s", a, b ? "." : "", b ? b : "");
+	if (json_object_object_get_ex(o, a, &v) && b && !(json_object_is_type(v, json_type_object) &&
+							   json_object_object_get_ex(v, b, &v)))
+		v = NULL;
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+		cgs_err("%s: field %s is %s, not a number; was it written by 'cgsched record -o'?", file, name,
+			!v ? "missing" : json_type_to_name(json_object_get_type(v)));
+		return -1;
+	}
+	*out = json_object_get_double(v);
+	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) < 0)
+		*out = (double)json_object_get_int64(v);
+	if (!isfinite(*out) || *out < 0 || *out > 1.8e19) {
+		cgs_err("%s: field %s is %s: out of range", file, name, json_object_to_json_string(v));
+		return -1;
+	}
+	return 0;
 }
 
 static int violate(FILE *out, const char *rule, const char *limit, const char *measured)
@@ -120,27 +162,32 @@ static int violate(FILE *out, const char *rule, const char *limit, const char *m
 	return 1;
 }
 
-int rules_eval(const struct rules *r, struct json_object *rep, struct json_object *base, FILE *out)
+int rules_eval(const struct rules *r, struct json_object *rep, const char *rep_name, struct json_object *base,
+	       const char *base_name, FILE *out)
 {
 	char l[64], m[64];
+	double v, b;
 	int n = 0;
 
 	if (r->has_thr) {
-		double v = num(rep, "throttle", "pct");
+		if (field(rep, rep_name, "throttle", "pct", &v))
+			return -1;
 		snprintf(l, sizeof(l), "%.2f%%", r->max_thr_pct);
 		snprintf(m, sizeof(m), "%.2f%%", v);
 		if (!(v <= r->max_thr_pct))
 			n += violate(out, "max-throttled-pct", l, m);
 	}
 	if (r->has_p99) {
-		double v = num(rep, "runq", "p99_ns");
+		if (field(rep, rep_name, "runq", "p99_ns", &v))
+			return -1;
 		fmt_duration(l, sizeof(l), r->max_p99_ns);
-		fmt_duration(m, sizeof(m), isnan(v) ? 0 : (uint64_t)v);
+		fmt_duration(m, sizeof(m), (uint64_t)v);
 		if (!(v <= r->max_p99_ns))
 			n += violate(out, "max-runq-p99", l, m);
 	}
 	if (r->has_cpu) {
-		double v = num(rep, "cpu_pct", NULL);
+		if (field(rep, rep_name, "cpu_pct", NULL, &v))
+			return -1;
 		snprintf(l, sizeof(l), "%.2f%%", r->min_cpu_pct);
 		snprintf(m, sizeof(m), "%.2f%%", v);
 		if (!(v >= r->min_cpu_pct))
@@ -156,7 +203,8 @@ int rules_eval(const struct rules *r, struct json_object *rep, struct json_objec
 			{ "max-regression throttle.ns", "throttle", "ns" },
 		};
 		for (size_t i = 0; i < sizeof(m3) / sizeof(m3[0]); i++) {
-			double b = num(base, m3[i].a, m3[i].b), v = num(rep, m3[i].a, m3[i].b);
+			if (field(base, base_name, m3[i].a, m3[i].b, &b) || field(rep, rep_name, m3[i].a, m3[i].b, &v))
+				return -1;
 			double lim = b * (1 + r->max_regr_pct / 100.0);
 			snprintf(l, sizeof(l), "%.0f (baseline %.0f + %.1f%%)", lim, b, r->max_regr_pct);
 			snprintf(m, sizeof(m), "%.0f", v);

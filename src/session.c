@@ -66,7 +66,7 @@ void session_close(struct session *s)
 
 bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 {
-	while (!cgs_stop) {
+	while (!cgs_stop && !output_closed()) {
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return true;

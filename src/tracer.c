@@ -303,7 +303,9 @@ static int on_episode(void *ctx, void *data, size_t size)
 		return 0;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct cgs_episode *n = cap <= CGS_EPISODES_MAX ? realloc(l->e, cap * sizeof(*n)) : NULL;
+		if (cap > CGS_EPISODES_MAX)
+			cap = CGS_EPISODES_MAX; /* the documented bound, not the power of two below it */
+		struct cgs_episode *n = cap > l->cap ? realloc(l->e, cap * sizeof(*n)) : NULL;
 		if (!n) {
 			l->truncated++;
 			return 0;

@@ -48,6 +48,17 @@ Test(limits, cpu_max_rejects)
 	cr_assert_eq(cm("0.5%", &q, &p), -ERANGE, "500 us is below the kernel's 1 ms");
 	cr_assert_eq(cm("10000/5000000", &q, &p), -ERANGE, "period above 1 s");
 	cr_assert_eq(cm("10000/500", &q, &p), -ERANGE, "period below 1 ms");
+	/* The kernel's bound: 2^44-1 us of quota, and no llround overflow on the way. */
+	cr_assert_eq(cm("1e17%", &q, &p), -EINVAL, "no exponents");
+	cr_assert_eq(cm("100000000000000000%", &q, &p), -ERANGE);
+	cr_assert_eq(cm("1000000000000000/100000", &q, &p), -ERANGE);
+	cr_assert_eq(cm("17592186044416/1000000", &q, &p), -ERANGE, "2^44 us");
+	cr_assert_eq(cm("17592186044415/1000000", &q, &p), 0, "2^44-1 us");
+	cr_assert_eq(q, 17592186044415ULL);
+	cr_assert_eq(cm("175921860cpus", &q, &p), 0);
+	cr_assert_eq(cm("175921861cpus", &q, &p), -ERANGE);
+	cr_assert_eq(cm("0x10%", &q, &p), -EINVAL);
+	cr_assert_eq(cm(" 50%", &q, &p), -EINVAL);
 }
 
 Test(limits, weight_and_shares)

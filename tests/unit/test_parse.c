@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -42,7 +43,61 @@ Test(parse, durations)
 	cr_assert_eq(parse_duration_ns("", 1, &v), -EINVAL);
 	cr_assert_eq(parse_duration_ns("s", 1, &v), -EINVAL);
 	cr_assert_eq(parse_duration_ns("nan", 1, &v), -EINVAL);
-	cr_assert_eq(parse_duration_ns("1e30s", 1, &v), -ERANGE);
+	/* What the help says and nothing else: strtod would take all of these. */
+	cr_assert_eq(parse_duration_ns("1e30s", 1, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns("1e3", 1, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns("0x10", 1000000000ULL, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns(" 1", 1, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns("+1", 1, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns("inf", 1, &v), -EINVAL);
+	cr_assert_eq(parse_duration_ns("1.", 1000, &v), 0);
+	cr_assert_eq(v, 1000);
+	cr_assert_eq(parse_duration_ns(".5s", 1, &v), 0);
+	cr_assert_eq(v, 500000000ULL);
+	cr_assert_eq(parse_duration_ns("99999999999999999999s", 1, &v), -ERANGE);
+	cr_assert_eq(parse_duration_ns("0.1ns", 1, &v), -ERANGE);
+	cr_assert_eq(parse_duration_ns("0", 1, &v), 0);
+	cr_assert_eq(v, 0);
+}
+
+Test(parse, decimal_only)
+{
+	double d;
+	const char *end;
+
+	cr_assert_eq(parse_decimal("12.5%", &d, &end), 0);
+	cr_assert_float_eq(d, 12.5, 1e-9);
+	cr_assert_str_eq(end, "%");
+	cr_assert_eq(parse_decimal(".", &d, &end), -EINVAL);
+	cr_assert_eq(parse_decimal("-1", &d, &end), -EINVAL);
+	cr_assert_eq(parse_decimal("nan", &d, &end), -EINVAL);
+	cr_assert_eq(parse_decimal("0x1p3", &d, &end), 0); /* "0", then "x1p3" left for the caller to refuse */
+	cr_assert_str_eq(end, "x1p3");
+}
+
+/* Names from the tree are anyone's bytes: nothing reaches a terminal or a JSON parser raw. */
+Test(format, names_escaped)
+{
+	char b[256];
+
+	cr_assert_str_eq(text_escape("/web", b, sizeof(b)), "/web");
+	cr_assert_str_eq(text_escape("/a\nb", b, sizeof(b)), "/a\\x0ab");
+	cr_assert_str_eq(text_escape("/\033[2J", b, sizeof(b)), "/\\x1b[2J");
+	cr_assert_str_eq(text_escape("/x\\y", b, sizeof(b)), "/x\\\\y");
+	cr_assert_str_eq(text_escape("/caf\xc3\xa9", b, sizeof(b)), "/caf\xc3\xa9", "valid UTF-8 stays");
+	cr_assert_str_eq(text_escape("/\xff\xc3", b, sizeof(b)), "/\\xff\\xc3");
+	cr_assert_str_eq(text_escape("/\xc2\x9b", b, sizeof(b)), "/\\xc2\\x9b", "C1 CSI escaped");
+	cr_assert_str_eq(text_escape("/\xed\xa0\x80", b, sizeof(b)), "/\\xed\\xa0\\x80", "a surrogate is not UTF-8");
+	cr_assert_null(text_escape(NULL, b, sizeof(b)));
+	/* Cut at a whole step when full, always terminated. */
+	char small[12];
+	text_escape("/\n\n\n\n\n", small, sizeof(small));
+	cr_assert(strlen(small) < sizeof(small));
+	cr_assert_str_eq(small, "/\\x0a");
+
+	cr_assert_str_eq(utf8_valid("/caf\xc3\xa9", b, sizeof(b)), "/caf\xc3\xa9");
+	cr_assert_str_eq(utf8_valid("/a\xff" "b", b, sizeof(b)), "/a\xef\xbf\xbd" "b");
+	cr_assert_str_eq(utf8_valid("/\xf0\x9f\x98", b, sizeof(b)), "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "a cut sequence");
 }
 
 Test(format, durations_in_human_units)

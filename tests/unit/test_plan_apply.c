@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Writing limits against a fake cgroup tree (a temporary directory, no
+ * kernel): what a rollback may touch, and paths too long to build.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "limits_file.h"
+
+static char dir[] = "/tmp/cgs-unit-XXXXXX";
+static struct cgfs fs;
+
+static void put(const char *rel, const char *val)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f, "%s", p);
+	fputs(val, f);
+	fclose(f);
+}
+
+static char *get(const char *rel)
+{
+	static char buf[64];
+	memset(buf, 0, sizeof(buf));
+	cr_assert_geq(cgfs_read(&fs, rel, NULL, buf, sizeof(buf)), 0, "%s", rel);
+	return buf;
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	memset(&fs, 0, sizeof(fs));
+	fs.version = 1;
+	snprintf(fs.mnt, sizeof(fs.mnt), "%s", dir);
+	fs.mnt_fd = open(dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fs.mnt_fd, 0);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+	close(fs.mnt_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/cgs-unit-XXXXXX");
+}
+
+/*
+ * A cgroup the plan meant to make appeared meanwhile (someone else's):
+ * the failing write after it rolls back the values, but the cgroup is not
+ * this run's to remove, and what it holds stays.
+ */
+Test(plan_apply, rollback_leaves_what_it_did_not_make, .init = setup, .fini = teardown)
+{
+	char p[PATH_MAX];
+	struct change c[3] = {
+		{ .rel = "/a", .file = "cpu.shares", .old = "1024", .new = "2048" },
+		{ .rel = "/theirs", .file = "cpu.shares", .new = "512", .mkdir = true },
+		{ .rel = "/b", .file = "cpu.shares", .old = "1024", .new = "300" }, /* /b is missing: fails */
+	};
+	struct plan pl = { .c = c, .n = 3, .cap = 3 };
+	const struct change *bad = NULL;
+
+	snprintf(p, sizeof(p), "%s/a", dir);
+	mkdir(p, 0755);
+	put("a/cpu.shares", "1024");
+	snprintf(p, sizeof(p), "%s/theirs", dir);
+	mkdir(p, 0755);
+	put("theirs/cpu.shares", "1024");
+	put("theirs/tasks-of-someone", "42");
+
+	cr_assert_eq(plan_apply(&fs, &pl, NULL, &bad), -ENOENT);
+	cr_assert_eq(bad, &c[2]);
+	cr_assert_str_eq(get("a/cpu.shares"), "1024", "restored");
+	cr_assert_str_eq(get("theirs/cpu.shares"), "1024", "restored to what it was, not removed");
+	cr_assert_str_eq(get("theirs/tasks-of-someone"), "42");
+	cr_assert_not(c[1].made);
+	cr_assert_eq(pl.unrestored, 0);
+}
+
+/* A cgroup this run made is removed on rollback (it is empty: nothing is killed). */
+Test(plan_apply, rollback_removes_its_own, .init = setup, .fini = teardown)
+{
+	char p[PATH_MAX];
+	struct change c[2] = {
+		{ .rel = "/a", .file = "cpu.shares", .old = "1024", .new = "2048" },
+		/* made by plan_apply; a plain directory has no cpu.shares: the write fails */
+		{ .rel = "/mine", .file = "cpu.shares", .new = "512", .mkdir = true },
+	};
+	struct plan pl = { .c = c, .n = 2, .cap = 2 };
+	const struct change *bad = NULL;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/a", dir);
+	mkdir(p, 0755);
+	put("a/cpu.shares", "1024");
+	cr_assert_lt(plan_apply(&fs, &pl, NULL, &bad), 0);
+	cr_assert_eq(bad, &c[1]);
+	cr_assert(c[1].made);
+	snprintf(p, sizeof(p), "%s/mine", dir);
+	cr_assert_neq(stat(p, &st), 0, "the cgroup it made is gone");
+	cr_assert_str_eq(get("a/cpu.shares"), "1024");
+	cr_assert_eq(pl.unrestored, 0);
+}
+
+/* A stop asked for between writes: everything written is undone, -EINTR. */
+Test(plan_apply, stop_rolls_back, .init = setup, .fini = teardown)
+{
+	char p[PATH_MAX];
+	volatile int stop = 1;
+	struct change c[1] = { { .rel = "/a", .file = "cpu.shares", .old = "1024", .new = "2048" } };
+	struct plan pl = { .c = c, .n = 1, .cap = 1 };
+	const struct change *bad = &c[0];
+
+	snprintf(p, sizeof(p), "%s/a", dir);
+	mkdir(p, 0755);
+	put("a/cpu.shares", "1024");
+	cr_assert_eq(plan_apply(&fs, &pl, &stop, &bad), -EINTR);
+	cr_assert_null(bad);
+	cr_assert_str_eq(get("a/cpu.shares"), "1024", "nothing written");
+}
+
+/*
+ * A path that does not fit is an error, never a shorter path: cut short,
+ * ".../cpu.max.burst" is ".../cpu.max".
+ */
+Test(cgroupfs, long_paths_fail_whole, .init = setup, .fini = teardown)
+{
+	char rel[PATH_MAX];
+	/* 4,087 characters after the leading '/': "REL/cpu.max" fits exactly, "REL/cpu.max.burst" does not. */
+	size_t n = PATH_MAX - 1 - strlen("/cpu.max");
+
+	rel[0] = '/';
+	for (size_t i = 1; i <= n; i++)
+		rel[i] = i % 200 ? 'x' : '/'; /* components the kernel takes (NAME_MAX) */
+	rel[n + 1] = 0;
+	cr_assert_eq(cgfs_write(&fs, rel, "cpu.max.burst", "5000"), -ENAMETOOLONG);
+	char buf[16];
+	cr_assert_eq(cgfs_read(&fs, rel, "cpu.max.burst", buf, sizeof(buf)), -ENAMETOOLONG);
+	/* The shorter name still fits: it is only refused by the missing directory. */
+	cr_assert_eq(cgfs_write(&fs, rel, "cpu.max", "5000"), -ENOENT);
+	rel[PATH_MAX - 1] = 0;
+	memset(rel + 1, 'x', PATH_MAX - 2);
+	cr_assert_eq(cgfs_mkdir(&fs, rel), -ENAMETOOLONG);
+	cr_assert_eq(cgfs_rmdir(&fs, rel), -ENAMETOOLONG);
+}
