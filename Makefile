@@ -29,10 +29,17 @@ endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iinclude -Ibpf -I$(OUTPUT) -I/usr/include/$(shell uname -m)-linux-gnu \
 	$(if $(VMLINUX_H),-DCGS_VMLINUX_H='"$(abspath $(VMLINUX_H))"')
+# CFLAGS is the user's (make CFLAGS=-O0 replaces it whole); the project's own
+# flags live apart, where a command-line CFLAGS cannot drop -Iinclude.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
+CGS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -I$(OUTPUT) -D_GNU_SOURCE
 LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lm -pthread
+# Sanitizers: the loader and unit tests again with ASan and UBSan (any report
+# fails), and the libFuzzer harnesses of tests/fuzz.
+SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZERS    := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -42,24 +49,25 @@ LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm bench install clean
+.PHONY: all deps run test test-unit test-live test-vm bench install clean sanitizers fuzz
 all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
-# pkg-config; tests: libcriterion-dev stress-ng jq; the second kernel: qemu-system-x86
+# pkg-config; tests: libcriterion-dev stress-ng jq, libclang-rt-dev (ASan, UBSan,
+# libFuzzer); the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
 # ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
 	pkg-config make gcc libcriterion-dev stress-ng \
-	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools
+	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
 
 run: deps all
 	$(Q)./cgsched top -i 1 -n 10
 
-test: deps all $(OUTPUT)/unit-tests
+test: deps all $(OUTPUT)/unit-tests sanitizers
 	$(Q)./tests/run.sh
 
 test-unit: $(OUTPUT)/unit-tests
@@ -88,11 +96,11 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 # --- loader ---------------------------------------------------------------
 $(OUTPUT)/src/%.o: src/%.c $(wildcard include/*.h) $(SKELS) | $(OUTPUT)/src
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) -c $< -o $@
 
 cgsched: $(LIB_OBJS) $(OUTPUT)/src/main.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
@@ -100,11 +108,40 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 
 $(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+# --- sanitizers and fuzzing (clang; libclang-rt-dev) ------------------------
+$(OUTPUT)/asan/%.o: src/%.c $(wildcard include/*.h) $(SKELS)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(OUTPUT)/asan/cgsched: $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(OUTPUT)/asan/main.o
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/asan/unit-tests: $(UNIT_SRCS) $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+$(OUTPUT)/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) $(SKELS)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+sanitizers: $(OUTPUT)/asan/cgsched $(OUTPUT)/asan/unit-tests $(FUZZERS)
+
+# Each harness for FUZZ_SECONDS (default 60) from its seeds in tests/fuzz/corpus.
+fuzz: deps $(FUZZERS)
+	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 $(OUTPUT)/bench-floor: tests/bench/floor.c $(OUTPUT)/floor.skel.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 
 $(OUTPUT)/bench-cputime: tests/bench/cputime.c | $(OUTPUT)
 	$(call msg,CC,$@)

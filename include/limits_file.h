@@ -37,6 +37,9 @@ struct limits_file {
 
 /* Load and validate against the mounted hierarchy. 0, or -1 with "FILE:LINE: why" in err. */
 int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, char *err, size_t errlen);
+/* The same from text (len bytes, NUL-terminated), named path in messages: for tests and fuzzing. */
+int limits_file_parse(const char *text, size_t len, const char *path, struct cgfs *fs, struct limits_file *lf,
+		      char *err, size_t errlen);
 void limits_file_free(struct limits_file *lf);
 
 /* One file write: a cgroup file from old to new (mkdir: make the cgroup first). */

@@ -31,6 +31,8 @@ bool rules_any(const struct rules *r);
 int rules_validate(const struct rules *r);
 /* Load a record report and check its schema and version; NULL after printing the one error line. */
 struct json_object *report_load(const char *path);
+/* The same from text (len bytes, NUL-terminated), named path in messages. */
+struct json_object *report_parse(const char *text, size_t len, const char *path);
 /*
  * Evaluate; one line per violated rule on out ("FAIL rule: limit L, measured M").
  * Returns the number of violations, or -1 after the one error line when a

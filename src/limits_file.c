@@ -183,23 +183,36 @@ static int check_rule(struct load_ctx *c, struct limit_rule *r)
 
 int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, char *err, size_t errlen)
 {
-	struct load_ctx c = { .lf = lf, .fs = fs, .err = err, .errlen = errlen };
-	int r;
-
 	char *text;
 	size_t len;
 	const char *why;
+	int r;
 
 	memset(lf, 0, sizeof(*lf));
-	snprintf(lf->path, sizeof(lf->path), "%s", path);
 	if (read_file_bounded(path, LIMITS_FILE_MAX, &text, &len, &why)) {
 		snprintf(err, errlen, "%s: %s%s", path, why,
 			 !strcmp(why, "too large") ? " (a limits file is at most 1 MiB)" : "");
 		return -1;
 	}
-	if (strlen(text) != len) {
+	r = limits_file_parse(text, len, path, fs, lf, err, errlen);
+	free(text);
+	return r;
+}
+
+int limits_file_parse(const char *text, size_t len, const char *path, struct cgfs *fs, struct limits_file *lf,
+		      char *err, size_t errlen)
+{
+	struct load_ctx c = { .lf = lf, .fs = fs, .err = err, .errlen = errlen };
+	int r;
+
+	memset(lf, 0, sizeof(*lf));
+	snprintf(lf->path, sizeof(lf->path), "%s", path);
+	if (strnlen(text, len) != len) {
 		snprintf(err, errlen, "%s: a NUL byte: not a text file", path);
-		free(text);
+		return -1;
+	}
+	if (len > LIMITS_FILE_MAX) {
+		snprintf(err, errlen, "%s: too large (a limits file is at most 1 MiB)", path);
 		return -1;
 	}
 	c.text = c.at = text;
@@ -210,7 +223,6 @@ int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, 
 	ini_initial_alloc = 256;
 	r = ini_parse_stream(reader, &c, on_key, &c);
 	free(c.section);
-	free(text);
 	/* inih's own syntax error, when it comes before ours. */
 	if (r > 0 && (!c.failed || r < c.fail_line)) {
 		snprintf(err, errlen, "%s:%d: not INI: expected [cgroup] or key = value", path, r);

@@ -80,14 +80,27 @@ int rules_validate(const struct rules *r)
 
 struct json_object *report_load(const char *path)
 {
-	struct json_object *o, *v;
-	struct json_tokener *tok;
+	struct json_object *o;
 	const char *why;
 	char *text;
 	size_t len;
 
 	if (read_file_bounded(path, REPORT_MAX, &text, &len, &why)) {
 		cgs_err("cannot read report %s: %s", path, why);
+		return NULL;
+	}
+	o = report_parse(text, len, path);
+	free(text);
+	return o;
+}
+
+struct json_object *report_parse(const char *text, size_t len, const char *path)
+{
+	struct json_object *o, *v;
+	struct json_tokener *tok;
+
+	if (len > REPORT_MAX) {
+		cgs_err("cannot read report %s: too large", path);
 		return NULL;
 	}
 	/* Strict JSON (no NaN, Infinity, or trailing junk), the whole file. */
@@ -103,7 +116,6 @@ struct json_object *report_load(const char *path)
 		cgs_err("cannot read report %s: not JSON (%s)", path,
 			tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "out of memory");
 	json_tokener_free(tok);
-	free(text);
 	if (!o)
 		return NULL;
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "schema", &v) ||

@@ -1,25 +1,49 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The whole suite, as `make test` runs it: unit tests (Criterion), then the
-# live-kernel tests on this machine. Ends with one "total: N passed, N failed" line.
+# The whole suite, as `make test` runs it: unit tests (Criterion), the same
+# built with ASan and UBSan, each fuzz harness for a few seconds, a live smoke
+# of the sanitized loader, then the live-kernel tests on this machine and on
+# the QEMU guest. Ends with one "total: N passed, N failed" line.
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-out=$(LANG=C .output/unit-tests 2>&1)
-echo "$out" | grep -v '^\[----\]' | tail -n 20
-syn=$(echo "$out" | grep 'Synthesis:')
-p=$(echo "$syn" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
-f=$(echo "$syn" | sed -n 's/.*Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2/p')
-if [ -z "$p" ]; then
-	echo "unit tests did not run"
-	failed=$((failed + 1))
-else
-	passed=$((passed + p))
-	for n in $f; do failed=$((failed + n)); done
-fi
+unit() { # unit BINARY LABEL: Criterion's synthesis into the totals
+	out=$(LANG=C "$1" 2>&1)
+	echo "$out" | grep -v '^\[----\]' | tail -n 20 | sed "s/^/$2 /"
+	syn=$(echo "$out" | grep 'Synthesis:')
+	p=$(echo "$syn" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
+	f=$(echo "$syn" | sed -n 's/.*Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2/p')
+	if [ -z "$p" ]; then
+		echo "$2 unit tests did not run"
+		failed=$((failed + 1))
+	else
+		passed=$((passed + p))
+		for n in $f; do failed=$((failed + n)); done
+	fi
+}
+# counted LOG PREFIX: add a stage's closing "PREFIX: N passed, N failed" line.
+counted() {
+	c=$(tail -n 1 "$1" | sed -n "s/^$2: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p")
+	if [ -z "$c" ]; then
+		echo "$2 did not finish: $(tail -n 1 "$1")"
+		failed=$((failed + 1))
+	else
+		set -- $c
+		passed=$((passed + $1)) failed=$((failed + $2))
+	fi
+}
+
+unit .output/unit-tests "[unit]"
+# The same with ASan and UBSan: a report crashes the test, and Criterion counts it.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 unit .output/asan/unit-tests "[asan]"
+# Every parser of outside input under libFuzzer, briefly (make fuzz: 60 s each).
+tests/fuzz/run.sh "${CGS_FUZZ_SECONDS:-5}" 2>&1 | tee "$logs/fuzz"
+counted "$logs/fuzz" fuzz
+tests/sanitize/smoke.sh 2>&1 | tee "$logs/san"
+counted "$logs/san" sanitize
 
 live_start=$(date +%s)
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* libFuzzer: the record report check reads, against every rule, also as its own baseline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "rules.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	static FILE *devnull;
+	struct rules r = {
+		.has_thr = true, .has_p99 = true, .has_cpu = true, .has_regr = true,
+		.max_thr_pct = 5, .min_cpu_pct = 10, .max_regr_pct = 10, .max_p99_ns = 1000000,
+	};
+	struct json_object *o;
+	char *text;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!(text = malloc(size + 1)))
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	if ((o = report_parse(text, size, "fuzz.json"))) {
+		rules_eval(&r, o, "fuzz.json", o, "fuzz.json", devnull);
+		json_object_put(o);
+	}
+	free(text);
+	return 0;
+}
