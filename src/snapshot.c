@@ -314,7 +314,8 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
 			     t->ncpus, take_pre, s)) ||
 	    (err = take_running(t, s)) || (err = take_drops(t, s)))
 		return err;
-	qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
+	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */
+		qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
 	size_t j = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cg_sample *c = &s->cg[i];
