@@ -49,7 +49,7 @@ LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm bench install clean sanitizers fuzz
+.PHONY: all deps run test test-unit test-live test-vm bench install clean sanitizers fuzz kernels-doc
 all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 
 # --- Debian packages ------------------------------------------------------
@@ -129,9 +129,9 @@ $(OUTPUT)/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS))
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS))
 	$(call msg,LINK,$@)
-	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 sanitizers: $(OUTPUT)/asan/cgsched $(OUTPUT)/asan/unit-tests $(FUZZERS)
 
@@ -150,6 +150,12 @@ $(OUTPUT)/bench-cputime: tests/bench/cputime.c | $(OUTPUT)
 # Overhead against nothing, empty programs and runqlat (docs/performance.md).
 bench: deps all
 	$(Q)./tests/bench/run.sh
+
+# The compatibility matrix of the last `make test`, into the tree.
+kernels-doc:
+	$(Q)test -f $(OUTPUT)/kernels.md || { echo "no $(OUTPUT)/kernels.md: run 'make test' first"; exit 2; }
+	$(Q)cp $(OUTPUT)/kernels.md docs/kernels.md
+	$(Q)echo "docs/kernels.md updated from the last make test"
 
 install: cgsched
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched

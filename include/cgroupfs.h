@@ -7,7 +7,6 @@
 #define CGS_CGROUPFS_H
 
 #include <limits.h>
-#include <linux/limits.h> /* PATH_MAX, whatever was included before */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

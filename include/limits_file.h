@@ -9,12 +9,11 @@
 #define CGS_LIMITS_FILE_H
 
 #include <limits.h>
-#include <linux/limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "limits.h"
+#include "cpu_limits.h"
 
 struct cgfs;
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "kstat.h"
-#include "limits.h"
+#include "cpu_limits.h"
 #include "report.h"
 
 #define CGS_RECORD_SCHEMA "cgsched/record"

@@ -23,7 +23,7 @@
 #include "commands.h"
 #include "json_out.h"
 #include "kstat.h"
-#include "limits.h"
+#include "cpu_limits.h"
 #include "record.h"
 #include "rules.h"
 #include "util.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 #include <sys/utsname.h>
-#include <linux/limits.h> /* PATH_MAX: <limits.h> is include/limits.h here (issue 13) */
+#include <limits.h>
 #include <json-c/json.h>
 
 #include "json_out.h"

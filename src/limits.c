@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cgroupfs.h"
-#include "limits.h"
+#include "cpu_limits.h"
 #include "util.h"
 
 /* A quota or period: bare numbers are µs (as cpu.max), units allowed. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdlib.h>
 #include <string.h>
-#include <linux/limits.h>
+#include <limits.h>
 #include <json-c/json.h>
 
 #include "hist.h"

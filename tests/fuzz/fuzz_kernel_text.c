@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "cgroupfs.h"
 #include "kstat.h"
 
@@ -12,10 +13,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct kstat k;
 	char *s;
 
-	if (!(s = malloc(size + 1)))
+	if (!(s = fuzz_text(data, size)))
 		return 0;
-	memcpy(s, data, size);
-	s[size] = 0;
 	mountinfo_parse_line(s, &e);
 	opts_have(s, "cpu");
 	/* The same text as each file of a cgroup's figures. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "cgroupfs.h"
 #include "limits_file.h"
 
@@ -53,22 +54,17 @@ static void fake_tree(void)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	static FILE *devnull;
 	struct limits_file lf;
 	struct plan p;
 	char err[PATH_MAX + 256], *text;
 
 	if (!fs.mnt_fd)
 		fake_tree();
-	if (!devnull)
-		devnull = fopen("/dev/null", "w");
-	if (!(text = malloc(size + 1)))
+	if (!(text = fuzz_text(data, size)))
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
 	if (!limits_file_parse(text, size, "fuzz.ini", &fs, &lf, err, sizeof(err))) {
 		if (!plan_build(&lf, &fs, NULL, NULL, &p)) {
-			plan_print(devnull, &p);
+			plan_print(fuzz_devnull(), &p);
 			plan_free(&p);
 		}
 		limits_file_free(&lf);

@@ -5,11 +5,11 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "fuzz.h"
 #include "rules.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	static FILE *devnull;
 	struct rules r = {
 		.has_thr = true, .has_p99 = true, .has_cpu = true, .has_regr = true,
 		.max_thr_pct = 5, .min_cpu_pct = 10, .max_regr_pct = 10, .max_p99_ns = 1000000,
@@ -17,14 +17,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct json_object *o;
 	char *text;
 
-	if (!devnull)
-		devnull = fopen("/dev/null", "w");
-	if (!(text = malloc(size + 1)))
+	if (!(text = fuzz_text(data, size)))
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
 	if ((o = report_parse(text, size, "fuzz.json"))) {
-		rules_eval(&r, o, "fuzz.json", o, "fuzz.json", devnull);
+		rules_eval(&r, o, "fuzz.json", o, "fuzz.json", fuzz_devnull());
 		json_object_put(o);
 	}
 	free(text);

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "cgroupfs.h"
-#include "limits.h"
+#include "cpu_limits.h"
 #include "rules.h"
 #include "util.h"
 
@@ -21,10 +22,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	const char *why, *end;
 	struct rules r = {};
 
-	if (!(s = malloc(size + 1)))
+	if (!(s = fuzz_text(data, size)))
 		return 0;
-	memcpy(s, data, size);
-	s[size] = 0;
 	parse_u64(s, 0, UINT64_MAX, &v);
 	parse_decimal(s, &d, &end);
 	if (!parse_duration_ns(s, 1000, &v) && v > 9200000000000000000ULL)

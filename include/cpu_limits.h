@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* CPU limits: parsing them, and writing them for cgroup v1 or v2. */
-#ifndef CGS_LIMITS_H
-#define CGS_LIMITS_H
+#ifndef CGS_CPU_LIMITS_H
+#define CGS_CPU_LIMITS_H
 
 #include <stdbool.h>
 #include <stdint.h>
