@@ -126,8 +126,8 @@ static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, boo
  * which __schedule() and the wake-up path have just updated, under the rq
  * lock, before these tracepoints fire. It is the clock the kernel's own
  * schedstat run_delay is measured with, and in tp_btf it is three plain
- * loads of cache-hot lines instead of bpf_ktime_get_ns() (~30 ns a call on
- * the benchmark VM). raw_tp would need three probe reads: it keeps ktime.
+ * loads of cache-hot lines instead of a bpf_ktime_get_ns() call (its cost:
+ * docs/performance.md). raw_tp would need three probe reads: it keeps ktime.
  * Every task is on some cfs_rq of its CPU (set_task_rq), so the chain holds.
  */
 static __always_inline u64 sched_now(struct task_struct *p, bool direct)

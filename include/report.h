@@ -76,7 +76,7 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 /*
  * Look up the paths of the first `limit` rows (0: all): the row's (with one
  * stat to notice removal), its preemptors', the ancestor holding it. Only
- * rows that are shown need them: 10,000 stats per refresh cost ~20 ms.
+ * rows that are shown need them: a stat per row adds up with thousands.
  */
 void report_resolve(struct report *r, struct cgfs *fs, size_t limit);
 void report_free(struct report *r);

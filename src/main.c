@@ -48,17 +48,17 @@ int main(int argc, char **argv)
 	/*
 	 * Every refresh builds its snapshots and rows afresh: megabytes with
 	 * thousands of cgroups. glibc would hand such blocks back to the kernel
-	 * (mmap/trim) and fault them in, zeroed, again on the next refresh: a
-	 * third of a refresh's CPU with 10,000 cgroups. Keep them in the heap
-	 * instead; the high-water mark stays bounded by --max-cgroups.
+	 * (mmap/trim) and fault them in, zeroed, again on the next refresh.
+	 * Keep them in the heap instead; the high-water mark stays bounded by
+	 * --max-cgroups (docs/performance.md, "Why the refresh costs what it does").
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	/*
 	 * --json builds ~50 small json-c objects per row and frees them all
 	 * at once; with fastbins, the next large request first consolidates
-	 * them (malloc_consolidate: 9 % of a 10,000-row refresh). Without:
-	 * 225 -> 185 ms a refresh, the table unchanged.
+	 * them all (malloc_consolidate). Without fastbins it does not; the
+	 * table is unaffected.
 	 */
 	mallopt(M_MXFAST, 0);
 	if (argc > 1 && argv[1][0] != '-') {

@@ -74,7 +74,7 @@ static bool sym_is(const char *sym, const char *name)
 /*
  * Kprobe targets from /proc/kallsyms (text symbols of vmlinux only). Read
  * once, and only when the kprobe backend is about to be tried: the kernel
- * formats ~200,000 lines for it (~35 ms, 15 % of start-up where measured).
+ * formats every symbol for it, a large share of start-up.
  */
 static void resolve_ksyms(struct ksyms *k)
 {
