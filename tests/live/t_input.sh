@@ -57,6 +57,10 @@ test_limits_file_edges() {
 	"$CGSCHED" apply --dry-run "$TMP/long.ini" >"$TMP/o" 2>&1 || bad=$((bad + 1))
 	cat "$TMP/o"
 	grep -qx "  $L/x: create" "$TMP/o" || { echo "the long section was cut"; bad=$((bad + 1)); }
+	# 52 bytes of "./" before the name: cut at 49 it was "/", the root.
+	printf '[/%s%s]\nweight = 51\n' "$(printf './%.0s' $(seq 1 19))" "${L#/}" >"$TMP/dots.ini"
+	"$CGSCHED" apply --dry-run "$TMP/dots.ini" >"$TMP/o" 2>&1
+	grep -q "^  $L cpu.s.*-> \(522\|51\)$" "$TMP/o" || { echo "./-padded section: $(cat "$TMP/o")"; bad=$((bad + 1)); }
 	# A 1,000-byte comment ending in "weight = 1": accepted, its tail not read; line numbers right after it.
 	c=$(head -c 1000 /dev/zero | tr '\0' c)
 	printf '; %s weight = 1\n[%s]\nweight = 300\nbogus = 1\n' "$c" "$L" >"$TMP/comment.ini"
