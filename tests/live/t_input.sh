@@ -26,7 +26,7 @@ test_check_reads_reports_strictly() {
 	echo '{"schema":"cgsched/record","version":1}' >"$TMP/missing.json"
 	echo "{${b}1}} trailing" >"$TMP/junk.json"
 	for v in '"1"' 1.9 true; do echo "{${b}1},\"version\":$v}" | sed 's/"version":1,//' >"$TMP/v$v.json"; done
-	mkfifo "$TMP/fifo"
+	rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
 	bad=0
 	for f in null str false arr neg inf missing junk 'v"1"' v1.9 vtrue; do
 		one_line_exit2 "check $f.json" "$CGSCHED" check "$TMP/$f.json" --max-throttled-pct 5 || bad=$((bad + 1))
@@ -60,7 +60,7 @@ test_limits_file_edges() {
 	# 52 bytes of "./" before the name: cut at 49 it was "/", the root.
 	printf '[/%s%s]\nweight = 51\n' "$(printf './%.0s' $(seq 1 19))" "${L#/}" >"$TMP/dots.ini"
 	"$CGSCHED" apply --dry-run "$TMP/dots.ini" >"$TMP/o" 2>&1
-	grep -q "^  $L cpu.s.*-> \(522\|51\)$" "$TMP/o" || { echo "./-padded section: $(cat "$TMP/o")"; bad=$((bad + 1)); }
+	grep -q "^  $L cpu\.\(shares\|weight\): .*-> \(522\|51\)$" "$TMP/o" || { echo "./-padded section: $(cat "$TMP/o")"; bad=$((bad + 1)); }
 	# A 1,000-byte comment ending in "weight = 1": accepted, its tail not read; line numbers right after it.
 	c=$(head -c 1000 /dev/zero | tr '\0' c)
 	printf '; %s weight = 1\n[%s]\nweight = 300\nbogus = 1\n' "$c" "$L" >"$TMP/comment.ini"
@@ -69,7 +69,7 @@ test_limits_file_edges() {
 	grep -q "comment.ini:4: unknown key 'bogus'" "$TMP/e" || { echo "wrong line after a long line"; bad=$((bad + 1)); }
 	printf '; %s weight = 1\n[%s]\nweight = 300\n' "$c" "$L" >"$TMP/comment.ini"
 	"$CGSCHED" apply --dry-run "$TMP/comment.ini" >"$TMP/o" 2>&1 || { echo "a valid file with a long comment refused"; bad=$((bad + 1)); }
-	grep -q "cpu.s.*-> \(3072\|300\)$" "$TMP/o" || { echo "not the value of the section: $(cat "$TMP/o")"; bad=$((bad + 1)); }
+	grep -q "cpu\.\(shares\|weight\): .*-> \(3072\|300\)$" "$TMP/o" || { echo "not the value of the section: $(cat "$TMP/o")"; bad=$((bad + 1)); }
 	# Globs never select the root; the root itself is refused.
 	for s in '*' '/*' '**'; do
 		printf '[%s]\nweight = 77\n' "$s" >"$TMP/g.ini"
@@ -90,7 +90,7 @@ test_limits_file_edges() {
 	one_line_exit2 "record --cpu-max 1e17%" "$CGSCHED" record --cpu-max 1e17% -- true || bad=$((bad + 1))
 	one_line_exit2 "top -i 0x10" "$CGSCHED" top -i 0x10 -n 1 || bad=$((bad + 1))
 	# Inputs that never end.
-	mkfifo "$TMP/fifo"
+	rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
 	one_line_exit2 "apply /dev/zero" "$CGSCHED" apply /dev/zero || bad=$((bad + 1))
 	one_line_exit2 "apply a FIFO" "$CGSCHED" apply "$TMP/fifo" || bad=$((bad + 1))
 	one_line_exit2 "enforce /dev/urandom" "$CGSCHED" enforce /dev/urandom || bad=$((bad + 1))
@@ -107,7 +107,7 @@ test_enforce_closed_output_restores() {
 	start=$(for f in "$CG_ROOT$P"/cpu.*; do printf '%s %s\n' "$f" "$(head -n 1 "$f")"; done | grep -v cpu.stat)
 	printf '[%s]\nmax = 50ms/100ms\nburst = 40ms\n' "$P" >"$TMP/p.ini"
 	# Through a FIFO, not a shell pipeline (dash's wait on a pipeline waits for all of it).
-	mkfifo "$TMP/pipe"
+	rm -f "$TMP/pipe" && mkfifo "$TMP/pipe"
 	"$CGSCHED" enforce "$TMP/p.ini" -i 0.2 >"$TMP/pipe" 2>"$TMP/e" &
 	EP=$!
 	CGS_BG="$CGS_BG $EP"
