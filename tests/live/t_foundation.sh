@@ -174,7 +174,8 @@ test_sigterm_detaches() {
 # hist: runqlat's layout, one histogram per cgroup headed by its path.
 test_hist_layout() {
 	cg_create hist && A=$CG
-	cg_spawn "$A" "$CGWORK" burn 2 8 0 >/dev/null
+	# Long enough for two start-ups in the slow guest too (killed below).
+	cg_spawn "$A" "$CGWORK" burn 2 "$(scaled 8)" 0 >/dev/null
 	bpid=$SPAWNED
 	"$CGSCHED" hist -d 1 --cgroup "$A" >"$TMP/h" 2>"$TMP/e" || fail "hist failed: $(cat "$TMP/e")"
 	"$CGSCHED" hist -d 1 --cgroup "$A" --per-cpu -m >"$TMP/hc" 2>"$TMP/e" || fail "hist --per-cpu failed"

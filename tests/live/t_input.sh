@@ -128,7 +128,7 @@ test_enforce_closed_output_restores() {
 test_odd_names_escaped() {
 	name=$(printf 'cgs-test-%s-odd\033[31mred\rline\377' "$CGS_RUN")
 	mkdir "$CG_ROOT/$name" || fail "cannot make a cgroup with an odd name"
-	cg_spawn "/$name" "$CGWORK" burn 1 20 0 >/dev/null
+	cg_spawn "/$name" "$CGWORK" burn 1 "$(scaled 20)" 0 >/dev/null
 	"$CGSCHED" top -i 500ms -n 1 -r 0 >"$TMP/t" 2>&1 || fail "top failed"
 	"$CGSCHED" top --json -i 500ms -n 1 -r 0 >"$TMP/j" 2>"$TMP/je" || fail "top --json failed"
 	grep -a 'odd' "$TMP/t" | head -n 2

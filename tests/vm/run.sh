@@ -11,7 +11,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VM=$ROOT/.output/vm
-TIMEOUT=${CGS_VM_TIMEOUT:-900}
+TIMEOUT=${CGS_VM_TIMEOUT:-1200}
 # The guest runs everything several times slower: the tests' bounds stretch
 # by this factor, and each test may take CGS_TEST_TIMEOUT s before that.
 SCALE=${CGS_VM_TIME_SCALE:-5}
