@@ -32,26 +32,38 @@ struct cgs_max {
 	__u64 value;
 };
 
-/* Per cgroup, per CPU (PERCPU_HASH value, key = cgroup id). */
+/*
+ * The counters of a cgroup that its rows sum and subtract, one line each:
+ * the one list the BPF struct below, the snapshot's sums and deltas, the
+ * JSON keys and the `top` table's columns are made from. A new counter is a
+ * line here, the BPF line that counts it, and its line in docs/json.md.
+ *
+ * X(field, json object, json key, column title or 0, in record's summary)
+ *   The JSON object is one of enum cg_json (include/snapshot.h): where the
+ *   key goes, after the earlier counters of that object. The column, if any,
+ *   follows RUNQ_MAX in list order, as wide as its title plus one.
+ */
+#define CGS_CG_COUNTERS(X)                                                                 \
+	X(oncpu_ns,       CGJ_ROW_TIME, "oncpu_ns",     0,         1) /* time its tasks ran */ \
+	X(oncpu_count,    CGJ_SLICES,   "count",        0,         0) /* completed on-CPU slices */ \
+	X(wakeups,        CGJ_ROW,      "wakeups",      "WAKEUPS", 1) /* sched_wakeup(_new) */ \
+	X(sw_vol,         CGJ_SWITCHES, "voluntary",    "SW_VOL",  1) /* switched out blocked */ \
+	X(sw_invol,       CGJ_SWITCHES, "involuntary",  "SW_INV",  1) /* switched out runnable */ \
+	X(runq_count,     CGJ_RUNQ,     "count",        0,         1) /* completed run-queue waits */ \
+	X(runq_sum_ns,    CGJ_RUNQ,     "sum_ns",       0,         1)                          \
+	X(thr_wait_count, CGJ_THR_WAIT, "wait_count",   0,         0) /* waits throttled, not queued */ \
+	X(thr_wait_ns,    CGJ_THR_WAIT, "wait_ns",      0,         1)                          \
+	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1) /* of them, an ancestor's quota */
+
+/* Per cgroup, per CPU (an mmapped ARRAY of CPU x slot). */
 struct cgs_cg_stats {
-	__u64 oncpu_ns;      /* time its tasks ran on this CPU */
-	__u64 oncpu_count;   /* completed on-CPU slices */
-	__u64 sw_vol;        /* switched out blocked (sleep, I/O, lock) */
-	__u64 sw_invol;      /* switched out still runnable (preempted) */
-	__u64 wakeups;       /* sched_wakeup + sched_wakeup_new */
-	__u64 runq_count;    /* completed run-queue waits */
-	__u64 runq_sum_ns;
+#define CGS_CG_FIELD(field, ...) __u64 field;
+	CGS_CG_COUNTERS(CGS_CG_FIELD)
+#undef CGS_CG_FIELD
 	struct cgs_max runq_max[2];
 	__u64 runq_slots[CGS_HIST_SLOTS];
 	__u64 oncpu_slots[CGS_HIST_SLOTS];   /* on-CPU slice lengths */
-	/*
-	 * Waits of its tasks that were switched out still runnable because the
-	 * group, or an ancestor, was throttled: kept apart from run-queue waits.
-	 */
-	__u64 thr_wait_count;
-	__u64 thr_wait_ns;
-	__u64 thr_inh_ns;    /* the part where an ancestor's quota held it */
-	__u64 thr_inh_by;    /* that ancestor's cgroup id (the latest seen) */
+	__u64 thr_inh_by;    /* the ancestor of thr_inh_ns (the latest seen) */
 };
 
 /*

@@ -37,6 +37,11 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus);
 struct json_object *json_hist(const uint64_t *slots);
 struct json_object *json_drops(const uint64_t *d);
 /*
+ * The counters of the list (CG_COUNTERS) that sit in the JSON object
+ * `where`, in list order; record: only those record's summary carries.
+ */
+void json_counters(struct json_object *o, const struct cg_counters *c, enum cg_json where, bool record);
+/*
  * Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}], start
  * relative to base_ns; name(ctx, id) gives a cgroup's path or NULL.
  */

@@ -15,27 +15,82 @@
 
 struct tracer;
 
-/* Every cumulative counter of a cgroup: an interval is their difference. */
-struct cg_counters {
-	uint64_t oncpu_ns;       /* includes the slices running at read time */
-	uint64_t oncpu_count, sw_vol, sw_invol, wakeups;
-	uint64_t runq_count, runq_sum_ns;
-	uint64_t thr_wait_count, thr_wait_ns, thr_inh_ns; /* its tasks' throttled waits */
-	uint64_t thr_count, thr_ns;                       /* episodes of its own quota */
-	uint64_t runq_slots[CGS_HIST_SLOTS];
-	uint64_t oncpu_slots[CGS_HIST_SLOTS];
-	uint64_t thr_slots[CGS_HIST_SLOTS];
+/*
+ * Counters the snapshot sums from the throttle map (struct cgs_thr_stats):
+ * the episodes of the cgroup's own quota. Same columns as CGS_CG_COUNTERS.
+ */
+#define CG_THR_COUNTERS(X)                                  \
+	X(thr_count, CGJ_THR, "count", 0, 1) /* episodes */ \
+	X(thr_ns,    CGJ_THR, "ns",    0, 1) /* their time */
+#define CG_COUNTERS(X) CGS_CG_COUNTERS(X) CG_THR_COUNTERS(X)
+
+/* The JSON objects a counter can sit in, in the order a row shows them. */
+enum cg_json {
+	CGJ_ROW_TIME,  /* the row itself, after cpu_pct */
+	CGJ_SLICES,    /* "oncpu_slices", before its histogram */
+	CGJ_ROW,       /* the row itself, after "oncpu_slices" */
+	CGJ_SWITCHES,  /* "switches" */
+	CGJ_RUNQ,      /* "runq", before the percentiles */
+	CGJ_THR,       /* "throttle", before the percentage */
+	CGJ_THR_WAIT,  /* "throttle", after "per_cpu" */
 };
-#define CG_NCOUNTERS (sizeof(struct cg_counters) / sizeof(uint64_t))
+
+#define CG_ONE(...) +1
+#define CG_NCOUNTERS (0 CG_COUNTERS(CG_ONE))
+#define CG_NWORDS (CG_NCOUNTERS + 3 * CGS_HIST_SLOTS)
+
+/*
+ * Every cumulative figure of a cgroup, each a uint64_t (checked below): an
+ * interval is their difference, and the words are summed and subtracted as
+ * one array, w[].
+ */
+struct cg_counters {
+	union {
+		struct {
+#define CG_FIELD(field, ...) uint64_t field;
+			CG_COUNTERS(CG_FIELD)
+#undef CG_FIELD
+			uint64_t runq_slots[CGS_HIST_SLOTS];
+			uint64_t oncpu_slots[CGS_HIST_SLOTS];
+			uint64_t thr_slots[CGS_HIST_SLOTS];
+		};
+		uint64_t w[CG_NWORDS];
+	};
+};
+_Static_assert(sizeof(struct cg_counters) == CG_NWORDS * sizeof(uint64_t),
+	       "struct cg_counters: every field a uint64_t, as CG_NWORDS counts them");
+
+/* One counter of the list, for the outputs that walk it. */
+struct cg_counter_def {
+	const char *field;
+	size_t offset;         /* in struct cg_counters */
+	enum cg_json json;
+	const char *key;
+	const char *column;    /* NULL: not in the table */
+	bool in_record;        /* also in record's summary */
+};
+extern const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS];
+
+static inline uint64_t cg_counter(const struct cg_counters *c, const struct cg_counter_def *d)
+{
+	return *(const uint64_t *)((const char *)c + d->offset);
+}
 
 /* Histogram metrics (hist --metric). */
 enum metric { METRIC_RUNQ, METRIC_ONCPU, METRIC_THROTTLE, METRIC__COUNT };
 
 /* Per CPU, with the per-CPU breakdown on. */
 struct cg_cpu {
-	uint64_t oncpu_ns, thr_count, thr_ns;
-	uint64_t slots[METRIC__COUNT][CGS_HIST_SLOTS];
+	union {
+		struct {
+			uint64_t oncpu_ns, thr_count, thr_ns;
+			uint64_t slots[METRIC__COUNT][CGS_HIST_SLOTS];
+		};
+		uint64_t w[3 + METRIC__COUNT * CGS_HIST_SLOTS]; /* subtracted as one array */
+	};
 };
+_Static_assert(sizeof(struct cg_cpu) == (3 + METRIC__COUNT * CGS_HIST_SLOTS) * sizeof(uint64_t),
+	       "struct cg_cpu: every field a uint64_t, as w[] counts them");
 
 struct cg_sample {
 	uint64_t id;

@@ -47,13 +47,21 @@ struct json_object *json_name(const char *p)
 	return p ? json_object_new_string(utf8_valid(p, buf, sizeof(buf))) : NULL;
 }
 
+void json_counters(struct json_object *o, const struct cg_counters *c, enum cg_json where, bool record)
+{
+	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
+		const struct cg_counter_def *d = &cg_counter_defs[i];
+		if (d->json == where && (!record || d->in_record))
+			ADD(o, d->key, U64(cg_counter(c, d)));
+	}
+}
+
 static struct json_object *throttle_json(const struct row *w, int ncpus)
 {
 	struct json_object *o = json_object_new_object(), *pc = json_object_new_array(), *k;
 	const struct cg_sample *s = w->s;
 
-	ADD(o, "count", U64(s->c.thr_count));
-	ADD(o, "ns", U64(s->c.thr_ns));
+	json_counters(o, &s->c, CGJ_THR, false);
 	ADD(o, "pct", json_object_new_double(w->thr_pct));
 	ADD(o, "p99_ns", U64((uint64_t)w->thr_p99_ns));
 	ADD(o, "max_ns", U64(w->thr_max_ns));
@@ -68,9 +76,7 @@ static struct json_object *throttle_json(const struct row *w, int ncpus)
 		json_object_array_add(pc, e);
 	}
 	ADD(o, "per_cpu", pc);
-	ADD(o, "wait_count", U64(s->c.thr_wait_count));
-	ADD(o, "wait_ns", U64(s->c.thr_wait_ns));
-	ADD(o, "inherited_ns", U64(s->c.thr_inh_ns));
+	json_counters(o, &s->c, CGJ_THR_WAIT, false);
 	if (s->thr_inh_by) {
 		k = json_object_new_object();
 		ADD(k, "id", U64(s->thr_inh_by));
@@ -108,19 +114,17 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	ADD(o, "path", json_name(w->path));
 	ADD(o, "removed", json_object_new_boolean(w->removed));
 	ADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
-	ADD(o, "oncpu_ns", U64(s->c.oncpu_ns));
+	json_counters(o, &s->c, CGJ_ROW_TIME, false);
 	on = json_object_new_object();
-	ADD(on, "count", U64(s->c.oncpu_count));
+	json_counters(on, &s->c, CGJ_SLICES, false);
 	ADD(on, "hist", json_hist(s->c.oncpu_slots));
 	ADD(o, "oncpu_slices", on);
-	ADD(o, "wakeups", U64(s->c.wakeups));
+	json_counters(o, &s->c, CGJ_ROW, false);
 	sw = json_object_new_object();
-	ADD(sw, "voluntary", U64(s->c.sw_vol));
-	ADD(sw, "involuntary", U64(s->c.sw_invol));
+	json_counters(sw, &s->c, CGJ_SWITCHES, false);
 	ADD(o, "switches", sw);
 	rq = json_object_new_object();
-	ADD(rq, "count", U64(s->c.runq_count));
-	ADD(rq, "sum_ns", U64(s->c.runq_sum_ns));
+	json_counters(rq, &s->c, CGJ_RUNQ, false);
 	ADD(rq, "p50_ns", U64((uint64_t)w->runq_p50_ns));
 	ADD(rq, "p99_ns", U64((uint64_t)w->runq_p99_ns));
 	ADD(rq, "max_ns", U64(w->runq_max_ns));

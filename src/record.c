@@ -48,8 +48,6 @@ static void add_pre(struct record_summary *rs, const struct preemptor *p)
 
 void record_aggregate(struct record_summary *rs, const struct report *r)
 {
-	uint64_t *dst = (uint64_t *)&rs->c;
-
 	memset(&rs->c, 0, sizeof(rs->c));
 	rs->runq_max_ns = rs->thr_max_ns = rs->thr_wall_ns = 0;
 	rs->npre = 0;
@@ -57,9 +55,8 @@ void record_aggregate(struct record_summary *rs, const struct report *r)
 	uint64_t *per_cpu = calloc(rs->ncpus > 0 ? rs->ncpus : 1, sizeof(*per_cpu));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
-		const uint64_t *src = (const uint64_t *)&w->s->c;
-		for (size_t k = 0; k < CG_NCOUNTERS; k++)
-			dst[k] += src[k];
+		for (size_t k = 0; k < CG_NWORDS; k++)
+			rs->c.w[k] += w->s->c.w[k];
 		if (w->runq_max_ns > rs->runq_max_ns)
 			rs->runq_max_ns = w->runq_max_ns;
 		if (w->thr_max_ns > rs->thr_max_ns)
@@ -183,18 +180,15 @@ struct json_object *record_json(const struct record_summary *rs)
 	ADD(x, "status", rs->exit_status >= 0 ? json_object_new_int(rs->exit_status) : NULL);
 	ADD(x, "signal", rs->exit_signal > 0 ? json_object_new_int(rs->exit_signal) : NULL);
 	ADD(o, "exit", x);
-	ADD(o, "oncpu_ns", U64(rs->c.oncpu_ns));
+	json_counters(o, &rs->c, CGJ_ROW_TIME, true);
 	ADD(o, "cpu_pct", json_object_new_double(record_cpu_pct(rs)));
-	ADD(o, "wakeups", U64(rs->c.wakeups));
+	json_counters(o, &rs->c, CGJ_ROW, true);
 	x = json_object_new_object();
-	ADD(x, "voluntary", U64(rs->c.sw_vol));
-	ADD(x, "involuntary", U64(rs->c.sw_invol));
+	json_counters(x, &rs->c, CGJ_SWITCHES, true);
 	ADD(o, "switches", x);
 	x = json_object_new_object();
-	ADD(x, "count", U64(rs->c.thr_count));
-	ADD(x, "ns", U64(rs->c.thr_ns));
-	ADD(x, "wait_ns", U64(rs->c.thr_wait_ns));
-	ADD(x, "inherited_ns", U64(rs->c.thr_inh_ns));
+	json_counters(x, &rs->c, CGJ_THR, true);
+	json_counters(x, &rs->c, CGJ_THR_WAIT, true);
 	ADD(x, "wall_ns", U64(record_thr_wall_ns(rs)));
 	ADD(x, "pct", json_object_new_double(record_thr_pct(rs)));
 	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
@@ -202,8 +196,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	ADD(x, "hist", json_hist(rs->c.thr_slots));
 	ADD(o, "throttle", x);
 	x = json_object_new_object();
-	ADD(x, "count", U64(rs->c.runq_count));
-	ADD(x, "sum_ns", U64(rs->c.runq_sum_ns));
+	json_counters(x, &rs->c, CGJ_RUNQ, true);
 	ADD(x, "p50_ns", U64((uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)));
 	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)));
 	ADD(x, "max_ns", U64(rs->runq_max_ns));

@@ -353,6 +353,12 @@ static const char *name_or_id(const char *path, uint64_t id, char *buf, size_t l
 	return buf;
 }
 
+/* A counter's column (CG_COUNTERS): as wide as its title and the space before it. */
+static int column_width(size_t k)
+{
+	return (int)strlen(cg_counter_defs[k].column) + 1;
+}
+
 void report_table(FILE *f, const struct report *r, size_t limit)
 {
 	size_t width = 6, n = limit && limit < r->n ? limit : r->n;
@@ -366,9 +372,12 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 	}
 	if (width > 40)
 		width = 40;
-	fprintf(f, "%-*s %6s %9s %9s %9s %8s %7s %7s %6s %5s %9s %6s  %s\n", (int)width, "CGROUP",
-		"CPU%", "RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS", "SW_VOL", "SW_INV", "THR%",
-		"THR#", "THR_P99", "QUOTA%", "NOTES");
+	fprintf(f, "%-*s %6s %9s %9s %9s", (int)width, "CGROUP", "CPU%", "RUNQ_P50", "RUNQ_P99",
+		"RUNQ_MAX");
+	for (size_t k = 0; k < CG_NCOUNTERS; k++)
+		if (cg_counter_defs[k].column)
+			fprintf(f, " %*s", column_width(k), cg_counter_defs[k].column);
+	fprintf(f, " %6s %5s %9s %6s  %s\n", "THR%", "THR#", "THR_P99", "QUOTA%", "NOTES");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &r->rows[i];
 		const struct cg_counters *k = &w->s->c;
@@ -388,13 +397,16 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 			snprintf(q, sizeof(q), "%.0f", w->quota_used_pct);
 		else
 			snprintf(q, sizeof(q), "-");
-		fprintf(f, "%-*s %6.1f %9s %9s %9s %8llu %7llu %7llu %6.1f %5llu %9s %6s  %s\n",
-			(int)width, clip(row_name(w, name, sizeof(name)), clipbuf, width), w->cpu_pct,
+		fprintf(f, "%-*s %6.1f %9s %9s %9s", (int)width,
+			clip(row_name(w, name, sizeof(name)), clipbuf, width), w->cpu_pct,
 			k->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
 			k->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
-			k->runq_count ? fmt_duration(c, sizeof(c), w->runq_max_ns) : "-",
-			(unsigned long long)k->wakeups, (unsigned long long)k->sw_vol,
-			(unsigned long long)k->sw_invol, w->thr_pct, (unsigned long long)k->thr_count,
+			k->runq_count ? fmt_duration(c, sizeof(c), w->runq_max_ns) : "-");
+		for (size_t x = 0; x < CG_NCOUNTERS; x++)
+			if (cg_counter_defs[x].column)
+				fprintf(f, " %*llu", column_width(x),
+					(unsigned long long)cg_counter(k, &cg_counter_defs[x]));
+		fprintf(f, " %6.1f %5llu %9s %6s  %s\n", w->thr_pct, (unsigned long long)k->thr_count,
 			k->thr_count ? fmt_duration(t, sizeof(t), w->thr_p99_ns) : "-", q,
 			notes[0] ? notes : "-");
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -21,6 +22,13 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_OPEN_FULL] = "throttle_open_full",
 	[CGS_DROP_THR_STALE] = "throttle_stale",
 	[CGS_DROP_EPISODE_LOST] = "episode_lost",
+};
+
+const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
+#define DEF(field, json, key, column, in_record) \
+	{ #field, offsetof(struct cg_counters, field), json, key, column, in_record },
+	CG_COUNTERS(DEF)
+#undef DEF
 };
 
 const char *drop_name(int i)
@@ -143,16 +151,9 @@ static int take_cg(struct read_ctx *ctx, const struct tracer *t, uint32_t slot)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		const struct cgs_cg_stats *v = &t->cg[(size_t)cpu * t->max_cgroups + slot];
-		c->c.oncpu_ns += v->oncpu_ns;
-		c->c.oncpu_count += v->oncpu_count;
-		c->c.sw_vol += v->sw_vol;
-		c->c.sw_invol += v->sw_invol;
-		c->c.wakeups += v->wakeups;
-		c->c.runq_count += v->runq_count;
-		c->c.runq_sum_ns += v->runq_sum_ns;
-		c->c.thr_wait_count += v->thr_wait_count;
-		c->c.thr_wait_ns += v->thr_wait_ns;
-		c->c.thr_inh_ns += v->thr_inh_ns;
+#define SUM(field, ...) c->c.field += v->field;
+		CGS_CG_COUNTERS(SUM)
+#undef SUM
 		if (v->thr_inh_by)
 			c->thr_inh_by = v->thr_inh_by;
 		uint64_t m = max_of(v->runq_max, ctx->epoch);
@@ -361,14 +362,13 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		const struct cg_sample *c = &cur->cg[i];
 		const struct cg_sample *p = walk_to(prev, &j, c->id);
 		struct cg_counters d;
-		const uint64_t *cv = (const uint64_t *)&c->c, *pv = p ? (const uint64_t *)&p->c : NULL;
-		uint64_t *dv = (uint64_t *)&d, any = 0;
+		uint64_t any = 0;
 
 		/* Counters only grow; a smaller value means the map slot was reused. */
 		if (p && (p->c.runq_count > c->c.runq_count || p->c.wakeups > c->c.wakeups))
-			pv = NULL, p = NULL;
-		for (size_t k = 0; k < CG_NCOUNTERS; k++)
-			any |= dv[k] = sub(cv[k], pv ? pv[k] : 0);
+			p = NULL;
+		for (size_t k = 0; k < CG_NWORDS; k++)
+			any |= d.w[k] = sub(c->c.w[k], p ? p->c.w[k] : 0);
 		if (!any)
 			continue;
 		struct cg_sample *o = cg_add(out, c->id);
@@ -391,11 +391,9 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		}
 		if (o->cpu && c->cpu) {
 			for (int k = 0; k < cur->ncpus; k++) {
-				const uint64_t *ck = (const uint64_t *)&c->cpu[k];
-				const uint64_t *pk = p && p->cpu ? (const uint64_t *)&p->cpu[k] : NULL;
-				uint64_t *ok = (uint64_t *)&o->cpu[k];
-				for (size_t f = 0; f < sizeof(struct cg_cpu) / sizeof(uint64_t); f++)
-					ok[f] = sub(ck[f], pk ? pk[f] : 0);
+				const struct cg_cpu *pk = p && p->cpu ? &p->cpu[k] : NULL;
+				for (size_t f = 0; f < sizeof(o->cpu[k].w) / sizeof(o->cpu[k].w[0]); f++)
+					o->cpu[k].w[f] = sub(c->cpu[k].w[f], pk ? pk->w[f] : 0);
 			}
 		}
 	}
