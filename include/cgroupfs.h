@@ -11,16 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct cgfs_name;
+#include "idtab.h"
 
 struct cgfs {
 	int version;          /* 1 or 2 */
 	char mnt[PATH_MAX];   /* mount point of the hierarchy with the cpu controller */
 	int mnt_fd;
 	bool handles;         /* open_by_handle_at works: O(1) id -> path */
-	/* id -> path cache (open addressing) */
-	struct cgfs_name *names;
-	size_t cap, used;
+	struct idtab names;   /* id -> path cache: struct cgfs_name */
 	uint64_t scans;       /* full-tree scans done (handle fallback only) */
 };
 

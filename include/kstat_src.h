@@ -9,12 +9,18 @@
 
 #include <stdint.h>
 
+#include "idtab.h"
 #include "kstat.h"
 
 struct cgfs;
 struct cgstat_bpf;
 struct bpf_link;
 struct cgs_kstat;
+
+struct kstat_ent {
+	uint64_t id;
+	struct kstat k;
+};
 
 enum kstat_method { KSTAT_AUTO, KSTAT_ITER, KSTAT_FILES };
 
@@ -25,9 +31,7 @@ struct kstat_src {
 	struct bpf_link *link;
 	const struct cgs_kstat *recs;  /* the iterator's records, mmapped */
 	size_t recs_len;
-	/* the last pass: id -> figures (open addressing) */
-	struct kstat_ent { uint64_t id; struct kstat k; } *tab;
-	size_t cap, n;
+	struct idtab tab;          /* the last pass: id -> struct kstat_ent */
 	uint64_t full;             /* cgroups the iterator could not store */
 };
 

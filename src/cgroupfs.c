@@ -168,10 +168,7 @@ int cgfs_open(struct cgfs *fs)
 	fs->mnt_fd = open(fs->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->mnt_fd < 0)
 		return -errno;
-	fs->cap = 1024;
-	fs->names = calloc(fs->cap, sizeof(*fs->names));
-	if (!fs->names)
-		return -ENOMEM;
+	fs->names = (struct idtab)IDTAB_INIT(struct cgfs_name);
 	/* Try the O(1) resolver on the root (id 1 is not assumed: ask). */
 	uint64_t root;
 	fs->handles = true;
@@ -195,11 +192,12 @@ int cgfs_open_or_explain(struct cgfs *fs)
 
 void cgfs_close(struct cgfs *fs)
 {
-	if (fs->names)
-		for (size_t i = 0; i < fs->cap; i++)
-			free(fs->names[i].path);
-	free(fs->names);
-	fs->names = NULL;
+	for (size_t i = 0; i < fs->names.cap; i++) {
+		struct cgfs_name *n = idtab_at(&fs->names, i);
+		if (n)
+			free(n->path);
+	}
+	idtab_free(&fs->names);
 	if (fs->mnt_fd >= 0)
 		close(fs->mnt_fd);
 	fs->mnt_fd = -1;
@@ -219,35 +217,12 @@ int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id)
 	return 0;
 }
 
-static struct cgfs_name *slot_of(struct cgfs *fs, uint64_t id)
-{
-	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (fs->cap - 1);
-
-	while (fs->names[i].id && fs->names[i].id != id)
-		i = (i + 1) & (fs->cap - 1);
-	return &fs->names[i];
-}
-
 static void cache_put(struct cgfs *fs, uint64_t id, const char *path)
 {
-	if ((fs->used + 1) * 2 > fs->cap) {
-		struct cgfs_name *old = fs->names;
-		size_t ocap = fs->cap;
-		struct cgfs_name *n = calloc(ocap * 2, sizeof(*n));
-		if (!n)
-			return; /* keep the smaller cache; lookups still work */
-		fs->names = n;
-		fs->cap = ocap * 2;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].id)
-				*slot_of(fs, old[i].id) = old[i];
-		free(old);
-	}
-	struct cgfs_name *s = slot_of(fs, id);
-	if (!s->id) {
-		s->id = id;
-		fs->used++;
-	}
+	struct cgfs_name *s = idtab_put(&fs->names, id, NULL);
+
+	if (!s)
+		return; /* out of memory: not cached, looked up again next time */
 	free(s->path);
 	s->path = path ? strdup(path) : NULL;
 }
@@ -289,12 +264,12 @@ static int scan_one(const char *path, const struct stat *st, int type, struct FT
 
 const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last)
 {
-	struct cgfs_name *s = slot_of(fs, id);
+	struct cgfs_name *s = idtab_find(&fs->names, id);
 	char rel[PATH_MAX];
 
 	if (last)
 		*last = NULL;
-	if (s->id == id && s->path) {
+	if (s && s->path) {
 		uint64_t now;
 		if (!check_alive || (!cgfs_id(fs, s->path, &now) && now == id))
 			return s->path;
@@ -302,13 +277,13 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 			*last = s->path;
 		return NULL;
 	}
-	if (s->id == id)
+	if (s)
 		return NULL; /* known to be gone */
 	if (fs->handles) {
 		int err = resolve_handle(fs, id, rel, sizeof(rel));
 		if (!err) {
 			cache_put(fs, id, rel);
-			return slot_of(fs, id)->path;
+			return (s = idtab_find(&fs->names, id)) ? s->path : NULL;
 		}
 		if (err == -ESTALE || err == -ENOENT) {
 			cache_put(fs, id, NULL);
@@ -322,8 +297,7 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 	scan_fs = fs;
 	nftw(fs->mnt, scan_one, 32, FTW_PHYS | FTW_MOUNT);
 	fs->scans++;
-	s = slot_of(fs, id);
-	if (s->id == id && s->path)
+	if ((s = idtab_find(&fs->names, id)) && s->path)
 		return s->path;
 	cache_put(fs, id, NULL);
 	return NULL;

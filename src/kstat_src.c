@@ -58,6 +58,7 @@ int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
+	s->tab = (struct idtab)IDTAB_INIT(struct kstat_ent);
 	if (want != KSTAT_FILES) {
 		err = iter_open(s);
 		if (!err) {
@@ -78,37 +79,16 @@ void kstat_src_close(struct kstat_src *s)
 		munmap((void *)s->recs, s->recs_len);
 	bpf_link__destroy(s->link);
 	cgstat_bpf__destroy(s->skel);
-	free(s->tab);
+	idtab_free(&s->tab);
 	memset(s, 0, sizeof(*s));
-}
-
-static struct kstat_ent *slot(struct kstat_ent *t, size_t cap, uint64_t id)
-{
-	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
-
-	while (t[i].id && t[i].id != id)
-		i = (i + 1) & (cap - 1);
-	return &t[i];
 }
 
 static int tab_put(struct kstat_src *s, uint64_t id, const struct kstat *k)
 {
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct kstat_ent *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->tab[i].id)
-				*slot(t, cap, s->tab[i].id) = s->tab[i];
-		free(s->tab);
-		s->tab = t;
-		s->cap = cap;
-	}
-	struct kstat_ent *e = slot(s->tab, s->cap, id);
-	if (!e->id)
-		s->n++;
-	e->id = id;
+	struct kstat_ent *e = idtab_put(&s->tab, id, NULL);
+
+	if (!e)
+		return -ENOMEM;
 	e->k = *k;
 	return 0;
 }
@@ -146,9 +126,7 @@ int kstat_src_refresh(struct kstat_src *s)
 	close(fd);
 	if (err)
 		return err;
-	s->n = 0;
-	if (s->tab)
-		memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	idtab_clear(&s->tab);
 	s->full = s->skel->bss->full;
 	uint32_t n = s->skel->bss->n;
 	for (uint32_t i = 0; i < n && i < CGS_KSTAT_MAX; i++)
@@ -160,8 +138,8 @@ int kstat_src_refresh(struct kstat_src *s)
 int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)
 {
 	if (s->method == KSTAT_ITER) {
-		struct kstat_ent *e = s->cap ? slot(s->tab, s->cap, id) : NULL;
-		if (!e || !e->id)
+		const struct kstat_ent *e = idtab_find(&s->tab, id);
+		if (!e)
 			return -ENOENT;
 		*k = e->k;
 		/* The root group has no bandwidth control: as its missing files say. */
@@ -196,9 +174,11 @@ int kstat_src_all(struct kstat_src *s,
 		/* One pass, no file read, no path needed: ids are what deltas key on. */
 		if ((err = kstat_src_refresh(s)))
 			return err;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->tab[i].id)
-				cb(ctx, s->tab[i].id, NULL, &s->tab[i].k);
+		for (size_t i = 0; i < s->tab.cap; i++) {
+			const struct kstat_ent *e = idtab_at(&s->tab, i);
+			if (e)
+				cb(ctx, e->id, NULL, &e->k);
+		}
 		return 0;
 	}
 	walk.s = s;

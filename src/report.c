@@ -5,6 +5,7 @@
 
 #include "cgroupfs.h"
 #include "hist.h"
+#include "idtab.h"
 #include "kstat_src.h"
 #include "report.h"
 #include "util.h"
@@ -35,63 +36,30 @@ struct kentry {
 };
 
 struct kcache {
-	size_t cap, used;
-	struct kentry *e;
+	struct idtab t; /* id -> struct kentry */
 };
 
 struct kcache *kcache_new(void)
 {
-	struct kcache *kc = calloc(1, sizeof(*kc));
+	struct kcache *kc = malloc(sizeof(*kc));
 
-	if (kc && !(kc->e = calloc(kc->cap = 256, sizeof(*kc->e)))) {
-		free(kc);
-		return NULL;
-	}
+	if (kc)
+		kc->t = (struct idtab)IDTAB_INIT(struct kentry);
 	return kc;
 }
 
 void kcache_free(struct kcache *kc)
 {
 	if (kc)
-		free(kc->e);
+		idtab_free(&kc->t);
 	free(kc);
-}
-
-static struct kentry *kslot(struct kentry *e, size_t cap, uint64_t id)
-{
-	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
-
-	while (e[i].id && e[i].id != id)
-		i = (i + 1) & (cap - 1);
-	return &e[i];
-}
-
-static struct kentry *kcache_get(struct kcache *kc, uint64_t id, bool *fresh)
-{
-	if ((kc->used + 1) * 2 > kc->cap) {
-		struct kentry *n = calloc(kc->cap * 2, sizeof(*n));
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < kc->cap; i++)
-			if (kc->e[i].id)
-				*kslot(n, kc->cap * 2, kc->e[i].id) = kc->e[i];
-		free(kc->e);
-		kc->e = n;
-		kc->cap *= 2;
-	}
-	struct kentry *k = kslot(kc->e, kc->cap, id);
-	*fresh = !k->id;
-	if (!k->id) {
-		k->id = id;
-		kc->used++;
-	}
-	return k;
 }
 
 static void prime_one(void *ctx, uint64_t id, const char *path, const struct kstat *k)
 {
 	bool fresh;
-	struct kentry *e = kcache_get(ctx, id, &fresh);
+	struct kcache *kc = ctx;
+	struct kentry *e = idtab_put(&kc->t, id, &fresh);
 
 	if (e)
 		e->first = e->last = *k;
@@ -118,11 +86,9 @@ static void kernel_figures(struct row *w, struct cgfs *fs, struct kstat_src *ks,
 	}
 	if (kstat_src_get(ks, w->id, w->path, &w->k))
 		return;
-	if (!(e = kcache_get(kc, w->id, &fresh)))
+	if (!(e = idtab_put(&kc->t, w->id, &fresh)))
 		return;
-	/* Not seen at start: it was made since, and all its counters are new. */
-	if (fresh)
-		memset(&e->first, 0, sizeof(e->first)), e->last = e->first;
+	/* Not seen at start (fresh: zeroed): it was made since, and all its counters are new. */
 	const struct kstat *base = since_first ? &e->first : &e->last;
 	w->k_periods = w->k.nr_periods - base->nr_periods;
 	w->k_throttled = w->k.nr_throttled - base->nr_throttled;

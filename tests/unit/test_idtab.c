@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The id-keyed table the path cache, the kernel figures and their deltas share. */
+#include <criterion/criterion.h>
+
+#include "idtab.h"
+
+struct ent {
+	uint64_t id;
+	uint64_t v;
+};
+
+Test(idtab, put_find_grow_walk_clear)
+{
+	struct idtab t = IDTAB_INIT(struct ent);
+	bool fresh;
+
+	cr_assert_null(idtab_find(&t, 5), "an empty table finds nothing");
+	cr_assert_null(idtab_put(&t, 0, &fresh), "id 0 marks a free entry: refused");
+	/* Consecutive ids, as inode numbers are, past several doublings. */
+	for (uint64_t id = 1; id <= 5000; id++) {
+		struct ent *e = idtab_put(&t, id, &fresh);
+		cr_assert_not_null(e);
+		cr_assert(fresh);
+		cr_assert_eq(e->v, 0, "a new entry is zeroed");
+		e->v = id * 3;
+	}
+	cr_assert_eq(t.used, 5000);
+	cr_assert_leq(t.used * 2, t.cap, "at most half full");
+	struct ent *e = idtab_put(&t, 77, &fresh);
+	cr_assert(!fresh);
+	cr_assert_eq(e->v, 231, "an existing entry keeps its value");
+	uint64_t sum = 0, n = 0;
+	for (size_t i = 0; i < t.cap; i++)
+		if ((e = idtab_at(&t, i)))
+			sum += e->v, n++;
+	cr_assert_eq(n, 5000);
+	cr_assert_eq(sum, 3ULL * 5000 * 5001 / 2);
+	cr_assert_null(idtab_find(&t, 5001));
+	idtab_clear(&t);
+	cr_assert_null(idtab_find(&t, 77));
+	cr_assert_not_null(idtab_put(&t, 77, &fresh));
+	cr_assert(fresh);
+	idtab_free(&t);
+}
+
+Test(idtab, unset_table_refuses)
+{
+	struct idtab t = { 0 };
+
+	cr_assert_null(idtab_put(&t, 1, NULL), "a table with no entry size is never written");
+	cr_assert_null(idtab_find(&t, 1));
+}
