@@ -7,10 +7,20 @@
 #define CGS_JSON_OUT_H
 
 #include <stdio.h>
+#include <json-c/json.h>
 
 #include "report.h"
 
 #define CGS_JSON_VERSION 2
+
+/*
+ * Every key is a literal (or a static name) added once to its object: json-c
+ * need neither copy it nor look for an earlier one. Saves a strdup and a
+ * hash probe per field: 10,000 rows of --json carry ~400,000 fields.
+ */
+#define JADD(o, k, v) \
+	json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
+#define JU64(v) json_object_new_uint64(v)
 
 struct json_meta {
 	const char *kind;       /* "interval" or "summary" */

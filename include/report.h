@@ -20,6 +20,12 @@ struct preemptor {
 	const char *path;     /* NULL when the cgroup is gone */
 };
 
+/*
+ * Count `count` for preemptor id in pre[0..*n), the REPORT_TOP_PREEMPTORS
+ * largest kept, most first; an id already there adds up.
+ */
+void preemptors_add(struct preemptor *pre, int *n, uint64_t id, uint64_t count, const char *path);
+
 struct row {
 	uint64_t id;
 	const char *path;     /* relative to the hierarchy; last known when removed */

@@ -9,41 +9,10 @@
 #include "record.h"
 #include "util.h"
 
-#define ADD(o, k, v) json_object_object_add(o, k, v)
-#define U64(v) json_object_new_uint64(v)
-
 /* The report's rows are the traced subtree; its delta is sorted by id. */
 static bool in_subtree(const struct report *r, uint64_t id)
 {
 	return snapshot_find(r->d, id) != NULL;
-}
-
-static void add_pre(struct record_summary *rs, const struct preemptor *p)
-{
-	int i;
-
-	for (i = 0; i < rs->npre; i++)
-		if (rs->pre[i].id == p->id) {
-			rs->pre[i].count += p->count;
-			break;
-		}
-	if (i == rs->npre) {
-		if (rs->npre == REPORT_TOP_PREEMPTORS) {
-			if (p->count <= rs->pre[i - 1].count)
-				return;
-			i--;
-		} else {
-			rs->npre++;
-		}
-		rs->pre[i] = *p;
-	}
-	/* keep sorted, most first */
-	while (i > 0 && rs->pre[i - 1].count < rs->pre[i].count) {
-		struct preemptor t = rs->pre[i - 1];
-		rs->pre[i - 1] = rs->pre[i];
-		rs->pre[i] = t;
-		i--;
-	}
 }
 
 void record_aggregate(struct record_summary *rs, const struct report *r)
@@ -66,7 +35,7 @@ void record_aggregate(struct record_summary *rs, const struct report *r)
 		/* Preemption inside the subtree is the command against itself. */
 		for (int p = 0; p < w->npre; p++)
 			if (!in_subtree(r, w->pre[p].id))
-				add_pre(rs, &w->pre[p]);
+				preemptors_add(rs->pre, &rs->npre, w->pre[p].id, w->pre[p].count, w->pre[p].path);
 	}
 	for (int cpu = 0; per_cpu && cpu < rs->ncpus; cpu++)
 		if (per_cpu[cpu] > rs->thr_wall_ns)
@@ -146,89 +115,89 @@ struct json_object *record_json(const struct record_summary *rs)
 {
 	struct json_object *o = json_object_new_object(), *x;
 
-	ADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
-	ADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
-	ADD(o, "kernel", json_object_new_string(rs->kernel));
-	ADD(o, "cgroup_version", json_object_new_int(rs->cgroup_version));
-	ADD(o, "backend", json_object_new_string(rs->backend));
-	ADD(o, "throttle_backend", json_object_new_string(rs->thr_backend));
-	ADD(o, "ncpus", json_object_new_int(rs->ncpus));
+	JADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
+	JADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
+	JADD(o, "kernel", json_object_new_string(rs->kernel));
+	JADD(o, "cgroup_version", json_object_new_int(rs->cgroup_version));
+	JADD(o, "backend", json_object_new_string(rs->backend));
+	JADD(o, "throttle_backend", json_object_new_string(rs->thr_backend));
+	JADD(o, "ncpus", json_object_new_int(rs->ncpus));
 	if (rs->argv) {
 		x = json_object_new_array();
 		for (char *const *a = rs->argv; *a; a++)
 			json_object_array_add(x, json_object_new_string(*a));
-		ADD(o, "command", x);
+		JADD(o, "command", x);
 	} else {
-		ADD(o, "command", NULL);
+		JADD(o, "command", NULL);
 	}
-	ADD(o, "cgroup", json_name(rs->cgroup));
-	ADD(o, "attached", json_object_new_boolean(rs->attached));
+	JADD(o, "cgroup", json_name(rs->cgroup));
+	JADD(o, "attached", json_object_new_boolean(rs->attached));
 	x = json_object_new_object();
 	if (rs->limits.has_max) {
-		ADD(x, "quota_us", rs->limits.quota_us ? U64(rs->limits.quota_us) : NULL);
-		ADD(x, "period_us", U64(rs->limits.period_us));
+		JADD(x, "quota_us", rs->limits.quota_us ? JU64(rs->limits.quota_us) : NULL);
+		JADD(x, "period_us", JU64(rs->limits.period_us));
 	}
 	if (rs->limits.has_weight) {
-		ADD(x, "weight", U64(rs->limits.weight));
+		JADD(x, "weight", JU64(rs->limits.weight));
 		if (rs->cgroup_version == 1)
-			ADD(x, "shares", U64(weight_to_shares(rs->limits.weight)));
+			JADD(x, "shares", JU64(weight_to_shares(rs->limits.weight)));
 	}
-	ADD(o, "limits", x);
-	ADD(o, "start_time", json_object_new_double(rs->start_time));
-	ADD(o, "wall_ns", U64(rs->wall_ns));
+	JADD(o, "limits", x);
+	JADD(o, "start_time", json_object_new_double(rs->start_time));
+	JADD(o, "wall_ns", JU64(rs->wall_ns));
 	x = json_object_new_object();
-	ADD(x, "status", rs->exit_status >= 0 ? json_object_new_int(rs->exit_status) : NULL);
-	ADD(x, "signal", rs->exit_signal > 0 ? json_object_new_int(rs->exit_signal) : NULL);
-	ADD(o, "exit", x);
+	JADD(x, "status", rs->exit_status >= 0 ? json_object_new_int(rs->exit_status) : NULL);
+	JADD(x, "signal", rs->exit_signal > 0 ? json_object_new_int(rs->exit_signal) : NULL);
+	JADD(o, "exit", x);
 	json_counters(o, &rs->c, CGJ_ROW_TIME, true);
-	ADD(o, "cpu_pct", json_object_new_double(record_cpu_pct(rs)));
+	JADD(o, "cpu_pct", json_object_new_double(record_cpu_pct(rs)));
 	json_counters(o, &rs->c, CGJ_ROW, true);
 	x = json_object_new_object();
 	json_counters(x, &rs->c, CGJ_SWITCHES, true);
-	ADD(o, "switches", x);
+	JADD(o, "switches", x);
 	x = json_object_new_object();
 	json_counters(x, &rs->c, CGJ_THR, true);
 	json_counters(x, &rs->c, CGJ_THR_WAIT, true);
-	ADD(x, "wall_ns", U64(record_thr_wall_ns(rs)));
-	ADD(x, "pct", json_object_new_double(record_thr_pct(rs)));
-	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
-	ADD(x, "max_ns", U64(rs->thr_max_ns));
-	ADD(x, "hist", json_hist(rs->c.thr_slots));
-	ADD(o, "throttle", x);
+	JADD(x, "wall_ns", JU64(record_thr_wall_ns(rs)));
+	JADD(x, "pct", json_object_new_double(record_thr_pct(rs)));
+	JADD(x, "p99_ns", JU64((uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
+	JADD(x, "max_ns", JU64(rs->thr_max_ns));
+	JADD(x, "hist", json_hist(rs->c.thr_slots));
+	JADD(o, "throttle", x);
 	x = json_object_new_object();
 	json_counters(x, &rs->c, CGJ_RUNQ, true);
-	ADD(x, "p50_ns", U64((uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)));
-	ADD(x, "p99_ns", U64((uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)));
-	ADD(x, "max_ns", U64(rs->runq_max_ns));
-	ADD(x, "hist", json_hist(rs->c.runq_slots));
-	ADD(o, "runq", x);
+	JADD(x, "p50_ns", JU64((uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)));
+	JADD(x, "p99_ns", JU64((uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)));
+	JADD(x, "max_ns", JU64(rs->runq_max_ns));
+	JADD(x, "hist", json_hist(rs->c.runq_slots));
+	JADD(o, "runq", x);
 	x = json_object_new_array();
 	for (int i = 0; i < rs->npre; i++) {
 		struct json_object *p = json_object_new_object();
-		ADD(p, "id", U64(rs->pre[i].id));
-		ADD(p, "path", json_name(rs->pre[i].path));
-		ADD(p, "count", U64(rs->pre[i].count));
+		JADD(p, "id", JU64(rs->pre[i].id));
+		JADD(p, "path", json_name(rs->pre[i].path));
+		JADD(p, "count", JU64(rs->pre[i].count));
 		json_object_array_add(x, p);
 	}
-	ADD(o, "preempted_by", x);
+	JADD(o, "preempted_by", x);
 	if (rs->k_ok) {
 		x = json_object_new_object();
-		ADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
-		ADD(x, "period_us", U64(rs->k.period_us));
-		ADD(x, "nr_periods", U64(rs->k_periods));
-		ADD(x, "nr_throttled", U64(rs->k_throttled));
-		ADD(x, "throttled_ns", U64(rs->k_throttled_ns));
-		ADD(o, "kernel_stat", x);
+		JADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
+		JADD(x, "period_us", JU64(rs->k.period_us));
+		JADD(x, "nr_periods", JU64(rs->k_periods));
+		JADD(x, "nr_throttled", JU64(rs->k_throttled));
+		JADD(x, "throttled_ns", JU64(rs->k_throttled_ns));
+		JADD(o, "kernel_stat", x);
 	} else {
-		ADD(o, "kernel_stat", NULL);
+		JADD(o, "kernel_stat", NULL);
 	}
-	ADD(o, "drops", json_drops(rs->drops));
+	JADD(o, "drops", json_drops(rs->drops));
 	x = json_object_new_array();
 	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
 		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ncpus));
-	ADD(o, "cgroups", x);
-	ADD(o, "episodes", json_episodes(rs->episodes, rs->nepisodes, rs->base_ns, rs->name, rs->name_ctx));
-	ADD(o, "episodes_truncated", U64(rs->episodes_truncated));
+	JADD(o, "cgroups", x);
+	JADD(o, "episodes", json_episodes(rs->episodes, rs->nepisodes, rs->base_ns, rs->name, rs->name_ctx));
+	JADD(o, "episodes_truncated", JU64(rs->episodes_truncated));
 	return o;
 }
 

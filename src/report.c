@@ -98,23 +98,27 @@ static void kernel_figures(struct row *w, struct cgfs *fs, struct kstat_src *ks,
 
 /* --- rows ------------------------------------------------------------------ */
 
-static void add_preemptor(struct row *w, uint64_t id, uint64_t count)
+void preemptors_add(struct preemptor *pre, int *n, uint64_t id, uint64_t count, const char *path)
 {
-	int i = w->npre;
+	int i;
 
-	/* Keep the largest few, by insertion. */
-	if (i == REPORT_TOP_PREEMPTORS) {
-		if (count <= w->pre[i - 1].count)
-			return;
-		i--;
+	for (i = 0; i < *n && pre[i].id != id; i++)
+		;
+	if (i < *n) {
+		pre[i].count += count; /* the same preemptor again (record sums rows) */
+	} else if (*n < REPORT_TOP_PREEMPTORS) {
+		pre[(*n)++] = (struct preemptor){ .id = id, .count = count, .path = path };
+	} else if (count > pre[--i].count) {
+		pre[i] = (struct preemptor){ .id = id, .count = count, .path = path };
 	} else {
-		w->npre++;
+		return;
 	}
-	while (i > 0 && w->pre[i - 1].count < count) {
-		w->pre[i] = w->pre[i - 1];
-		i--;
+	/* Most first: move the changed entry up to its place. */
+	for (; i > 0 && pre[i - 1].count < pre[i].count; i--) {
+		struct preemptor t = pre[i - 1];
+		pre[i - 1] = pre[i];
+		pre[i] = t;
 	}
-	w->pre[i] = (struct preemptor){ .id = id, .count = count };
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -158,7 +162,7 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 		while (pi < d->npre && d->pre[pi].victim < c->id)
 			pi++;
 		for (; pi < d->npre && d->pre[pi].victim == c->id; pi++)
-			add_preemptor(w, d->pre[pi].preemptor, d->pre[pi].count);
+			preemptors_add(w->pre, &w->npre, d->pre[pi].preemptor, d->pre[pi].count, NULL);
 	}
 	return 0;
 }

@@ -80,3 +80,24 @@ Test(snapshot, delta_pairs_cgroups_by_id)
 	snapshot_free(&prev);
 	snapshot_free(&cur);
 }
+
+/* The few largest preemptors, most first; one seen again adds up (record sums rows). */
+Test(report, preemptors_top_n)
+{
+	struct preemptor pre[REPORT_TOP_PREEMPTORS];
+	int n = 0;
+	const uint64_t counts[] = { 5, 9, 1, 7, 3, 8, 2 }; /* ids 1..7 */
+
+	for (int i = 0; i < 7; i++)
+		preemptors_add(pre, &n, i + 1, counts[i], NULL);
+	cr_assert_eq(n, REPORT_TOP_PREEMPTORS);
+	const uint64_t want_id[] = { 2, 6, 4, 1, 5 };
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(pre[i].id, want_id[i], "place %d: id %llu", i, (unsigned long long)pre[i].id);
+	preemptors_add(pre, &n, 5, 7, NULL); /* 3 + 7: now the first */
+	cr_assert_eq(pre[0].id, 5);
+	cr_assert_eq(pre[0].count, 10);
+	preemptors_add(pre, &n, 3, 1, NULL); /* smaller than the last kept: left out */
+	for (int i = 0; i < n; i++)
+		cr_assert_neq(pre[i].id, 3);
+}
