@@ -75,6 +75,14 @@ int cgfs_rmdir(struct cgfs *fs, const char *rel);
 int cgfs_enable_cpu_in_parent(struct cgfs *fs, const char *rel, bool *enabled);
 /* The parent of a normalised path ("/a/b" -> "/a", "/a" -> "/"). */
 void cgpath_parent(const char *rel, char *out, size_t len);
+/*
+ * cb(ctx, rel, id) for the cgroup `below` (a normalised path) and every one
+ * under it: parents first, or children first with post_order. Links are not
+ * followed, other mounts not entered. A nonzero return of cb ends the walk
+ * and is returned; -errno when `below` cannot be opened.
+ */
+int cgfs_walk(struct cgfs *fs, const char *below, bool post_order,
+	      int (*cb)(void *ctx, const char *rel, uint64_t id), void *ctx);
 /* Kill what is left in a cgroup and its descendants, then remove them, deepest first. */
 int cgfs_remove(struct cgfs *fs, const char *rel);
 /* This process's cgroup in the cpu hierarchy (from /proc/self/cgroup), "/" if unknown. */

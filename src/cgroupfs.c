@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,14 +251,82 @@ static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len)
 	return cgpath_normalize(fs->mnt, abs, out, len);
 }
 
-static struct cgfs *scan_fs; /* nftw has no user pointer */
+/* --- walks ----------------------------------------------------------------- */
 
-static int scan_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
+struct walk {
+	struct cgfs *fs;
+	bool post;
+	int (*cb)(void *ctx, const char *rel, uint64_t id);
+	void *ctx;
+	dev_t dev;
 	char rel[PATH_MAX];
+};
 
-	if (type == FTW_D && !cgpath_normalize(scan_fs->mnt, path, rel, sizeof(rel)))
-		cache_put(scan_fs, st->st_ino, rel);
+/*
+ * The directory open at dfd (closed here), whose path w->rel is len bytes,
+ * and every one below it. Symbolic links are not followed, other mounts not
+ * entered; a directory that goes away meanwhile is passed over.
+ */
+static int walk_dir(struct walk *w, int dfd, size_t len, uint64_t id)
+{
+	int err = w->post ? 0 : w->cb(w->ctx, w->rel, id);
+	DIR *d = err ? NULL : fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		close(dfd);
+		return err ? err : w->post ? w->cb(w->ctx, w->rel, id) : 0;
+	}
+	/* Children are written after "/a" at len, after the root "/" at 0. */
+	size_t at = len == 1 ? 0 : len;
+	while (!err && (e = readdir(d))) {
+		struct stat st;
+		int cfd, n;
+
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || !strcmp(e->d_name, ".") ||
+		    !strcmp(e->d_name, ".."))
+			continue;
+		n = snprintf(w->rel + at, sizeof(w->rel) - at, "/%s", e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(w->rel) - at) {
+			w->rel[len] = 0; /* deeper than PATH_MAX: no path to name it by */
+			continue;
+		}
+		cfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd >= 0 && !fstat(cfd, &st) && st.st_dev == w->dev)
+			err = walk_dir(w, cfd, at + n, st.st_ino);
+		else if (cfd >= 0)
+			close(cfd);
+		w->rel[len] = 0;
+	}
+	closedir(d);
+	return !err && w->post ? w->cb(w->ctx, w->rel, id) : err;
+}
+
+int cgfs_walk(struct cgfs *fs, const char *below, bool post_order,
+	      int (*cb)(void *ctx, const char *rel, uint64_t id), void *ctx)
+{
+	struct walk w = { .fs = fs, .post = post_order, .cb = cb, .ctx = ctx };
+	const char *r = below[0] == '/' ? below + 1 : below;
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(w.rel, sizeof(w.rel), "/%s", r);
+	if (n < 0 || (size_t)n >= sizeof(w.rel))
+		return -ENAMETOOLONG;
+	fd = openat(fs->mnt_fd, *r ? r : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	w.dev = st.st_dev;
+	return walk_dir(&w, fd, n, st.st_ino);
+}
+
+static int scan_one(void *fs, const char *rel, uint64_t id)
+{
+	cache_put(fs, id, rel);
 	return 0;
 }
 
@@ -294,8 +362,7 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 			  strerror(-err));
 	}
 	/* Fallback: one scan fills the cache for every cgroup at once. */
-	scan_fs = fs;
-	nftw(fs->mnt, scan_one, 32, FTW_PHYS | FTW_MOUNT);
+	cgfs_walk(fs, "/", false, scan_one, fs);
 	fs->scans++;
 	if ((s = idtab_find(&fs->names, id)) && s->path)
 		return s->path;
@@ -412,43 +479,31 @@ static int kill_all(struct cgfs *fs, const char *rel)
 	return killed;
 }
 
-static struct {
-	struct cgfs *fs;
-	int err;
-} rm;
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Deepest first (a post-order walk): the last error is kept, the rest still tried. */
+static int rm_one(void *vctx, const char *rel, uint64_t id)
 {
-	char rel[PATH_MAX];
+	struct { struct cgfs *fs; int err; } *rm = vctx;
+	int err = 0;
 
-	if (type != FTW_DP || cgpath_normalize(rm.fs->mnt, path, rel, sizeof(rel)))
-		return 0;
 	/* Tasks take a moment to leave a cgroup after SIGKILL. */
-	for (int i = 0; i < 50 && kill_all(rm.fs, rel); i++)
+	for (int i = 0; i < 50 && kill_all(rm->fs, rel); i++)
 		usleep(20000);
 	for (int i = 0; i < 50; i++) {
-		if (!rmdir(path))
-			return 0;
-		if (errno != EBUSY)
+		if (!(err = cgfs_rmdir(rm->fs, rel)) || err != -EBUSY)
 			break;
 		usleep(20000);
 	}
-	rm.err = -errno;
+	if (err)
+		rm->err = err;
 	return 0;
 }
 
 int cgfs_remove(struct cgfs *fs, const char *rel)
 {
-	char path[2 * PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s%s", fs->mnt, rel);
+	struct { struct cgfs *fs; int err; } rm = { fs, 0 };
+	int err = cgfs_walk(fs, rel, true, rm_one, &rm);
 
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	rm.fs = fs;
-	rm.err = 0;
-	if (nftw(path, rm_one, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH))
-		return -errno;
-	return rm.err;
+	return err ? err : rm.err;
 }
 
 void cgfs_self(struct cgfs *fs, char *out, size_t len)

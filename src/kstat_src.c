@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <ftw.h>
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,20 +147,19 @@ int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct ksta
 	return kstat_read(s->fs, rel, k);
 }
 
-static struct {
+struct all_ctx {
 	struct kstat_src *s;
 	void (*cb)(void *, uint64_t, const char *, const struct kstat *);
 	void *ctx;
-} walk;
+};
 
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int read_one(void *vctx, const char *rel, uint64_t id)
 {
-	char rel[PATH_MAX];
+	struct all_ctx *a = vctx;
 	struct kstat k;
 
-	if (type == FTW_D && !cgpath_normalize(walk.s->fs->mnt, path, rel, sizeof(rel)) &&
-	    !kstat_read(walk.s->fs, rel, &k))
-		walk.cb(walk.ctx, st->st_ino, rel, &k);
+	if (!kstat_read(a->s->fs, rel, &k))
+		a->cb(a->ctx, id, rel, &k);
 	return 0;
 }
 
@@ -181,8 +179,6 @@ int kstat_src_all(struct kstat_src *s,
 		}
 		return 0;
 	}
-	walk.s = s;
-	walk.cb = cb;
-	walk.ctx = ctx;
-	return nftw(s->fs->mnt, walk_one, 32, FTW_PHYS | FTW_MOUNT) ? -errno : 0;
+	struct all_ctx a = { s, cb, ctx };
+	return cgfs_walk(s->fs, "/", false, read_one, &a);
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,24 +356,20 @@ static bool plan_has(struct plan *p, const char *rel)
 	return false;
 }
 
-static struct {
+struct match_ctx {
 	const struct limit_rule *rule;
-	struct cgfs *fs;
 	int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists);
 	void *ctx;
-	int err;
-} walk;
+};
 
-static int match_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int match_one(void *vctx, const char *rel, uint64_t id)
 {
-	char rel[PATH_MAX];
+	struct match_ctx *m = vctx;
 
 	/* The root takes no limits: "*" would match it as the empty name. */
-	if (type != FTW_D || cgpath_normalize(walk.fs->mnt, path, rel, sizeof(rel)) || !strcmp(rel, "/"))
+	if (!strcmp(rel, "/") || fnmatch(m->rule->pattern, rel, FNM_PATHNAME))
 		return 0;
-	if (!fnmatch(walk.rule->pattern, rel, FNM_PATHNAME))
-		walk.err = walk.cb(walk.ctx, rel, walk.rule, true);
-	return walk.err ? 1 : 0;
+	return m->cb(m->ctx, rel, m->rule, true);
 }
 
 int limits_targets(struct limits_file *lf, struct cgfs *fs,
@@ -386,9 +381,8 @@ int limits_targets(struct limits_file *lf, struct cgfs *fs,
 	for (size_t i = 0; i < lf->n && !err; i++) {
 		const struct limit_rule *r = &lf->r[i];
 		if (r->glob) {
-			walk = (typeof(walk)){ .rule = r, .fs = fs, .cb = cb, .ctx = ctx };
-			nftw(fs->mnt, match_one, 32, FTW_PHYS | FTW_MOUNT);
-			err = walk.err;
+			struct match_ctx m = { r, cb, ctx };
+			err = cgfs_walk(fs, "/", false, match_one, &m);
 		} else {
 			err = cb(ctx, r->pattern, r, !cgfs_id(fs, r->pattern, &id));
 		}
