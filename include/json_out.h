@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Machine output, schema "cgsched/top" version 2 (docs/json.md): one
+ * Machine output, schema "cgsched/top" (docs/json.md): one
  * object per line, built with json-c so strings are always escaped right.
  */
 #ifndef CGS_JSON_OUT_H
@@ -11,7 +11,7 @@
 
 #include "report.h"
 
-#define CGS_JSON_VERSION 2
+#define CGS_JSON_VERSION 3
 
 /*
  * Every key is a literal (or a static name) added once to its object: json-c

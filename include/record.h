@@ -2,7 +2,7 @@
 /*
  * The record report: one traced cgroup and its descendants, summed, with the
  * kernel's cpu.stat deltas and the command's exit. Schema "cgsched/record"
- * version 1 (docs/json.md); check reads it back.
+ * version 2 (docs/json.md); check reads it back.
  */
 #ifndef CGS_RECORD_H
 #define CGS_RECORD_H
@@ -16,7 +16,7 @@
 #include "report.h"
 
 #define CGS_RECORD_SCHEMA "cgsched/record"
-#define CGS_RECORD_VERSION 1
+#define CGS_RECORD_VERSION 2
 
 struct record_summary {
 	/* where and how */

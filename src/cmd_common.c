@@ -34,7 +34,7 @@ int common_opt(struct common_opts *c, int opt, const char *arg)
 	case OPT_SCHED_BACKEND:
 		c->so.sched_backend = arg;
 		return 1;
-	case OPT_BACKEND:
+	case OPT_THROTTLE_BACKEND:
 		c->so.thr_backend = arg;
 		return 1;
 	case 'v':

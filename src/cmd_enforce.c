@@ -31,7 +31,7 @@ static const char usage[] =
 	"  -i, --interval DUR      how often (default 1s)\n"
 	"  --contention-p99 DUR    run-queue p99 that means contention (default 2ms)\n"
 	"  --min-waits N           waits a cgroup needs in an interval to count (default 20)\n"
-	"  --backend B, --sched-backend B   as for top\n"
+	"  --sched-backend B, --throttle-backend B   as for top\n"
 	"  -v, --verbose\n"
 	"\n"
 	"EXAMPLE\n"

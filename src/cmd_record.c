@@ -45,7 +45,7 @@ static const char usage[] =
 	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
 	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
 	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"
-	"  --backend B, --sched-backend B, --max-cgroups N   as for top\n"
+	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
 	"  -q, --quiet          no live status line\n"
 	"  -v, --verbose        libbpf's messages\n"
 	"\n"

@@ -123,7 +123,7 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	JADD(rq, "hist", json_hist(s->c.runq_slots));
 	JADD(o, "runq", rq);
 	JADD(o, "throttle", throttle_json(w, ncpus));
-	JADD(o, "kernel", kernel_json(w));
+	JADD(o, "kernel_stat", kernel_json(w));
 	pre = json_object_new_array();
 	for (int i = 0; i < w->npre; i++) {
 		struct json_object *p = json_object_new_object();
@@ -167,7 +167,7 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 	if (!uname(&u))
 		JADD(o, "kernel", json_object_new_string(u.release));
 	JADD(o, "cgroup_version", json_object_new_int(m->cgroup_version));
-	JADD(o, "backend", json_object_new_string(m->backend));
+	JADD(o, "sched_backend", json_object_new_string(m->backend));
 	JADD(o, "throttle_backend", json_object_new_string(m->thr_backend));
 	JADD(o, "task_state", json_object_new_string(m->task_state));
 	JADD(o, "ncpus", json_object_new_int(m->ncpus));

@@ -119,7 +119,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	JADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
 	JADD(o, "kernel", json_object_new_string(rs->kernel));
 	JADD(o, "cgroup_version", json_object_new_int(rs->cgroup_version));
-	JADD(o, "backend", json_object_new_string(rs->backend));
+	JADD(o, "sched_backend", json_object_new_string(rs->backend));
 	JADD(o, "throttle_backend", json_object_new_string(rs->thr_backend));
 	JADD(o, "ncpus", json_object_new_int(rs->ncpus));
 	if (rs->argv) {

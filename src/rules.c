@@ -125,12 +125,15 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
 		json_object_put(o);
 		return NULL;
 	}
-	/* An integer, exactly: "1", 1.9 or true are not version 1. */
+	/*
+	 * An integer, exactly: "1", 1.9 or true are not version 1. Version 1
+	 * differs only in names check does not read (backend, a row's kernel).
+	 */
 	if (!json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) != CGS_RECORD_VERSION) {
+	    json_object_get_int64(v) < 1 || json_object_get_int64(v) > CGS_RECORD_VERSION) {
 		char got[32];
 		snprintf(got, sizeof(got), "%s", v ? json_object_to_json_string(v) : "missing");
-		cgs_err("%s: report version %s, not the integer %d this cgsched reads; record it again with this version",
+		cgs_err("%s: report version %s, not an integer from 1 to %d as this cgsched reads; record it again with this version",
 			path, got, CGS_RECORD_VERSION);
 		json_object_put(o);
 		return NULL;

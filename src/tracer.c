@@ -32,7 +32,7 @@ static const struct backend {
 };
 
 /*
- * Throttle backends, tried in this order unless --backend names one. The
+ * Throttle backends, tried in this order unless --throttle-backend names one. The
  * tracepoint backend needs nothing beyond sched_switch, so it always loads.
  */
 static const struct thr_backend {
@@ -370,7 +370,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		return -EINVAL;
 	}
 	if (o->force_thr && !(tb = find_thr(o->force_thr))) {
-		cgs_err("--backend %s: expected fentry, kprobe or tracepoint", o->force_thr);
+		cgs_err("--throttle-backend %s: expected fentry, kprobe or tracepoint", o->force_thr);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
@@ -389,12 +389,12 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		}
 	}
 	if (tb && b) {
-		cgs_err("--backend %s with --sched-backend %s: the kernel refused it: %s; run with -v for libbpf's reasons",
+		cgs_err("--throttle-backend %s with --sched-backend %s: the kernel refused it: %s; run with -v for libbpf's reasons",
 			tb->name, b->name, tracer_thr_hint(tb->name, thr_err));
 		return err;
 	}
 	if (tb) {
-		cgs_err("--backend %s: the kernel refused it: %s; run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
+		cgs_err("--throttle-backend %s: the kernel refused it: %s; run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
 			tb->name, tracer_thr_hint(tb->name, thr_err));
 		return err;
 	}

@@ -20,7 +20,7 @@ test_backend_pairs_load() {
 	fi
 	for s in $ok; do
 		for t in $(jq -r '.throttle_backends[] | select(.ok) | .name' "$TMP/p"); do
-			"$CGSCHED" top -q --sched-backend "$s" --backend "$t" -n 1 -i 100ms >/dev/null 2>"$TMP/e" ||
+			"$CGSCHED" top -q --sched-backend "$s" --throttle-backend "$t" -n 1 -i 100ms >/dev/null 2>"$TMP/e" ||
 				fail "$s with $t: $(cat "$TMP/e")"
 			echo "$s + $t: loaded and attached"
 		done

@@ -25,10 +25,10 @@ test_check_reads_reports_strictly() {
 	echo '{"schema":"cgsched/record","version":1,"runq":{"p99_ns":1e30}}' >"$TMP/big.json"
 	echo '{"schema":"cgsched/record","version":1}' >"$TMP/missing.json"
 	echo "{${b}1}} trailing" >"$TMP/junk.json"
-	for v in '"1"' 1.9 true; do echo "{${b}1},\"version\":$v}" | sed 's/"version":1,//' >"$TMP/v$v.json"; done
+	for v in '"1"' 1.9 true 0 3; do echo "{${b}1},\"version\":$v}" | sed 's/"version":1,//' >"$TMP/v$v.json"; done
 	rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
 	bad=0
-	for f in null str false arr neg inf missing junk 'v"1"' v1.9 vtrue; do
+	for f in null str false arr neg inf missing junk 'v"1"' v1.9 vtrue v0 v3; do
 		one_line_exit2 "check $f.json" "$CGSCHED" check "$TMP/$f.json" --max-throttled-pct 5 || bad=$((bad + 1))
 	done
 	grep -q 'field throttle.pct is string' "$TMP/e" 2>/dev/null || true

@@ -17,7 +17,7 @@ throttled_run() {
 	b=$1 lim=$2 in=$3
 	shift 3
 	cg_quota "$lim" 10000 100000
-	cgs_start top --backend "$b" --cgroup "$lim" --json -i 1h || fail "$b refused"
+	cgs_start top --throttle-backend "$b" --cgroup "$lim" --json -i 1h || fail "$b refused"
 	k0=$(cg_throttled_ns "$lim")
 	cg_run "$in" "$@" >/dev/null || fail "$1 failed"
 	settle
@@ -42,7 +42,7 @@ test_throttle_matches_cpustat() {
 		echo "$b: $n episodes; per CPU: $(cgs_summary "$A" '.throttle.per_cpu | map("cpu\(.cpu)=\(.count)") | join(" ")')"
 		within "${got:-0}" "$KD" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
 		# cpu.stat has us on v2 (cgsched reads the kernel's ns): compare in us.
-		kd=$(cgs_summary "$A" '.kernel.throttled_ns / 1000 | floor')
+		kd=$(cgs_summary "$A" '.kernel_stat.throttled_ns / 1000 | floor')
 		[ "$kd" = "$((KD / 1000))" ] || fail "the summary's kernel delta $kd us is not cpu.stat's $((KD / 1000)) us"
 		# Throttled waits are not run-queue latency: no wait that long in the histogram.
 		rmax=$(cgs_summary "$A" .runq.max_ns)
@@ -80,7 +80,7 @@ test_no_quota_no_throttle() {
 	cpu=$(cgs_summary "$A" .cpu_pct)
 	echo "unlimited: cpu ${cpu}%, $c episodes, ${w} ns throttled waits"
 	[ "$c" = 0 ] && [ "$w" = 0 ] || fail "an unlimited cgroup was throttled"
-	[ "$(cgs_summary "$A" .kernel.quota_us)" = null ] || fail "quota should be null (unlimited)"
+	[ "$(cgs_summary "$A" .kernel_stat.quota_us)" = null ] || fail "quota should be null (unlimited)"
 }
 
 # A limited parent with an unlimited child: the throttling is the parent's
@@ -143,11 +143,15 @@ test_forced_backend_refused() {
 		echo "this kernel allows every throttle backend"
 		exit 77
 	fi
+	# --backend is the option's old name, kept as an alias.
 	for b in $refused; do
-		"$CGSCHED" top --backend "$b" -n 1 >"$TMP/o" 2>"$TMP/e"
-		rc=$?
-		echo "--backend $b -> exit $rc: $(cat "$TMP/e")"
-		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ ! -s "$TMP/o" ] || fail "--backend $b should fail with one line and exit 2"
+		for opt in --throttle-backend --backend; do
+			"$CGSCHED" top $opt "$b" -n 1 >"$TMP/o" 2>"$TMP/e"
+			rc=$?
+			echo "$opt $b -> exit $rc: $(cat "$TMP/e")"
+			[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ ! -s "$TMP/o" ] || fail "$opt $b should fail with one line and exit 2"
+			grep -q -- "--throttle-backend $b" "$TMP/e" || fail "the error should name --throttle-backend"
+		done
 	done
 }
 
