@@ -22,22 +22,30 @@
 	json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
 #define JU64(v) json_object_new_uint64(v)
 
-struct json_meta {
-	const char *kind;       /* "interval" or "summary" */
+/* How the figures were gathered: what every report's header says. */
+struct trace_info {
+	char kernel[65];        /* the release (uname -r) */
 	int cgroup_version;
-	const char *backend;
-	const char *thr_backend;
-	const char *task_state;
-	unsigned ncpus;
-	double realtime;        /* seconds since the epoch, at the end of the window */
-	unsigned long long map_bytes;
-	/* Episodes that ended in the window (NULL: the key is left out). */
-	const struct cgs_episode *episodes;
-	size_t nepisodes;
-	unsigned long long episodes_truncated;
-	uint64_t base_ns;
+	const char *sched_backend, *thr_backend, *task_state;
+	int ncpus;
+};
+
+/* Throttle episodes to list, start relative to base_ns; name(ctx, id) gives a path or NULL. */
+struct episode_view {
+	const struct cgs_episode *e;
+	size_t n;
+	uint64_t truncated, base_ns;
 	const char *(*name)(void *ctx, uint64_t id);
 	void *name_ctx;
+};
+
+struct json_meta {
+	const char *kind;       /* "interval" or "summary" */
+	struct trace_info ti;
+	double realtime;        /* seconds since the epoch, at the end of the window */
+	unsigned long long map_bytes;
+	/* Episodes that ended in the window (none and none truncated: the key is left out). */
+	struct episode_view ep;
 };
 
 struct json_object;
@@ -51,12 +59,10 @@ struct json_object *json_drops(const uint64_t *d);
  * `where`, in list order; record: only those record's summary carries.
  */
 void json_counters(struct json_object *o, const struct cg_counters *c, enum cg_json where, bool record);
-/*
- * Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}], start
- * relative to base_ns; name(ctx, id) gives a cgroup's path or NULL.
- */
-struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_t base_ns,
-				  const char *(*name)(void *ctx, uint64_t id), void *ctx);
+/* Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}]. */
+struct json_object *json_episodes(const struct episode_view *ep);
+/* The header's kernel, cgroup_version, sched_backend, throttle_backend, task_state, ncpus. */
+void json_trace_info(struct json_object *o, const struct trace_info *ti);
 /* json-c's last error as one line (its text ends in a newline), in buf. */
 const char *json_last_error(char *buf, size_t len);
 /* Print one object on one line and free it. */

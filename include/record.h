@@ -13,17 +13,14 @@
 
 #include "kstat.h"
 #include "cpu_limits.h"
+#include "json_out.h"
 #include "report.h"
 
 #define CGS_RECORD_SCHEMA "cgsched/record"
 #define CGS_RECORD_VERSION 2
 
 struct record_summary {
-	/* where and how */
-	const char *kernel;
-	int cgroup_version;
-	const char *backend, *thr_backend;
-	int ncpus;
+	struct trace_info ti;       /* where and how */
 	char *const *argv;          /* the command, NULL-terminated; NULL with --attach */
 	const char *cgroup;         /* traced cgroup, relative to the hierarchy */
 	bool attached;              /* an existing cgroup (--attach), not one we made */
@@ -43,12 +40,7 @@ struct record_summary {
 	uint64_t k_periods, k_throttled, k_throttled_ns;
 	uint64_t drops[CGS_DROP__COUNT];
 	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
-	/* throttle episodes, start relative to base_ns (the start of the run) */
-	const struct cgs_episode *episodes;
-	size_t nepisodes;
-	uint64_t episodes_truncated, base_ns;
-	const char *(*name)(void *ctx, uint64_t id);
-	void *name_ctx;
+	struct episode_view ep;     /* throttle episodes, from the start of the run */
 };
 
 /* Sum a report's rows into rs (counters, maxima, preemptors from outside the subtree). */

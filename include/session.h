@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "cgroupfs.h"
+#include "json_out.h"
 #include "stop.h"
 #include "tracer.h"
 
@@ -15,7 +16,7 @@ struct session_opts {
 	uint32_t max_cgroups;
 	bool hist_ms;
 	const char *sched_backend; /* NULL: probe */
-	const char *thr_backend;   /* --backend; NULL: probe */
+	const char *thr_backend;   /* --throttle-backend; NULL: probe */
 };
 
 struct session {
@@ -38,6 +39,8 @@ void session_close(struct session *s);
 struct json_meta;
 /* The JSON header fields that describe this session; kind is "interval" or "summary". */
 void session_json_meta(const struct session *s, const char *kind, struct json_meta *m);
+/* The kernel, cgroup version, backends and CPUs of this session, for a report's header. */
+void session_trace_info(const struct session *s, struct trace_info *ti);
 /* A cgroup's path by id (cached), or NULL when gone: for json_episodes. */
 const char *session_cgroup_name(void *session, uint64_t id);
 /* Sleep until deadline (monotonic ns) or a stop signal, collecting episodes; false when stopped. */

@@ -351,7 +351,6 @@ int cmd_record(int argc, char **argv)
 	struct record_summary rs = { .exit_status = -1, .exit_signal = -1 };
 	struct kstat k0 = {}, k1 = {};
 	struct episode_log el = {};
-	struct utsname u;
 	char rel[PATH_MAX], name[64];
 	const char *paths[1];
 	bool made = false, have_prev = false, tty;
@@ -410,12 +409,7 @@ int cmd_record(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		goto out;
 	}
-	uname(&u);
-	rs.kernel = u.release;
-	rs.cgroup_version = s.fs.version;
-	rs.backend = s.tr.backend;
-	rs.thr_backend = s.tr.thr_backend;
-	rs.ncpus = s.tr.ncpus;
+	session_trace_info(&s, &rs.ti);
 	rs.argv = o.cmd;
 	rs.cgroup = rel;
 	rs.attached = !!o.attach;
@@ -487,12 +481,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	tracer_take_episodes(&s.tr, &el);
-	rs.episodes = el.e;
-	rs.nepisodes = el.n;
-	rs.episodes_truncated = el.truncated;
-	rs.base_ns = t0;
-	rs.name = session_cgroup_name;
-	rs.name_ctx = &s;
+	rs.ep = (struct episode_view){ el.e, el.n, el.truncated, t0, session_cgroup_name, &s };
 	tracer_stop(&s.tr);
 	if (rs.k_ok && !kstat_read(&s.fs, rel, &k1)) {
 		rs.k = k1;

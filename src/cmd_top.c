@@ -149,12 +149,8 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		session_json_meta(s, summary ? "summary" : "interval", &m);
 		/* Episodes that ended since the last table (the summary lists the last ones). */
 		tracer_take_episodes(&s->tr, &el);
-		m.episodes = el.e;
-		m.nepisodes = el.n;
-		m.episodes_truncated = el.truncated;
-		m.base_ns = s->tr.attached_ns;
-		m.name = session_cgroup_name;
-		m.name_ctx = s;
+		m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns,
+					      session_cgroup_name, s };
 		json_emit(stdout, json_report(&r, &m));
 		free(el.e);
 	} else {

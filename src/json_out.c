@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
-#include <sys/utsname.h>
 #include <limits.h>
 #include <json-c/json.h>
 
@@ -136,49 +135,57 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus)
 	return o;
 }
 
-struct json_object *json_episodes(const struct cgs_episode *e, size_t n, uint64_t base_ns,
-				  const char *(*name)(void *ctx, uint64_t id), void *ctx)
+struct json_object *json_episodes(const struct episode_view *ep)
 {
 	struct json_object *a = json_object_new_array();
+	const struct cgs_episode *e = ep->e;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ep->n; i++) {
 		struct json_object *o = json_object_new_object();
-		const char *p = name ? name(ctx, e[i].cgid) : NULL;
+		const char *p = ep->name ? ep->name(ep->name_ctx, e[i].cgid) : NULL;
 		JADD(o, "cgroup_id", JU64(e[i].cgid));
 		JADD(o, "path", json_name(p));
 		JADD(o, "cpu", json_object_new_int(e[i].cpu));
-		JADD(o, "start_ns", json_object_new_int64((int64_t)(e[i].start_ns - base_ns)));
+		JADD(o, "start_ns", json_object_new_int64((int64_t)(e[i].start_ns - ep->base_ns)));
 		JADD(o, "duration_ns", JU64(e[i].end_ns - e[i].start_ns));
 		json_object_array_add(a, o);
 	}
 	return a;
 }
 
+static struct json_object *str_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+void json_trace_info(struct json_object *o, const struct trace_info *ti)
+{
+	JADD(o, "kernel", json_object_new_string(ti->kernel));
+	JADD(o, "cgroup_version", json_object_new_int(ti->cgroup_version));
+	JADD(o, "sched_backend", str_or_null(ti->sched_backend));
+	JADD(o, "throttle_backend", str_or_null(ti->thr_backend));
+	JADD(o, "task_state", str_or_null(ti->task_state));
+	JADD(o, "ncpus", json_object_new_int(ti->ncpus));
+}
+
 struct json_object *json_report(const struct report *r, const struct json_meta *m)
 {
 	struct json_object *o = json_object_new_object(), *cgs = json_object_new_array();
-	struct utsname u;
 
 	JADD(o, "schema", json_object_new_string("cgsched/top"));
 	JADD(o, "version", json_object_new_int(CGS_JSON_VERSION));
 	JADD(o, "kind", json_object_new_string(m->kind));
 	JADD(o, "time", json_object_new_double(m->realtime));
 	JADD(o, "interval_ns", JU64(r->interval_ns));
-	if (!uname(&u))
-		JADD(o, "kernel", json_object_new_string(u.release));
-	JADD(o, "cgroup_version", json_object_new_int(m->cgroup_version));
-	JADD(o, "sched_backend", json_object_new_string(m->backend));
-	JADD(o, "throttle_backend", json_object_new_string(m->thr_backend));
-	JADD(o, "task_state", json_object_new_string(m->task_state));
-	JADD(o, "ncpus", json_object_new_int(m->ncpus));
+	json_trace_info(o, &m->ti);
 	JADD(o, "map_bytes_max", JU64(m->map_bytes));
 	JADD(o, "drops", json_drops(r->d->drops));
 	for (size_t i = 0; i < r->n; i++)
-		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ncpus));
+		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ti.ncpus));
 	JADD(o, "cgroups", cgs);
-	if (m->episodes || m->episodes_truncated) {
-		JADD(o, "episodes", json_episodes(m->episodes, m->nepisodes, m->base_ns, m->name, m->name_ctx));
-		JADD(o, "episodes_truncated", JU64(m->episodes_truncated));
+	if (m->ep.e || m->ep.truncated) {
+		JADD(o, "episodes", json_episodes(&m->ep));
+		JADD(o, "episodes_truncated", JU64(m->ep.truncated));
 	}
 	return o;
 }

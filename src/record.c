@@ -21,7 +21,7 @@ void record_aggregate(struct record_summary *rs, const struct report *r)
 	rs->runq_max_ns = rs->thr_max_ns = rs->thr_wall_ns = 0;
 	rs->npre = 0;
 	rs->rows = r;
-	uint64_t *per_cpu = calloc(rs->ncpus > 0 ? rs->ncpus : 1, sizeof(*per_cpu));
+	uint64_t *per_cpu = calloc(rs->ti.ncpus > 0 ? rs->ti.ncpus : 1, sizeof(*per_cpu));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
 		for (size_t k = 0; k < CG_NWORDS; k++)
@@ -30,14 +30,14 @@ void record_aggregate(struct record_summary *rs, const struct report *r)
 			rs->runq_max_ns = w->runq_max_ns;
 		if (w->thr_max_ns > rs->thr_max_ns)
 			rs->thr_max_ns = w->thr_max_ns;
-		for (int cpu = 0; per_cpu && w->s->thr_cpu && cpu < rs->ncpus; cpu++)
+		for (int cpu = 0; per_cpu && w->s->thr_cpu && cpu < rs->ti.ncpus; cpu++)
 			per_cpu[cpu] += w->s->thr_cpu[cpu].ns;
 		/* Preemption inside the subtree is the command against itself. */
 		for (int p = 0; p < w->npre; p++)
 			if (!in_subtree(r, w->pre[p].id))
 				preemptors_add(rs->pre, &rs->npre, w->pre[p].id, w->pre[p].count, w->pre[p].path);
 	}
-	for (int cpu = 0; per_cpu && cpu < rs->ncpus; cpu++)
+	for (int cpu = 0; per_cpu && cpu < rs->ti.ncpus; cpu++)
 		if (per_cpu[cpu] > rs->thr_wall_ns)
 			rs->thr_wall_ns = per_cpu[cpu];
 	free(per_cpu);
@@ -94,8 +94,8 @@ uint64_t record_thr_wall_ns(const struct record_summary *rs)
 {
 	uint64_t t = rs->thr_wall_ns;
 
-	if (rs->nepisodes && rs->nepisodes == rs->c.thr_count && !rs->episodes_truncated)
-		t = episodes_union_ns(rs->episodes, rs->nepisodes);
+	if (rs->ep.n && rs->ep.n == rs->c.thr_count && !rs->ep.truncated)
+		t = episodes_union_ns(rs->ep.e, rs->ep.n);
 	if (!t)
 		t = rs->c.thr_wait_ns < rs->wall_ns ? rs->c.thr_wait_ns : rs->wall_ns;
 	return t;
@@ -117,11 +117,7 @@ struct json_object *record_json(const struct record_summary *rs)
 
 	JADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
 	JADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
-	JADD(o, "kernel", json_object_new_string(rs->kernel));
-	JADD(o, "cgroup_version", json_object_new_int(rs->cgroup_version));
-	JADD(o, "sched_backend", json_object_new_string(rs->backend));
-	JADD(o, "throttle_backend", json_object_new_string(rs->thr_backend));
-	JADD(o, "ncpus", json_object_new_int(rs->ncpus));
+	json_trace_info(o, &rs->ti);
 	if (rs->argv) {
 		x = json_object_new_array();
 		for (char *const *a = rs->argv; *a; a++)
@@ -139,7 +135,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	}
 	if (rs->limits.has_weight) {
 		JADD(x, "weight", JU64(rs->limits.weight));
-		if (rs->cgroup_version == 1)
+		if (rs->ti.cgroup_version == 1)
 			JADD(x, "shares", JU64(weight_to_shares(rs->limits.weight)));
 	}
 	JADD(o, "limits", x);
@@ -194,10 +190,10 @@ struct json_object *record_json(const struct record_summary *rs)
 	JADD(o, "drops", json_drops(rs->drops));
 	x = json_object_new_array();
 	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
-		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ncpus));
+		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ti.ncpus));
 	JADD(o, "cgroups", x);
-	JADD(o, "episodes", json_episodes(rs->episodes, rs->nepisodes, rs->base_ns, rs->name, rs->name_ctx));
-	JADD(o, "episodes_truncated", JU64(rs->episodes_truncated));
+	JADD(o, "episodes", json_episodes(&rs->ep));
+	JADD(o, "episodes_truncated", JU64(rs->ep.truncated));
 	return o;
 }
 

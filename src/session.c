@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 
 #include "json_out.h"
 #include "session.h"
@@ -84,14 +85,25 @@ void session_json_meta(const struct session *s, const char *kind, struct json_me
 	clock_gettime(CLOCK_REALTIME, &ts);
 	*m = (struct json_meta){
 		.kind = kind,
-		.cgroup_version = s->fs.version,
-		.backend = s->tr.backend,
-		.thr_backend = s->tr.thr_backend,
-		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
-		.ncpus = s->tr.ncpus,
 		.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
 		.map_bytes = tracer_map_bytes(&s->tr),
 	};
+	session_trace_info(s, &m->ti);
+}
+
+void session_trace_info(const struct session *s, struct trace_info *ti)
+{
+	struct utsname u;
+
+	*ti = (struct trace_info){
+		.cgroup_version = s->fs.version,
+		.sched_backend = s->tr.backend,
+		.thr_backend = s->tr.thr_backend,
+		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
+		.ncpus = s->tr.ncpus,
+	};
+	if (!uname(&u))
+		snprintf(ti->kernel, sizeof(ti->kernel), "%s", u.release);
 }
 
 const char *session_cgroup_name(void *session, uint64_t id)

@@ -89,7 +89,7 @@ Test(counters, every_counter_reaches_json)
 	struct row row = { .id = 7, .path = "/x", .s = &s };
 	struct snapshot d = { .n = 1, .cg = &s };
 	struct report r = { .interval_ns = 1000000000ULL, .d = &d, .n = 1, .rows = &row };
-	struct record_summary rs = { .kernel = "k", .backend = "b", .thr_backend = "t", .ncpus = 1,
+	struct record_summary rs = { .ti = { .kernel = "k", .sched_backend = "b", .thr_backend = "t", .ncpus = 1 },
 				     .cgroup = "/x", .exit_signal = -1 };
 	bool present;
 

@@ -26,8 +26,9 @@ Test(record, report_json_matches_golden)
 	struct snapshot d = { .n = 1, .cg = &s };
 	struct report r = { .interval_ns = 4000000000ULL, .d = &d, .n = 1, .rows = &row };
 	struct record_summary rs = {
-		.kernel = "6.18.0-test", .cgroup_version = 1, .backend = "tp_btf",
-		.thr_backend = "tracepoint", .ncpus = 2, .argv = argv,
+		.ti = { .kernel = "6.18.0-test", .cgroup_version = 1, .sched_backend = "tp_btf",
+			.thr_backend = "tracepoint", .task_state = "task_storage", .ncpus = 2 },
+		.argv = argv,
 		.cgroup = "/cgsched-record-1", .limits = { .has_max = true, .quota_us = 25000, .period_us = 100000 },
 		.start_time = 1795262815.5, .wall_ns = 4000000000ULL, .exit_status = 0, .exit_signal = -1,
 		.k_ok = true, .k = { .ok = true, .quota_us = 25000, .period_us = 100000 },
@@ -101,13 +102,13 @@ Test(record, thr_wall_from_episodes)
 		{ .start_ns = 0, .end_ns = 75, .cpu = 0 },
 		{ .start_ns = 100, .end_ns = 175, .cpu = 1 },
 	};
-	struct record_summary rs = { .wall_ns = 200, .thr_wall_ns = 75, .episodes = e, .nepisodes = 2 };
+	struct record_summary rs = { .wall_ns = 200, .thr_wall_ns = 75, .ep = { .e = e, .n = 2 } };
 
 	rs.c.thr_count = 2;
 	cr_expect_eq(record_thr_wall_ns(&rs), 150, "complete list: the union");
 	rs.c.thr_count = 3;
 	cr_expect_eq(record_thr_wall_ns(&rs), 75, "a lost episode: the longest CPU's share");
 	rs.c.thr_count = 2;
-	rs.episodes_truncated = 1;
+	rs.ep.truncated = 1;
 	cr_expect_eq(record_thr_wall_ns(&rs), 75, "a truncated list: the longest CPU's share");
 }
