@@ -3,9 +3,9 @@
 #ifndef CGS_COMMANDS_H
 #define CGS_COMMANDS_H
 
-#include <getopt.h>
 #include <stdbool.h>
 
+#include "options.h"
 #include "session.h"
 
 int cmd_top(int argc, char **argv);
@@ -16,17 +16,6 @@ int cmd_check(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
-
-/* Options every tracing command takes (long-only, values above 256). */
-enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_JSON, OPT_PER_CPU, OPT_SCHED_BACKEND, OPT_THROTTLE_BACKEND, OPT_METRIC };
-#define COMMON_LONG_OPTS                                              \
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },            \
-	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },  \
-	{ "sched-backend", required_argument, NULL, OPT_SCHED_BACKEND }, \
-	{ "throttle-backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, \
-	{ "backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, /* its old name */ \
-	{ "verbose", no_argument, NULL, 'v' },                        \
-	{ "help", no_argument, NULL, 'h' }
 
 struct common_opts {
 	struct session_opts so;

@@ -7,15 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct json_object;
+#include "options.h"
 
-enum { OPT_MAX_THR = 300, OPT_MAX_P99, OPT_MIN_CPU, OPT_BASELINE, OPT_MAX_REGR };
-#define RULES_LONG_OPTS                                                   \
-	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR },    \
-	{ "max-runq-p99", required_argument, NULL, OPT_MAX_P99 },         \
-	{ "min-cpu-pct", required_argument, NULL, OPT_MIN_CPU },          \
-	{ "baseline", required_argument, NULL, OPT_BASELINE },            \
-	{ "max-regression", required_argument, NULL, OPT_MAX_REGR }
+struct json_object;
 
 struct rules {
 	bool has_thr, has_p99, has_cpu, has_regr;

@@ -37,7 +37,6 @@ static const char usage[] =
 	"EXAMPLE\n"
 	"  cgsched enforce /etc/cgsched/limits.ini -i 2s\n";
 
-enum { OPT_CONTENTION = 500, OPT_MIN_WAITS };
 
 struct managed {
 	char rel[PATH_MAX];

@@ -55,7 +55,6 @@ static const char usage[] =
 	"  cgsched record --check --max-throttled-pct 5 -- ./loadtest\n"
 	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n";
 
-enum { OPT_CPU_MAX = 400, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK };
 
 struct rec_opts {
 	struct common_opts c;

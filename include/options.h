@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every long option without a short form, in one enum: codes from 256 up
+ * never meet a short option's character or each other, whichever commands
+ * share a parser (record takes check's rules, every tracing command the
+ * common options).
+ */
+#ifndef CGS_OPTIONS_H
+#define CGS_OPTIONS_H
+
+#include <getopt.h>
+
+enum long_opt {
+	/* every tracing command (common_opt) */
+	OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_SCHED_BACKEND, OPT_THROTTLE_BACKEND,
+	/* several commands, each its own meaning */
+	OPT_JSON, OPT_PER_CPU, OPT_METRIC,
+	/* check and record --check (rules_opt) */
+	OPT_MAX_THR, OPT_MAX_P99, OPT_MIN_CPU, OPT_BASELINE, OPT_MAX_REGR,
+	/* record */
+	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
+	/* enforce */
+	OPT_CONTENTION, OPT_MIN_WAITS,
+};
+
+#define COMMON_LONG_OPTS                                                       \
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },                     \
+	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },           \
+	{ "sched-backend", required_argument, NULL, OPT_SCHED_BACKEND },       \
+	{ "throttle-backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, \
+	{ "backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, /* its old name */ \
+	{ "verbose", no_argument, NULL, 'v' },                                 \
+	{ "help", no_argument, NULL, 'h' }
+
+#define RULES_LONG_OPTS                                                \
+	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \
+	{ "max-runq-p99", required_argument, NULL, OPT_MAX_P99 },      \
+	{ "min-cpu-pct", required_argument, NULL, OPT_MIN_CPU },       \
+	{ "baseline", required_argument, NULL, OPT_BASELINE },         \
+	{ "max-regression", required_argument, NULL, OPT_MAX_REGR }
+
+#endif
