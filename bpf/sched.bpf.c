@@ -15,32 +15,13 @@
  * (probe reads) for kernels where tp_btf does not attach. The loader enables
  * one set after probing.
  */
-#ifdef CGS_VMLINUX_H
-#include CGS_VMLINUX_H
-#else
-#include "kernel_types.h"
-#endif
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include "compat.bpf.h"
-#include "cgsched.h"
+#include "common.bpf.h"
+#include "throttle.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Settings, fixed before load; the verifier prunes what they turn off. */
-const volatile bool targ_filter = false;       /* --cgroup given */
-const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
-const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
-const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
-
 /* How often a CPU re-samples the offset of its rq clock to ktime (cgs_cpu_cur). */
 #define CGS_OFF_REFRESH_NS (100ULL * 1000000ULL)
-
-/* Advanced by the loader before each read; selects the cgs_max slot. */
-__u64 epoch = 0;
-/* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
-__u64 lim_gen = 0;
 
 /*
  * Per-cgroup figures, one slot per cgroup: an array, so the hot path finds
@@ -99,21 +80,6 @@ struct {
 	__type(value, struct cgs_cpu_cur);
 } cpu_cur SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CGS_DROP__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
-/* cgroup ids named with --cgroup; each matches its descendants too. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CGS_MAX_FILTERS);
-	__type(key, __u64);
-	__type(value, __u8);
-} filter SEC(".maps");
-
 /*
  * Per-task state. Task storage (v5.11+) lives and dies with the task and
  * costs no pid hashing; where the kernel lacks it the loader turns this map
@@ -126,14 +92,6 @@ struct {
 	__type(key, int);
 	__type(value, struct cgs_task);
 } tasks SEC(".maps");
-
-static __always_inline void count_drop(__u32 what)
-{
-	__u64 *n = bpf_map_lookup_elem(&drops, &what);
-
-	if (n)
-		(*n)++;
-}
 
 static __always_inline struct cgs_task *task_get(struct task_struct *p, bool direct)
 {
@@ -187,20 +145,6 @@ static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
 	return s;
 }
 
-/* Whether a task group, or one of its ancestors, was named with --cgroup. */
-static __always_inline bool tg_matches(struct task_group *tg, bool direct)
-{
-	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
-		__u64 id = tg_cgid(tg, direct);
-		if (bpf_map_lookup_elem(&filter, &id))
-			return true;
-		tg = tg_parent(tg, direct);
-	}
-	if (tg)
-		count_drop(CGS_DROP_DEPTH);
-	return false;
-}
-
 /*
  * Whether a task group or one of its ancestors has a CFS quota (RUNTIME_INF
  * is ~0): only then can its tasks be throttled, and only then are the
@@ -242,43 +186,6 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 	return t->match ? t->cgid : 0;
 }
 
-/*
- * A wait that began on another CPU compares two CPUs' rq clocks: with an
- * unstable sched_clock they can disagree by up to a tick; never negative.
- */
-static __always_inline __u64 elapsed(__u64 now, __u64 then)
-{
-	return now > then ? now - then : 0;
-}
-
-static __always_inline __u32 log2_slot(__u64 us)
-{
-	__u32 slot = 0;
-
-	/* floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout. */
-	if (us > 0xffffffffULL) { us >>= 32; slot += 32; }
-	if (us > 0xffff) { us >>= 16; slot += 16; }
-	if (us > 0xff) { us >>= 8; slot += 8; }
-	if (us > 0xf) { us >>= 4; slot += 4; }
-	if (us > 0x3) { us >>= 2; slot += 2; }
-	if (us > 0x1) { slot += 1; }
-	return slot < CGS_HIST_SLOTS ? slot : CGS_HIST_SLOTS - 1;
-}
-
-static __always_inline void max_update(struct cgs_max *m, __u64 v)
-{
-	__u64 e = epoch;
-	struct cgs_max *slot = &m[e & 1];
-
-	if (slot->epoch != e) {
-		slot->epoch = e;
-		slot->value = 0;
-	}
-	if (v > slot->value)
-		slot->value = v;
-}
-
-#include "throttle.bpf.h"
 
 /* A task's wait ended that its group's, or an ancestor's, quota caused. */
 static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
@@ -309,26 +216,136 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		return 0;
 	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
 	t->woken = 1;
-	/* Woken into a throttled hierarchy (per-cfs_rq model): it waits for the quota. */
 	__u64 now = sched_now(p, direct);
-	if (t->limited && task_throttled(p, direct)) {
-		struct cfs_rq *c = throttler(p, direct);
-
-		t->thr_since = now;
-		t->thr_by = cfs_rq_cgid(c, direct);
+	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
-		/*
-		 * tracepoint backend: its cfs_rq may have throttled as it was
-		 * enqueued, which no switch shows. Open the episode from the
-		 * kernel's own start where that is kept (see cfs_rq_throttle_age).
-		 */
-		if (targ_thr == CGS_THR_TRACEPOINT)
-			open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, direct));
 	} else {
 		t->queued_ns = now;
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
 	return 0;
+}
+
+/* The outgoing side of a switch, as the incoming side and the preemption count need it. */
+struct switch_out {
+	__u64 cg;                  /* its cgroup, 0: none or outside the filter */
+	__u32 slot1;
+	bool preempted;            /* switched out runnable, and not by a throttle */
+	struct cgs_cg_stats *s;    /* its figures on this CPU, if looked up */
+};
+
+/*
+ * The loader credits the slice running now with CLOCK_MONOTONIC: keep the
+ * offset of this CPU's clock to it fresh (rate drift over 100 ms is
+ * microseconds at most).
+ */
+static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 now, bool direct)
+{
+	if (direct && now - cur->off_at > CGS_OFF_REFRESH_NS) {
+		cur->clock_off = bpf_ktime_get_ns() - now;
+		cur->off_at = now;
+	}
+}
+
+/* Outgoing: everything since this CPU's last switch ran prev. */
+static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_cur *cur, __u64 now,
+				       struct switch_out *o, bool direct)
+{
+	bool runnable = task_state(prev, direct) == CGS_TASK_RUNNING, throttled = false;
+	struct cgs_cg_stats *s;
+	struct cgs_task *t;
+
+	o->cg = cur->cgid;
+	o->slot1 = cur->slot1;
+	if (!cur->since_ns) {
+		/* First switch on this CPU since attach. */
+		count_drop(CGS_DROP_ONCPU_NOSTART);
+	}
+	/* Its task state is needed when it waits from now, or moved to another cgroup while it ran. */
+	if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct)) {
+		t = task_get(prev, direct);
+		if (t) {
+			o->cg = task_cgid_cached(prev, t, direct);
+			o->slot1 = t->slot1;
+			if (runnable && o->cg && t->limited && thr_switch_out(prev, t, now, direct)) {
+				throttled = true;
+			} else if (runnable && o->cg) {
+				t->queued_ns = now;
+				t->queued_rq = (__u64)task_cfs_rq(prev, direct);
+			}
+		} else if (runnable) {
+			count_drop(CGS_DROP_TASK_FULL);
+		}
+	}
+	if (o->cg && (s = o->s = cg_at(o->slot1))) {
+		if (cur->since_ns) {
+			__u64 d = now - cur->since_ns;
+			s->oncpu_ns += d;
+			s->oncpu_count++;
+			s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
+		}
+		if (runnable)
+			s->sw_invol++;
+		else
+			s->sw_vol++;
+	}
+	if (!runnable)
+		thr_switch_out_asleep(prev, cur, o->cg, now, direct);
+	/* Being throttled is not being preempted. */
+	o->preempted = runnable && !throttled;
+}
+
+/* A run-queue wait of d ns of task t ended: into its cgroup's figures s. */
+static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s, __u64 d)
+{
+	s->wakeups += t->woken;
+	s->runq_count++;
+	s->runq_sum_ns += d;
+	max_update(s->runq_max, d);
+	s->runq_slots[log2_slot(d / targ_hist_div)]++;
+}
+
+/* Incoming: its run-queue (or throttled) wait ends now. Returns its task state, or NULL. */
+static __always_inline struct cgs_task *switch_in(struct task_struct *next, const struct switch_out *o,
+						  __u64 now, bool direct)
+{
+	struct cgs_task *t = task_get(next, direct);
+	struct cgs_cg_stats *s;
+	__u64 d;
+
+	if (!t) {
+		count_drop(CGS_DROP_TASK_FULL);
+		return NULL;
+	}
+	if (task_cgid_cached(next, t, direct)) {
+		if (thr_switch_in(next, t, now, &d, direct)) {
+			thr_wait(t, d);
+		} else if (!t->queued_ns) {
+			count_drop(CGS_DROP_RUNQ_NOSTART);
+		} else if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1))) {
+			/* Switching within one cgroup (common): its slot is at hand. */
+			runq_wait(t, s, elapsed(now, t->queued_ns));
+		}
+	}
+	t->queued_ns = 0;
+	t->thr_since = 0;
+	t->woken = 0;
+	return t;
+}
+
+/* Who took the CPU from a runnable task: the noisy neighbour. */
+static __always_inline void count_preemption(__u64 victim, __u64 preemptor)
+{
+	struct cgs_preempt_key k = { .victim = victim, .preemptor = preemptor };
+	__u64 *n = bpf_map_lookup_elem(&preempt, &k);
+
+	if (n) {
+		(*n)++;
+	} else {
+		__u64 one = 1;
+		if (bpf_map_update_elem(&preempt, &k, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&preempt, &k))
+			count_drop(CGS_DROP_PREEMPT_FULL);
+	}
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
@@ -337,140 +354,25 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = sched_now(next, direct);
-	struct cgs_cg_stats *s, *prev_s = NULL;
-	struct cgs_task *t;
-	__u64 prev_cg = 0, next_cg = 0, next_any = 0;
-	__u32 prev_slot1 = 0, next_slot1 = 0, next_limited = 0;
-	bool runnable = false;
+	struct switch_out o = {};
+	struct cgs_task *t = NULL;
 
 	if (!cur)
 		return 0;
-	/*
-	 * The loader credits the slice running now with CLOCK_MONOTONIC: keep
-	 * the offset of this CPU's clock to it fresh (rate drift over 100 ms
-	 * is microseconds at most).
-	 */
-	if (direct && now - cur->off_at > CGS_OFF_REFRESH_NS) {
-		cur->clock_off = bpf_ktime_get_ns() - now;
-		cur->off_at = now;
-	}
-
-	if (targ_thr == CGS_THR_TRACEPOINT)
-		check_episodes(now);
-
-	/* Outgoing: everything since this CPU's last switch ran prev. */
-	if (task_pid(prev, direct)) {
-		runnable = task_state(prev, direct) == CGS_TASK_RUNNING;
-		bool throttled = false;
-
-		prev_cg = cur->cgid;
-		prev_slot1 = cur->slot1;
-		if (!cur->since_ns) {
-			/* First switch on this CPU since attach. */
-			count_drop(CGS_DROP_ONCPU_NOSTART);
-		}
-		/* Moved to another cgroup while it ran: find its new one (slow path). */
-		if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct)) {
-			t = task_get(prev, direct);
-			if (t) {
-				prev_cg = task_cgid_cached(prev, t, direct);
-				prev_slot1 = t->slot1;
-				throttled = runnable && t->limited && task_throttled(prev, direct);
-				if (throttled && prev_cg) {
-					struct cfs_rq *c = throttler(prev, direct);
-					t->thr_since = now;
-					t->thr_by = cfs_rq_cgid(c, direct);
-					if (targ_thr == CGS_THR_TRACEPOINT)
-						open_episode(c, t->thr_by, now);
-				} else if (runnable && prev_cg) {
-					t->queued_ns = now;
-					t->queued_rq = (__u64)task_cfs_rq(prev, direct);
-				}
-			} else if (runnable) {
-				count_drop(CGS_DROP_TASK_FULL);
-			}
-		}
-		if (prev_cg && (s = prev_s = cg_at(prev_slot1))) {
-			if (cur->since_ns) {
-				__u64 d = now - cur->since_ns;
-				s->oncpu_ns += d;
-				s->oncpu_count++;
-				s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
-			}
-			if (runnable)
-				s->sw_invol++;
-			else
-				s->sw_vol++;
-		}
-		/*
-		 * tracepoint backend, per-cfs_rq model: the quota ran out as its
-		 * task went to sleep; tasks queued behind it are held, and no
-		 * runnable task stops to show it.
-		 */
-		if (targ_thr == CGS_THR_TRACEPOINT && !runnable && cur->limited && prev_cg &&
-		    per_cfs_rq_model() && task_throttled(prev, direct)) {
-			struct cfs_rq *c = throttler(prev, direct);
-			open_episode(c, cfs_rq_cgid(c, direct), now);
-		}
-		/* Being throttled is not being preempted. */
-		if (throttled)
-			runnable = false;
-	}
-
-	/* Incoming: its run-queue (or throttled) wait ends now. */
-	if (task_pid(next, direct)) {
-		t = task_get(next, direct);
-		if (t) {
-			next_cg = task_cgid_cached(next, t, direct);
-			next_any = t->cgid;
-			next_limited = t->limited;
-			next_slot1 = t->slot1;
-			if (next_cg && t->thr_since) {
-				thr_wait(t, elapsed(now, t->thr_since));
-			} else if (next_cg && t->limited && t->queued_ns && elapsed(now, t->queued_ns) > CGS_LONG_WAIT_NS &&
-				   (t->thr_by = wait_throttled_by(next, t, now, direct))) {
-				/* Queued behind a task when its cfs_rq throttled: throttled, not run-queue, time. */
-				thr_wait(t, elapsed(now, t->queued_ns));
-			} else if (next_cg) {
-				/* Switching within one cgroup (common): its slot is at hand. */
-				if (t->queued_ns && (s = next_slot1 == prev_slot1 && prev_s ? prev_s : cg_at(next_slot1))) {
-					__u64 d = elapsed(now, t->queued_ns);
-					s->wakeups += t->woken;
-					s->runq_count++;
-					s->runq_sum_ns += d;
-					max_update(s->runq_max, d);
-					s->runq_slots[log2_slot(d / targ_hist_div)]++;
-				} else if (!t->queued_ns) {
-					count_drop(CGS_DROP_RUNQ_NOSTART);
-				}
-			}
-			t->queued_ns = 0;
-			t->thr_since = 0;
-			t->woken = 0;
-		} else {
-			count_drop(CGS_DROP_TASK_FULL);
-		}
-	}
-
-	/* Who took the CPU from a runnable task: the noisy neighbour. */
-	if (runnable && prev_cg && next_any && prev_cg != next_any) {
-		struct cgs_preempt_key k = { .victim = prev_cg, .preemptor = next_any };
-		__u64 *n = bpf_map_lookup_elem(&preempt, &k);
-		if (n) {
-			(*n)++;
-		} else {
-			__u64 one = 1;
-			if (bpf_map_update_elem(&preempt, &k, &one, BPF_NOEXIST) &&
-			    !bpf_map_lookup_elem(&preempt, &k))
-				count_drop(CGS_DROP_PREEMPT_FULL);
-		}
-	}
-
+	clock_offset_refresh(cur, now, direct);
+	thr_switch(now);
+	if (task_pid(prev, direct))
+		switch_out(prev, cur, now, &o, direct);
+	if (task_pid(next, direct))
+		t = switch_in(next, &o, now, direct);
+	if (o.preempted && o.cg && t && t->cgid && o.cg != t->cgid)
+		count_preemption(o.cg, t->cgid);
+	/* What runs on this CPU from now (slot1 nonzero only for a task the filter admits). */
 	cur->since_ns = now;
-	cur->cgid = next_cg;
+	cur->cgid = t && t->match ? t->cgid : 0;
 	cur->tg = (__u64)task_tg(next, direct);
-	cur->limited = next_limited;
-	cur->slot1 = next_slot1; /* nonzero only for a task the filter admits */
+	cur->limited = t ? t->limited : 0;
+	cur->slot1 = t ? t->slot1 : 0;
 	return 0;
 }
 

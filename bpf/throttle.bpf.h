@@ -21,10 +21,16 @@
  * backend opens and closes episodes at switches, with the hot path's clock
  * (sched_now). thr_last holds each backend's own clock; wait_throttled_by
  * converts a wait's start to it.
- * Included by sched.bpf.c: one object, one load.
+ *
+ * The switch path meets the backends only through the hooks at the end of
+ * this file (thr_switch, thr_switch_out, thr_switch_out_asleep,
+ * thr_switch_in, thr_wakeup): a new backend is a new implementation of
+ * those. Included by sched.bpf.c: one object, one load.
  */
 #ifndef CGS_THROTTLE_BPF_H
 #define CGS_THROTTLE_BPF_H
+
+#include "common.bpf.h"
 
 const volatile __u32 targ_thr = CGS_THR_NONE;
 
@@ -294,6 +300,94 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 	thr_remember(key, cgid, s0, now);
 	thr_account_shown(c, cgid, d, direct);
 }
+
+/* --- hooks of the switch path ---------------------------------------------- */
+
+/* Every switch, first: the tracepoint backend closes episodes no longer throttled. */
+static __always_inline void thr_switch(__u64 now)
+{
+	if (targ_thr == CGS_THR_TRACEPOINT)
+		check_episodes(now);
+}
+
+/*
+ * A runnable task of a group that can be throttled is switched out: if its
+ * hierarchy is throttled, its wait from now is throttled time (thr_since,
+ * thr_by), not a run-queue wait; the tracepoint backend opens the episode.
+ * Returns whether it was throttled.
+ */
+static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_task *t, __u64 now,
+					   bool direct)
+{
+	if (!task_throttled(prev, direct))
+		return false;
+	struct cfs_rq *c = throttler(prev, direct);
+	t->thr_since = now;
+	t->thr_by = cfs_rq_cgid(c, direct);
+	if (targ_thr == CGS_THR_TRACEPOINT)
+		open_episode(c, t->thr_by, now);
+	return true;
+}
+
+/*
+ * A task of the filter (cg) blocked: with the tracepoint backend and the
+ * per-cfs_rq model, the quota may have run out as it went to sleep; tasks
+ * queued behind it are held, and no runnable task stops to show it.
+ */
+static __always_inline void thr_switch_out_asleep(struct task_struct *prev, const struct cgs_cpu_cur *cur,
+						  __u64 cg, __u64 now, bool direct)
+{
+	if (targ_thr != CGS_THR_TRACEPOINT || !cur->limited || !cg || !per_cfs_rq_model() ||
+	    !task_throttled(prev, direct))
+		return;
+	struct cfs_rq *c = throttler(prev, direct);
+	open_episode(c, cfs_rq_cgid(c, direct), now);
+}
+
+/*
+ * A task of the filter is switched in: whether the wait that ends now was
+ * throttled time, and its length in *d. Switched out throttled; or queued
+ * long enough for a throttle to matter, behind a task when its cfs_rq (or an
+ * ancestor's) throttled (then t->thr_by names the throttling cgroup).
+ */
+static __always_inline bool thr_switch_in(struct task_struct *next, struct cgs_task *t, __u64 now,
+					  __u64 *d, bool direct)
+{
+	if (t->thr_since) {
+		*d = elapsed(now, t->thr_since);
+		return true;
+	}
+	if (t->limited && t->queued_ns && elapsed(now, t->queued_ns) > CGS_LONG_WAIT_NS &&
+	    (t->thr_by = wait_throttled_by(next, t, now, direct))) {
+		*d = elapsed(now, t->queued_ns);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A task that can be throttled is woken: if into a throttled hierarchy
+ * (per-cfs_rq model), it waits for the quota, not for a CPU. Returns whether
+ * it did (thr_since and thr_by set).
+ */
+static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t, __u64 now, bool direct)
+{
+	if (!task_throttled(p, direct))
+		return false;
+	struct cfs_rq *c = throttler(p, direct);
+	t->thr_since = now;
+	t->thr_by = cfs_rq_cgid(c, direct);
+	/*
+	 * tracepoint backend: its cfs_rq may have throttled as it was enqueued,
+	 * which no switch shows. Open the episode from the kernel's own start
+	 * where that is kept (see cfs_rq_throttle_age).
+	 */
+	if (targ_thr == CGS_THR_TRACEPOINT)
+		open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, direct));
+	return true;
+}
+
+/* --- the fentry and kprobe backends' programs -------------------------------- */
 
 SEC("fexit/throttle_cfs_rq")
 int BPF_PROG(fexit_throttle, struct cfs_rq *cfs_rq)

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the scheduler programs (sched.bpf.c) and the throttle backends
+ * (throttle.bpf.h) share: kernel types, settings, the drop counters, the
+ * --cgroup filter and small helpers. One object is built from them (one
+ * load), so the maps and globals here are defined once.
+ */
+#ifndef CGS_COMMON_BPF_H
+#define CGS_COMMON_BPF_H
+
+#ifdef CGS_VMLINUX_H
+#include CGS_VMLINUX_H
+#else
+#include "kernel_types.h"
+#endif
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "compat.bpf.h"
+#include "cgsched.h"
+
+/* Settings, fixed before load; the verifier prunes what they turn off. */
+const volatile bool targ_filter = false;       /* --cgroup given */
+const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
+const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
+const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
+
+/* Advanced by the loader before each read; selects the cgs_max slot. */
+__u64 epoch = 0;
+/* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
+__u64 lim_gen = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CGS_DROP__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* cgroup ids named with --cgroup; each matches its descendants too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CGS_MAX_FILTERS);
+	__type(key, __u64);
+	__type(value, __u8);
+} filter SEC(".maps");
+
+static __always_inline void count_drop(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &what);
+
+	if (n)
+		(*n)++;
+}
+
+/* Whether a task group, or one of its ancestors, was named with --cgroup. */
+static __always_inline bool tg_matches(struct task_group *tg, bool direct)
+{
+	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
+		__u64 id = tg_cgid(tg, direct);
+		if (bpf_map_lookup_elem(&filter, &id))
+			return true;
+		tg = tg_parent(tg, direct);
+	}
+	if (tg)
+		count_drop(CGS_DROP_DEPTH);
+	return false;
+}
+
+/*
+ * A wait that began on another CPU compares two CPUs' rq clocks: with an
+ * unstable sched_clock they can disagree by up to a tick; never negative.
+ */
+static __always_inline __u64 elapsed(__u64 now, __u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+static __always_inline __u32 log2_slot(__u64 us)
+{
+	__u32 slot = 0;
+
+	/* floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout. */
+	if (us > 0xffffffffULL) { us >>= 32; slot += 32; }
+	if (us > 0xffff) { us >>= 16; slot += 16; }
+	if (us > 0xff) { us >>= 8; slot += 8; }
+	if (us > 0xf) { us >>= 4; slot += 4; }
+	if (us > 0x3) { us >>= 2; slot += 2; }
+	if (us > 0x1) { slot += 1; }
+	return slot < CGS_HIST_SLOTS ? slot : CGS_HIST_SLOTS - 1;
+}
+
+static __always_inline void max_update(struct cgs_max *m, __u64 v)
+{
+	__u64 e = epoch;
+	struct cgs_max *slot = &m[e & 1];
+
+	if (slot->epoch != e) {
+		slot->epoch = e;
+		slot->value = 0;
+	}
+	if (v > slot->value)
+		slot->value = v;
+}
+
+#endif /* CGS_COMMON_BPF_H */
