@@ -26,6 +26,11 @@ int kstat_parse_v1(const char *quota, const char *period, const char *burst, con
 int kstat_parse_v2(const char *max, const char *burst, const char *stat, struct kstat *k);
 /* Read a cgroup's files (rel: normalised path). */
 int kstat_read(struct cgfs *fs, const char *rel, struct kstat *k);
+/* What the kernel's counters grew by between two reads (never below 0). */
+struct kstat_growth {
+	uint64_t periods, throttled, throttled_ns;
+};
+struct kstat_growth kstat_growth(const struct kstat *from, const struct kstat *to);
 /* Percent of the quota available in interval_ns that on-CPU time oncpu_ns used; <0 when unlimited. */
 double kstat_quota_used_pct(const struct kstat *k, uint64_t oncpu_ns, uint64_t interval_ns);
 

@@ -11,7 +11,7 @@
 #include "snapshot.h"
 
 struct cgfs;
-struct kstat_src;
+struct idtab;
 
 #define REPORT_TOP_PREEMPTORS 5
 
@@ -52,13 +52,6 @@ struct row {
 enum sort_key { SORT_CPU, SORT_P50, SORT_P99, SORT_MAX, SORT_WAKEUPS, SORT_VOL, SORT_INVOL,
 		SORT_THR, SORT_PATH };
 
-/* The kernel counters of each cgroup when first and last seen, for deltas. */
-struct kcache;
-struct kcache *kcache_new(void);
-void kcache_free(struct kcache *kc);
-/* Record the counters of every cgroup now, the base of later deltas. */
-int kcache_prime(struct kcache *kc, struct kstat_src *ks);
-
 struct report {
 	uint64_t interval_ns;
 	const struct snapshot *d;  /* the delta rows point into */
@@ -70,13 +63,13 @@ struct report {
 /* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path"). */
 int sort_key_parse(const char *s, enum sort_key *k);
 /*
- * Build rows for every cgroup in d (paths not yet: report_resolve). With ks
- * and kc, kernel counters are read and their delta taken since the previous
- * report (or since start, with since_first: summaries).
+ * Rows for every cgroup in d (paths not yet: report_resolve), from d and,
+ * where kfigs (id -> struct kstat_fig, from kstat_src_figures; NULL: none)
+ * has them, the kernel's figures. Reads nothing else: a function of its
+ * inputs. 0 or -ENOMEM.
  */
-int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms, struct kstat_src *ks, struct kcache *kc,
-		 bool since_first);
+int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		 const struct idtab *kfigs);
 /* Sort the rows by k; with first > 0 only the first `first` need be in order. */
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
 /*

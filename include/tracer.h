@@ -65,10 +65,26 @@ struct tracer {
 };
 
 /*
- * Name the cg_stats slots claimed since the last call (tracer.owner,
- * tracer.nslots) and rank them (tracer.rank, tracer.nowned). 0 or -ENOMEM.
+ * What a snapshot reads, as one read sees it (tracer_begin_read): the maps,
+ * and which cgroup each cg_stats slot holds, in cgroup-id order. The tracer
+ * owns all of it; a reader only reads.
  */
-int tracer_learn_slots(struct tracer *t);
+struct tracer_view {
+	uint64_t epoch;                 /* the max epoch just closed */
+	int ncpus;
+	uint32_t max_cgroups;
+	const struct cgs_cg_stats *cg;  /* mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
+	uint32_t nslots;                /* slots up to the highest named + 1 */
+	const uint64_t *owner;          /* slot -> cgroup id; 0: none yet */
+	const uint32_t *rank;           /* slot -> its place in cgroup-id order */
+	uint32_t nowned;                /* slots named */
+	int fd_thr, fd_preempt, fd_cur, fd_drops;
+};
+/*
+ * Begin a read: close the max epoch, name the slots claimed since the last
+ * read and rank them. 0 or -ENOMEM.
+ */
+int tracer_begin_read(struct tracer *t, struct tracer_view *v);
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);
@@ -81,10 +97,14 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 const char *tracer_thr_hint(const char *name, int err);
 /* Wait up to timeout_ms for episodes (collecting them); returns early on a signal. */
 void tracer_poll(struct tracer *t, int timeout_ms);
+/*
+ * Have tasks re-check whether their hierarchy has a quota (sched.bpf.c
+ * tg_limited): call every few hundred ms while tracing, so a quota set after
+ * a task was first seen is noticed.
+ */
+void tracer_recheck_limits(struct tracer *t);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
-/* Advance the max epoch; returns the epoch just closed. */
-uint64_t tracer_next_epoch(struct tracer *t);
 /* Bytes of map memory the loaded maps may take at most. */
 uint64_t tracer_map_bytes(const struct tracer *t);
 

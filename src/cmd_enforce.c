@@ -406,7 +406,7 @@ int cmd_enforce(int argc, char **argv)
 		if (snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL))
 			continue;
 		if (!snapshot_delta(have_prev ? &prev : NULL, &cur, &d) &&
-		    !report_build(&r, &d, interval, &e.s.fs, false, NULL, NULL, false)) {
+		    !report_build(&r, &d, interval, false, NULL)) {
 			report_resolve(&r, &e.s.fs, 0);
 			judge(&e, &r);
 			report_free(&r);

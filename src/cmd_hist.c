@@ -159,7 +159,7 @@ int cmd_hist(int argc, char **argv)
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
 	if (snapshot_delta(NULL, &cur, &d) ||
-	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, &s.fs, o.c.so.hist_ms, NULL, NULL, false)) {
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, o.c.so.hist_ms, NULL)) {
 		cgs_err("out of memory building the report");
 		session_close(&s);
 		return CGS_EXIT_FAIL;

@@ -458,6 +458,7 @@ int cmd_record(int argc, char **argv)
 				progress(&s.tr, &prev, &have_prev, t0);
 				next_progress += 500000000ULL;
 			}
+			tracer_recheck_limits(&s.tr);
 			tracer_poll(&s.tr, 20);
 		}
 		child = -1;
@@ -469,6 +470,7 @@ int cmd_record(int argc, char **argv)
 				progress(&s.tr, &prev, &have_prev, t0);
 				next_progress += 500000000ULL;
 			}
+			tracer_recheck_limits(&s.tr);
 			tracer_poll(&s.tr, 20);
 		}
 	}
@@ -484,14 +486,15 @@ int cmd_record(int argc, char **argv)
 	tracer_stop(&s.tr);
 	if (rs.k_ok && !kstat_read(&s.fs, rel, &k1)) {
 		rs.k = k1;
-		rs.k_periods = k1.nr_periods - k0.nr_periods;
-		rs.k_throttled = k1.nr_throttled - k0.nr_throttled;
-		rs.k_throttled_ns = k1.throttled_ns - k0.throttled_ns;
+		struct kstat_growth g = kstat_growth(&k0, &k1);
+		rs.k_periods = g.periods;
+		rs.k_throttled = g.throttled;
+		rs.k_throttled_ns = g.throttled_ns;
 	} else {
 		rs.k_ok = false;
 	}
 	if (snapshot_delta(NULL, &cur, &d) ||
-	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, &s.fs, false, NULL, NULL, false)) {
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, false, NULL)) {
 		cgs_err("out of memory building the report");
 		goto out;
 	}

@@ -124,20 +124,25 @@ struct refresh_cost {
 	uint64_t maps_ns, kernel_ns, rest_ns;
 };
 
-static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct kcache *kc,
+static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks,
 		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
 		 struct refresh_cost *cost)
 {
 	struct snapshot d;
 	struct report r;
-	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0 = cpu_ns();
+	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0;
 
-	if (kstat_src_refresh(ks))
-		ks = NULL; /* no kernel figures this time, rather than stale ones */
+	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
+	int err = snapshot_delta(prev, cur, &d);
+
+	c0 = cpu_ns();
+	/* No kernel figures this time, rather than stale ones, when the pass fails. */
+	if (!err && !kstat_src_refresh(ks))
+		err = kstat_src_figures(ks, &d, summary, &kfigs);
 	cost->kernel_ns = cpu_ns() - c0;
-	if (snapshot_delta(prev, cur, &d) ||
-	    report_build(&r, &d, cur->t_ns - from, &s->fs, false, ks, kc, summary)) {
+	if (err || report_build(&r, &d, cur->t_ns - from, false, &kfigs)) {
 		cgs_err("out of memory building the report");
+		idtab_free(&kfigs);
 		snapshot_free(&d);
 		return;
 	}
@@ -171,6 +176,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		fflush(stdout);
 	}
 	report_free(&r);
+	idtab_free(&kfigs);
 	snapshot_free(&d);
 }
 
@@ -179,23 +185,17 @@ int cmd_top(int argc, char **argv)
 	struct top_opts o = {};
 	struct session s;
 	struct snapshot prev = {}, cur;
-	struct kcache *kc;
 	struct kstat_src ks = {};
 	int err = parse(&o, argc, argv);
 
 	if (err)
 		return err;
-	if (!(kc = kcache_new())) {
-		cgs_err("out of memory");
-		return CGS_EXIT_FAIL;
-	}
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
-		kcache_free(kc);
 		return err;
 	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
-	kcache_prime(kc, &ks);
+	kstat_src_prime(&ks);
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
@@ -217,7 +217,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, kc, have_prev ? &prev : NULL, &cur, false, &rc);
+		show(&o, &s, &ks, have_prev ? &prev : NULL, &cur, false, &rc);
 		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
 		if (cgs_verbose)
 			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
@@ -229,12 +229,11 @@ int cmd_top(int argc, char **argv)
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, kc, NULL, &cur, true, &rc);
+		show(&o, &s, &ks, NULL, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
 	kstat_src_close(&ks);
 	session_close(&s);
-	kcache_free(kc);
 	return err ? CGS_EXIT_FAIL : 0;
 }

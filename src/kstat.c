@@ -112,6 +112,20 @@ int kstat_read(struct cgfs *fs, const char *rel, struct kstat *k)
 	return kstat_parse_v2(a, has_burst ? c : NULL, st, k);
 }
 
+static uint64_t grew(uint64_t from, uint64_t to)
+{
+	return to > from ? to - from : 0;
+}
+
+struct kstat_growth kstat_growth(const struct kstat *from, const struct kstat *to)
+{
+	return (struct kstat_growth){
+		.periods = grew(from->nr_periods, to->nr_periods),
+		.throttled = grew(from->nr_throttled, to->nr_throttled),
+		.throttled_ns = grew(from->throttled_ns, to->throttled_ns),
+	};
+}
+
 double kstat_quota_used_pct(const struct kstat *k, uint64_t oncpu_ns, uint64_t interval_ns)
 {
 	if (!k->ok || k->quota_us < 0 || !k->period_us || !interval_ns)

@@ -11,6 +11,7 @@
 #include "cgsched.h"
 #include "cgstat.skel.h"
 #include "kstat_src.h"
+#include "snapshot.h"
 #include "util.h"
 
 const char *kstat_method_name(enum kstat_method m)
@@ -51,6 +52,12 @@ fail:
 	return err;
 }
 
+/* The counters of a cgroup when first and last seen: what growth is measured from. */
+struct kstat_base {
+	uint64_t id;
+	struct kstat first, last;
+};
+
 int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 {
 	int err = 0;
@@ -58,6 +65,7 @@ int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
 	s->tab = (struct idtab)IDTAB_INIT(struct kstat_ent);
+	s->base = (struct idtab)IDTAB_INIT(struct kstat_base);
 	if (want != KSTAT_FILES) {
 		err = iter_open(s);
 		if (!err) {
@@ -79,6 +87,7 @@ void kstat_src_close(struct kstat_src *s)
 	bpf_link__destroy(s->link);
 	cgstat_bpf__destroy(s->skel);
 	idtab_free(&s->tab);
+	idtab_free(&s->base);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -181,4 +190,41 @@ int kstat_src_all(struct kstat_src *s,
 	}
 	struct all_ctx a = { s, cb, ctx };
 	return cgfs_walk(s->fs, "/", false, read_one, &a);
+}
+
+static void prime_one(void *ctx, uint64_t id, const char *path, const struct kstat *k)
+{
+	struct kstat_base *b = idtab_put(ctx, id, NULL);
+
+	if (b)
+		b->first = b->last = *k;
+}
+
+int kstat_src_prime(struct kstat_src *s)
+{
+	return kstat_src_all(s, prime_one, &s->base);
+}
+
+int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		uint64_t id = d->cg[i].id;
+		const char *rel = NULL;
+		struct kstat_base *b;
+		struct kstat_fig *f;
+		struct kstat k;
+
+		/* The iterator's figures are by id; the files need the path. */
+		if (s->method != KSTAT_ITER && !(rel = cgfs_path(s->fs, id, true, NULL)))
+			continue;
+		if (kstat_src_get(s, id, rel, &k))
+			continue;
+		/* Not seen at start (fresh: zeroed): it was made since, and all its counters are new. */
+		if (!(b = idtab_put(&s->base, id, NULL)) || !(f = idtab_put(out, id, NULL)))
+			return -ENOMEM;
+		f->k = k;
+		f->g = kstat_growth(since_first ? &b->first : &b->last, &k);
+		b->last = k;
+	}
+	return 0;
 }

@@ -26,76 +26,6 @@ int sort_key_parse(const char *s, enum sort_key *k)
 	return -EINVAL;
 }
 
-static void resolve_row(struct row *w, struct cgfs *fs);
-
-/* --- kernel counters per cgroup, first and last seen ------------------------ */
-
-struct kentry {
-	uint64_t id;
-	struct kstat first, last;
-};
-
-struct kcache {
-	struct idtab t; /* id -> struct kentry */
-};
-
-struct kcache *kcache_new(void)
-{
-	struct kcache *kc = malloc(sizeof(*kc));
-
-	if (kc)
-		kc->t = (struct idtab)IDTAB_INIT(struct kentry);
-	return kc;
-}
-
-void kcache_free(struct kcache *kc)
-{
-	if (kc)
-		idtab_free(&kc->t);
-	free(kc);
-}
-
-static void prime_one(void *ctx, uint64_t id, const char *path, const struct kstat *k)
-{
-	bool fresh;
-	struct kcache *kc = ctx;
-	struct kentry *e = idtab_put(&kc->t, id, &fresh);
-
-	if (e)
-		e->first = e->last = *k;
-}
-
-int kcache_prime(struct kcache *kc, struct kstat_src *ks)
-{
-	return kstat_src_all(ks, prime_one, kc);
-}
-
-static void kernel_figures(struct row *w, struct cgfs *fs, struct kstat_src *ks, struct kcache *kc,
-			   bool since_first)
-{
-	bool fresh;
-	struct kentry *e;
-
-	if (!kc || !ks)
-		return;
-	/* The iterator's figures are by id; the files need the path. */
-	if (ks->method != KSTAT_ITER) {
-		resolve_row(w, fs);
-		if (w->removed || !w->path)
-			return;
-	}
-	if (kstat_src_get(ks, w->id, w->path, &w->k))
-		return;
-	if (!(e = idtab_put(&kc->t, w->id, &fresh)))
-		return;
-	/* Not seen at start (fresh: zeroed): it was made since, and all its counters are new. */
-	const struct kstat *base = since_first ? &e->first : &e->last;
-	w->k_periods = w->k.nr_periods - base->nr_periods;
-	w->k_throttled = w->k.nr_throttled - base->nr_throttled;
-	w->k_throttled_ns = w->k.throttled_ns - base->throttled_ns;
-	e->last = w->k;
-}
-
 /* --- rows ------------------------------------------------------------------ */
 
 void preemptors_add(struct preemptor *pre, int *n, uint64_t id, uint64_t count, const char *path)
@@ -126,8 +56,8 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * part / whole : 0;
 }
 
-int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns,
-		 struct cgfs *fs, bool hist_ms, struct kstat_src *ks, struct kcache *kc, bool since_first)
+int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		 const struct idtab *kfigs)
 {
 	double unit = hist_ms ? 1e6 : 1e3;
 
@@ -156,7 +86,13 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 		w->thr_p99_ns = hist_percentile(c->c.thr_slots, CGS_HIST_SLOTS, 99,
 						c->thr_max_ns / unit) * unit;
 		w->inh_pct = pct(c->c.thr_inh_ns, interval_ns);
-		kernel_figures(w, fs, ks, kc, since_first);
+		const struct kstat_fig *f = kfigs ? idtab_find(kfigs, c->id) : NULL;
+		if (f) {
+			w->k = f->k;
+			w->k_periods = f->g.periods;
+			w->k_throttled = f->g.throttled;
+			w->k_throttled_ns = f->g.throttled_ns;
+		}
 		w->quota_used_pct = kstat_quota_used_pct(&w->k, c->c.oncpu_ns, interval_ns);
 		/* d->pre is sorted by victim, as d->cg by id: walk both together. */
 		while (pi < d->npre && d->pre[pi].victim < c->id)

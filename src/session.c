@@ -73,6 +73,7 @@ bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 			return true;
 		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
 		/* A signal interrupts the poll (no SA_RESTART): cgs_stop is seen at once. */
+		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
 		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
 	}
 	return false;

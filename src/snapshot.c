@@ -141,7 +141,7 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 		(dst)[i_] += (src)[i_]
 
 /* One slot's figures, every CPU's, read in place from the mmapped cg_stats. */
-static int take_cg(struct read_ctx *ctx, const struct tracer *t, uint32_t slot)
+static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t slot)
 {
 	struct snapshot *s = ctx->s;
 
@@ -212,7 +212,7 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 }
 
 /* Credit the slices running right now, so a task that never switches still shows. */
-static int take_running(struct tracer *t, struct snapshot *s)
+static int take_running(const struct tracer_view *t, struct snapshot *s)
 {
 	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
 	__u32 zero = 0;
@@ -247,7 +247,7 @@ out:
 	return err;
 }
 
-static int take_drops(struct tracer *t, struct snapshot *s)
+static int take_drops(const struct tracer_view *t, struct snapshot *s)
 {
 	uint64_t *d = calloc(t->ncpus, sizeof(*d));
 
@@ -274,7 +274,7 @@ static const struct cg_sample *walk_to(const struct snapshot *p, size_t *j, uint
 }
 
 /* cg_stats into s->cg, each confirmed slot at its rank: sorted by id. */
-static int read_cg(struct tracer *t, struct snapshot *s, struct read_ctx *ctx)
+static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx)
 {
 	int err;
 
@@ -292,17 +292,18 @@ static int read_cg(struct tracer *t, struct snapshot *s, struct read_ctx *ctx)
 	return 0;
 }
 
-int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
 	struct read_ctx ctx = { .s = s };
+	struct tracer_view view, *t = &view;
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	if ((err = tracer_begin_read(tr, &view)))
+		return err;
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
-	ctx.epoch = tracer_next_epoch(t);
-	if ((err = tracer_learn_slots(t)))
-		return err;
+	ctx.epoch = t->epoch;
 	/* One allocation for every slot in use (no doubling and copying). */
 	if (t->nowned && !(s->cg = malloc((s->cap = t->nowned + 64) * sizeof(*s->cg))))
 		return -ENOMEM;

@@ -317,11 +317,14 @@ static int on_episode(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-void tracer_poll(struct tracer *t, int timeout_ms)
+void tracer_recheck_limits(struct tracer *t)
 {
-	/* Tasks re-check whether their hierarchy has a quota (sched.bpf.c tg_limited). */
 	if (t->skel)
 		__atomic_add_fetch(&t->skel->bss->lim_gen, 1, __ATOMIC_RELAXED);
+}
+
+void tracer_poll(struct tracer *t, int timeout_ms)
+{
 	if (t->rb)
 		ring_buffer__poll(t->rb, timeout_ms);
 	else
@@ -532,7 +535,7 @@ static int rank_slots(struct tracer *t)
 	return 0;
 }
 
-int tracer_learn_slots(struct tracer *t)
+static int learn_slots(struct tracer *t)
 {
 	uint32_t end = t->skel->bss->slot_hint, learnt = 0;
 
@@ -553,12 +556,22 @@ int tracer_learn_slots(struct tracer *t)
 	return learnt ? rank_slots(t) : 0;
 }
 
-uint64_t tracer_next_epoch(struct tracer *t)
+int tracer_begin_read(struct tracer *t, struct tracer_view *v)
 {
 	uint64_t old = t->skel->bss->epoch;
+	int err;
 
+	/* The programs write the new epoch's max slot from now; the old one is ours. */
 	__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
-	return old;
+	if ((err = learn_slots(t)))
+		return err;
+	*v = (struct tracer_view){
+		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
+		.nslots = t->nslots, .owner = t->owner, .rank = t->rank, .nowned = t->nowned,
+		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
+		.fd_drops = t->fd_drops,
+	};
+	return 0;
 }
 
 uint64_t tracer_map_bytes(const struct tracer *t)
