@@ -33,7 +33,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 # flags live apart, where a command-line CFLAGS cannot drop -Iinclude.
 CFLAGS   ?= -O2 -g
 CGS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
-	-Iinclude -I$(OUTPUT) -D_GNU_SOURCE
+	-Iinclude -Isrc -I$(OUTPUT) -D_GNU_SOURCE
 LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lm -pthread
 # Sanitizers: the loader and unit tests again with ASan and UBSan (any report
 # fails), and the libFuzzer harnesses of tests/fuzz.
@@ -44,7 +44,10 @@ FUZZ_SECONDS ?= 60
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+# src/ by layer: cmd (commands), out (reports), figures (snapshots, kernel
+# figures), trace (BPF loading), kernel (cgroupfs), limits, lib (docs/design.md).
+LIB_SRCS  := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
+HDRS      := $(wildcard include/*.h src/*/*.h)
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
@@ -94,11 +97,12 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # --- loader ---------------------------------------------------------------
-$(OUTPUT)/src/%.o: src/%.c $(wildcard include/*.h) $(SKELS) | $(OUTPUT)/src
+$(OUTPUT)/src/%.o: src/%.c $(HDRS) $(SKELS) | $(OUTPUT)/src
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) -c $< -o $@
 
-cgsched: $(LIB_OBJS) $(OUTPUT)/src/main.o
+cgsched: $(LIB_OBJS) $(OUTPUT)/src/cmd/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -111,12 +115,12 @@ $(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # --- sanitizers and fuzzing (clang; libclang-rt-dev) ------------------------
-$(OUTPUT)/asan/%.o: src/%.c $(wildcard include/*.h) $(SKELS)
+$(OUTPUT)/asan/%.o: src/%.c $(HDRS) $(SKELS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/asan/cgsched: $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(OUTPUT)/asan/main.o
+$(OUTPUT)/asan/cgsched: $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(OUTPUT)/asan/cmd/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
 
@@ -124,7 +128,7 @@ $(OUTPUT)/asan/unit-tests: $(UNIT_SRCS) $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asa
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
-$(OUTPUT)/fuzz/obj/%.o: src/%.c $(wildcard include/*.h) $(SKELS)
+$(OUTPUT)/fuzz/obj/%.o: src/%.c $(HDRS) $(SKELS)
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@

@@ -37,6 +37,9 @@ counted() {
 }
 
 unit .output/unit-tests "[unit]"
+# The loader's layers include only those below them (docs/design.md).
+tests/layers.sh 2>&1 | tee "$logs/layers"
+counted "$logs/layers" layers
 # The same with ASan and UBSan: a report crashes the test, and Criterion counts it.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 unit .output/asan/unit-tests "[asan]"
 # Every parser of outside input under libFuzzer, briefly (make fuzz: 60 s each).

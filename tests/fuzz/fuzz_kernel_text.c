@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "cgroupfs.h"
-#include "kstat.h"
+#include "kernel/cgroupfs.h"
+#include "figures/kstat.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "cgroupfs.h"
-#include "limits_file.h"
+#include "kernel/cgroupfs.h"
+#include "limits/limits_file.h"
 
 static struct cgfs fs;
 

@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 
 #include "fuzz.h"
-#include "rules.h"
+#include "cmd/rules.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "cgroupfs.h"
-#include "cpu_limits.h"
-#include "rules.h"
-#include "util.h"
+#include "kernel/cgroupfs.h"
+#include "limits/cpu_limits.h"
+#include "cmd/rules.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cgroupfs.h"
+#include "kernel/cgroupfs.h"
 
 Test(mountinfo, parses_fields_and_escapes)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "json_out.h"
-#include "record.h"
+#include "out/json_out.h"
+#include "out/record.h"
 
 /* The BPF struct begins with the list's counters, in list order, each a __u64. */
 Test(counters, bpf_struct_follows_the_list)

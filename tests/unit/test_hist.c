@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cgsched.h"
-#include "hist.h"
+#include "out/hist.h"
 
 Test(hist, slot_boundaries)
 {

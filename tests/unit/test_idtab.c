@@ -2,7 +2,7 @@
 /* The id-keyed table the path cache, the kernel figures and their deltas share. */
 #include <criterion/criterion.h>
 
-#include "idtab.h"
+#include "lib/idtab.h"
 
 struct ent {
 	uint64_t id;

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "cpu_limits.h"
+#include "limits/cpu_limits.h"
 
 static int cm(const char *s, uint64_t *q, uint64_t *p)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 Test(parse, u64_accepts_only_whole_numbers)
 {

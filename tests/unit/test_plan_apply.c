@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroupfs.h"
-#include "limits_file.h"
+#include "kernel/cgroupfs.h"
+#include "limits/limits_file.h"
 
 static char dir[] = "/tmp/cgs-unit-XXXXXX";
 static struct cgfs fs;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "record.h"
+#include "out/record.h"
 
 static char *read_all(const char *path)
 {

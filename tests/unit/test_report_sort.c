@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "snapshot.h"
+#include "out/report.h"
+#include "figures/snapshot.h"
 
 static struct report make_rows(size_t n, unsigned seed)
 {

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched hist: run-queue latency histograms per cgroup, in runqlat's layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/commands.h"
+#include "out/hist.h"
+#include "out/json_out.h"
+#include "out/report.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched hist [OPTIONS]\n"
+	"Trace until Ctrl-C (or for -d seconds), then print one log2 histogram per\n"
+	"cgroup, in the layout of bcc's runqlat: run-queue latency (default), the\n"
+	"lengths of throttle episodes, or of on-CPU slices.\n"
+	"\n"
+	"  -d, --duration DUR     trace this long: seconds, or 500ms, 2m (default: until Ctrl-C)\n"
+	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --metric M         runq (default), throttle or oncpu\n"
+	"      --per-cpu          one histogram per cgroup and CPU\n"
+	"  -m, --milliseconds     histogram in ms instead of us\n"
+	"      --json             the summary as JSON (docs/json.md)\n"
+	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
+	"                         (default: the first that works)\n"
+	"      --throttle-backend B  fentry, kprobe or tracepoint (default: the first that\n"
+	"                         works; --backend is its old name)\n"
+	"  -q, --quiet            no start-up line on stderr\n"
+	"  -v, --verbose          libbpf's messages on stderr\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched hist -d 10                       # ten seconds, every cgroup\n"
+	"  cgsched hist --cgroup /system.slice -m   # one subtree, in milliseconds\n";
+
+struct hist_opts {
+	struct common_opts c;
+	uint64_t duration_ns;
+	enum metric metric;
+	bool per_cpu, json, quiet;
+};
+
+static int parse(struct hist_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "milliseconds", no_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	int c, r;
+
+	common_init(&o->c);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:mqvh", longs, NULL)) != -1) {
+		if ((r = common_opt(&o->c, c, optarg)) < 0)
+			return CGS_EXIT_USAGE;
+		if (r)
+			continue;
+		switch (c) {
+		case 'd':
+			if (parse_duration_ns(optarg, 1000000000ULL, &o->duration_ns) ||
+			    o->duration_ns < 1000000ULL || o->duration_ns > 86400000000000ULL) {
+				cgs_err("-d %s: expected a duration from 1ms to 24h (e.g. 10, 500ms, 2m)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case OPT_PER_CPU:
+			o->per_cpu = true;
+			break;
+		case OPT_METRIC:
+			if (!strcmp(optarg, "runq"))
+				o->metric = METRIC_RUNQ;
+			else if (!strcmp(optarg, "throttle"))
+				o->metric = METRIC_THROTTLE;
+			else if (!strcmp(optarg, "oncpu"))
+				o->metric = METRIC_ONCPU;
+			else {
+				cgs_err("--metric %s: expected runq, throttle or oncpu", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			o->c.so.hist_ms = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return bad_option("hist", argv);
+		}
+	}
+	if (optind < argc)
+		return stray_argument("hist", argv);
+	return 0;
+}
+
+static void print_hists(const struct hist_opts *o, const struct report *r, int ncpus)
+{
+	const char *unit = o->c.so.hist_ms ? "msecs" : "usecs";
+	char name[PATH_MAX + 32];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		const uint64_t *all = sample_slots(w->s, o->metric);
+		if (!hist_total(all, CGS_HIST_SLOTS))
+			continue;
+		if (!o->per_cpu) {
+			printf("\ncgroup = %s\n", row_name(w, name, sizeof(name)));
+			hist_print(stdout, all, CGS_HIST_SLOTS, unit);
+			continue;
+		}
+		for (int cpu = 0; cpu < ncpus; cpu++) {
+			const uint64_t *slots = w->s->cpu[cpu].slots[o->metric];
+			if (!hist_total(slots, CGS_HIST_SLOTS))
+				continue;
+			printf("\ncgroup = %s, cpu = %d\n", row_name(w, name, sizeof(name)), cpu);
+			hist_print(stdout, slots, CGS_HIST_SLOTS, unit);
+		}
+	}
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct hist_opts o = {};
+	struct session s;
+	struct snapshot cur, d;
+	struct report r;
+	int err = parse(&o, argc, argv);
+
+	if (err)
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		return err;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: tracing, cgroup v%d at %s, backend %s, throttle backend %s; %s\n",
+			s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend,
+			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
+	session_sleep_until(&s, o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
+	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, NULL))) {
+		cgs_err("reading the BPF maps failed: %s", strerror(-err));
+		session_close(&s);
+		return CGS_EXIT_FAIL;
+	}
+	/* Detach first: printing thousands of histograms must not be traced. */
+	tracer_stop(&s.tr);
+	if (snapshot_delta(NULL, &cur, &d) ||
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, o.c.so.hist_ms, NULL)) {
+		cgs_err("out of memory building the report");
+		session_close(&s);
+		return CGS_EXIT_FAIL;
+	}
+	report_sort(&r, &s.fs, SORT_PATH, 0);
+	if (o.json) {
+		struct json_meta m;
+		session_json_meta(&s, "summary", &m);
+		json_emit(stdout, json_report(&r, &m));
+	} else {
+		print_hists(&o, &r, s.tr.ncpus);
+		putchar('\n');
+		report_drops(stdout, d.drops);
+	}
+	report_free(&r);
+	snapshot_free(&d);
+	snapshot_free(&cur);
+	session_close(&s);
+	return 0;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched probe: which backends this kernel accepts, found by loading and attaching each. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <json-c/json.h>
+
+#include "kernel/cgroupfs.h"
+#include "cmd/commands.h"
+#include "trace/tracer.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched probe [--json] [-v]\n"
+	"Load and attach every backend once, detach, and report which ones this\n"
+	"kernel accepts and where the cpu controller is mounted.\n";
+
+struct probe_out {
+	bool json;
+	const char *section;
+	struct json_object *sched, *thr;
+};
+
+static void one(void *vctx, const char *kind, const char *name, int err)
+{
+	struct probe_out *p = vctx;
+	bool thr = !strcmp(kind, "throttle");
+
+	if (!p->json && (!p->section || strcmp(p->section, kind))) {
+		p->section = kind;
+		printf(thr ? "throttle backends (first that works is used):\n"
+			   : "scheduler backends (first that works is used):\n");
+	}
+	if (p->json) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "ok", json_object_new_boolean(!err));
+		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : strerror(-err)) : NULL);
+		json_object_array_add(thr ? p->thr : p->sched, o);
+	} else {
+		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : strerror(-err)) : "ok");
+	}
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct probe_out p = {};
+	struct cgfs fs;
+	struct utsname u;
+	int c, err;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", longs, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			p.json = true;
+			break;
+		case 'v':
+			cgs_verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			return bad_option("probe", argv);
+		}
+	}
+	if (optind < argc)
+		return stray_argument("probe", argv);
+	if ((err = require_root("probing loads BPF programs")))
+		return err;
+	uname(&u);
+	err = cgfs_open(&fs);
+	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	if (p.json) {
+		struct json_object *o = json_object_new_object();
+		p.sched = json_object_new_array();
+		p.thr = json_object_new_array();
+		tracer_probe(one, &p);
+		json_object_object_add(o, "schema", json_object_new_string("cgsched/probe"));
+		json_object_object_add(o, "version", json_object_new_int(1));
+		json_object_object_add(o, "kernel", json_object_new_string(u.release));
+		json_object_object_add(o, "btf", json_object_new_boolean(btf));
+		json_object_object_add(o, "cgroup_version", err ? NULL : json_object_new_int(fs.version));
+		json_object_object_add(o, "cgroup_mount", err ? NULL : json_object_new_string(fs.mnt));
+		json_object_object_add(o, "sched_backends", p.sched);
+		json_object_object_add(o, "throttle_backends", p.thr);
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		printf("kernel %s, BTF %s, ", u.release, btf ? "yes" : "no");
+		if (err)
+			printf("no cpu controller mounted\n");
+		else
+			printf("cpu controller on cgroup v%d at %s\n", fs.version, fs.mnt);
+		tracer_probe(one, &p);
+	}
+	if (!err)
+		cgfs_close(&fs);
+	return 0;
+}

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cgsched record -- CMD: like `perf stat -- CMD`, for cgroup scheduling. Makes a
+ * transient cgroup where the cpu controller lives, applies limits, starts CMD
+ * in it (the child moves itself before exec: no race), traces the cgroup and
+ * its descendants until CMD exits, removes the cgroup, reports, and exits
+ * with CMD's status. --attach traces an existing cgroup instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cmd/commands.h"
+#include "out/json_out.h"
+#include "figures/kstat.h"
+#include "limits/cpu_limits.h"
+#include "out/record.h"
+#include "cmd/rules.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched record [OPTIONS] -- CMD [ARGS...]\n"
+	"       cgsched record [OPTIONS] --attach PATH [-d DUR | --pid PID]\n"
+	"Run CMD in a new cgroup with the given limits, trace it and its descendants\n"
+	"until CMD exits, remove the cgroup, print a summary and histograms on stderr,\n"
+	"and exit with CMD's status (128+N for signal N). Ctrl-C reaches CMD.\n"
+	"\n"
+	"  --cpu-max LIMIT      QUOTA[/PERIOD] in us (or 50ms/100ms), PCT% of one CPU, Ncpus\n"
+	"  --cpu-weight N       1..10000 (v1: shares converted with the kernel's formula)\n"
+	"  --name NAME          the cgroup's name (default cgsched-record-PID); must not exist\n"
+	"  -o, --output FILE    the report as JSON (docs/json.md), for 'cgsched check'\n"
+	"  --attach PATH        trace this existing cgroup instead of running CMD\n"
+	"  -d, --duration DUR   with --attach: stop after DUR\n"
+	"  --pid PID            with --attach: stop when PID exits\n"
+	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
+	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
+	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"
+	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
+	"  -q, --quiet          no live status line\n"
+	"  -v, --verbose        libbpf's messages\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched record --cpu-max 25% -- ./bench\n"
+	"  cgsched record --cpu-max 400000/1000000 -o run.json -- make -j8\n"
+	"  cgsched record --check --max-throttled-pct 5 -- ./loadtest\n"
+	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n";
+
+
+struct rec_opts {
+	struct common_opts c;
+	struct cpu_limits lim;
+	const char *name, *out, *attach;
+	uint64_t duration_ns;
+	long pid;
+	int pid_fd;          /* pid_watch(pid) */
+	bool quiet, check;
+	struct rules rules;
+	char **cmd;
+};
+
+static bool name_ok(const char *n)
+{
+	if (!*n || *n == '.' || strlen(n) > 200)
+		return false;
+	for (const char *p = n; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_' || *p == '.'))
+			return false;
+	return true;
+}
+
+/* Like execvp's search, so "not found" is known before anything is made. */
+static bool runnable(const char *cmd)
+{
+	char path[PATH_MAX];
+	const char *p = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return !access(cmd, X_OK);
+	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		/* An empty element is the current directory, as for execvp. */
+		int k = n ? snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, cmd)
+			  : snprintf(path, sizeof(path), "./%s", cmd);
+		if (k > 0 && (size_t)k < sizeof(path) && !access(path, X_OK))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+static int parse(struct rec_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "cpu-max", required_argument, NULL, OPT_CPU_MAX },
+		{ "cpu-weight", required_argument, NULL, OPT_CPU_WEIGHT },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "output", required_argument, NULL, 'o' },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "quiet", no_argument, NULL, 'q' },
+		RULES_LONG_OPTS,
+		COMMON_LONG_OPTS,
+		{},
+	};
+	const char *why;
+	uint64_t v;
+	int c, r;
+
+	common_init(&o->c);
+	opterr = 0;
+	/* "+": stop at CMD, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+o:d:qvh", longs, NULL)) != -1) {
+		if ((r = rules_opt(&o->rules, c, optarg)) < 0 ||
+		    (!r && (r = common_opt(&o->c, c, optarg)) < 0))
+			return CGS_EXIT_USAGE;
+		if (r)
+			continue;
+		switch (c) {
+		case OPT_CPU_MAX:
+			if (parse_cpu_max(optarg, &o->lim.quota_us, &o->lim.period_us, &why)) {
+				cgs_err("--cpu-max %s: %s", optarg, why);
+				return CGS_EXIT_USAGE;
+			}
+			o->lim.has_max = true;
+			break;
+		case OPT_CPU_WEIGHT:
+			if (parse_cpu_weight(optarg, &o->lim.weight, &why)) {
+				cgs_err("--cpu-weight %s: %s", optarg, why);
+				return CGS_EXIT_USAGE;
+			}
+			o->lim.has_weight = true;
+			break;
+		case OPT_NAME:
+			if (!name_ok(optarg)) {
+				cgs_err("--name %s: use letters, digits, '-', '_' and '.', not starting with '.'", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			o->name = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_ATTACH:
+			o->attach = optarg;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, 1000000000ULL, &o->duration_ns) || !o->duration_ns) {
+				cgs_err("-d %s: expected a duration (e.g. 30, 500ms, 2m)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case OPT_PID:
+			if (parse_u64(optarg, 1, 4194304, &v)) {
+				cgs_err("--pid %s: expected a process id", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			o->pid = v;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return bad_option("record", argv);
+		}
+	}
+	o->cmd = optind < argc ? argv + optind : NULL;
+	if (o->c.so.ncgroups) {
+		cgs_err("record: --cgroup does not apply; record traces its own cgroup (or --attach PATH)");
+		return CGS_EXIT_USAGE;
+	}
+	if (o->attach) {
+		if (o->cmd) {
+			cgs_err("record: --attach traces an existing cgroup; give it no command");
+			return CGS_EXIT_USAGE;
+		}
+		if (o->lim.has_max || o->lim.has_weight || o->name) {
+			cgs_err("record: --attach leaves the cgroup as it is: no --cpu-max, --cpu-weight or --name");
+			return CGS_EXIT_USAGE;
+		}
+		if (o->pid && (o->pid_fd = pid_watch(o->pid)) == -1) {
+			cgs_err("--pid %ld: no such process", o->pid);
+			return CGS_EXIT_USAGE;
+		}
+	} else {
+		if (!o->cmd) {
+			cgs_err("record: no command; usage: cgsched record [OPTIONS] -- CMD [ARGS...]");
+			return CGS_EXIT_USAGE;
+		}
+		if (o->duration_ns || o->pid) {
+			cgs_err("record: -d and --pid go with --attach; a command runs until it exits");
+			return CGS_EXIT_USAGE;
+		}
+		if (!runnable(o->cmd[0])) {
+			cgs_err("record: %s: command not found or not executable", o->cmd[0]);
+			return CGS_EXIT_USAGE;
+		}
+	}
+	if (rules_validate(&o->rules))
+		return CGS_EXIT_USAGE;
+	if (o->check && !rules_any(&o->rules)) {
+		cgs_err("record: --check needs a rule (--max-throttled-pct, --max-runq-p99, --min-cpu-pct, --baseline)");
+		return CGS_EXIT_USAGE;
+	}
+	if (o->out) {
+		char *d = strdup(o->out);
+		int bad = access(dirname(d), W_OK);
+		free(d);
+		if (bad) {
+			cgs_err("-o %s: cannot write there (%s)", o->out, strerror(errno));
+			return CGS_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Signals: ours, not CMD's, are forwarded; the terminal's reach CMD directly. */
+static volatile pid_t child = -1;
+static volatile sig_atomic_t got_sig;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	got_sig = sig;
+	cgs_stop = sig;
+	/* SI_KERNEL: from the terminal to the whole foreground group, CMD included. */
+	if (child > 0 && si->si_code != SI_KERNEL)
+		kill(child, sig);
+}
+
+static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void block_forwarded(sigset_t *set, sigset_t *old)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+		sigaddset(set, fwd_sigs[i]);
+	sigprocmask(SIG_BLOCK, set, old);
+}
+
+static void install_forwarding(void)
+{
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+		sigaction(fwd_sigs[i], &sa, NULL);
+}
+
+/* The child: into the cgroup, then exec; errno back through a CLOEXEC pipe. */
+static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, const sigset_t *mask)
+{
+	int err;
+
+	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+		signal(fwd_sigs[i], SIG_DFL);
+	/* A signal forwarded before this point was held: it acts now, as its default. */
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* "0" is the writer itself: the child is in the cgroup before CMD exists. */
+	if ((err = cgfs_write(fs, rel, "cgroup.procs", "0")) == 0) {
+		execvp(cmd[0], cmd);
+		err = -errno;
+	}
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, uint64_t t0)
+{
+	struct snapshot cur;
+	char a[16], b[16];
+	uint64_t on = 0, thr = 0, n = 0;
+
+	if (snapshot_read(tr, &cur, false, *have_prev ? prev : NULL))
+		return;
+	for (size_t i = 0; i < cur.n; i++) {
+		on += cur.cg[i].c.oncpu_ns;
+		uint64_t t = cur.cg[i].c.thr_ns > cur.cg[i].c.thr_wait_ns ? cur.cg[i].c.thr_ns
+									 : cur.cg[i].c.thr_wait_ns;
+		thr += t;
+		n += cur.cg[i].c.thr_count;
+	}
+	uint64_t wall = cur.t_ns - t0;
+	fprintf(stderr, "\rcgsched: %s  CPU %.1f%%  throttled %s (%llu)\033[K",
+		fmt_duration(a, sizeof(a), wall), wall ? 100.0 * on / wall : 0,
+		fmt_duration(b, sizeof(b), thr), (unsigned long long)n);
+	snapshot_free(prev);
+	*prev = cur;
+	*have_prev = true;
+}
+
+/*
+ * Into a new file beside the target, then renamed over it: a symlink (or
+ * anything else) at the target is replaced, never followed, and a reader
+ * never sees half a report.
+ */
+static int write_report(const char *path, struct json_object *j)
+{
+	char *d = strdup(path), tmp[PATH_MAX];
+	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int fd = -1, n = d ? snprintf(tmp, sizeof(tmp), "%s/.cgsched-report-XXXXXX", dirname(d)) : -1;
+	size_t len = s ? strlen(s) : 0, off = 0;
+
+	free(d);
+	if (n < 0 || (size_t)n >= sizeof(tmp) || !s || (fd = mkstemp(tmp)) < 0) {
+		cgs_err("-o %s: cannot write there (%s)", path, n < 0 || !s ? "out of memory" : strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += w;
+	}
+	bool ok = off == len && write(fd, "\n", 1) == 1 && !fchmod(fd, 0644);
+	if (close(fd) || !ok || rename(tmp, path)) {
+		cgs_err("-o %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec_opts o = { .pid_fd = -1 };
+	struct session s;
+	struct snapshot prev = {}, cur = {}, d = {};
+	struct report r = {};
+	struct record_summary rs = { .exit_status = -1, .exit_signal = -1 };
+	struct kstat k0 = {}, k1 = {};
+	struct episode_log el = {};
+	char rel[PATH_MAX], name[64];
+	const char *paths[1];
+	bool made = false, have_prev = false, tty;
+	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 };
+
+	if ((err = parse(&o, argc, argv)))
+		return err;
+	if ((err = require_root("record makes cgroups and loads BPF programs")))
+		return err;
+	memset(&s, 0, sizeof(s));
+	s.fs.mnt_fd = -1;
+	if ((err = cgfs_open_or_explain(&s.fs)))
+		return err;
+	if (o.attach) {
+		if (cgpath_normalize(s.fs.mnt, o.attach, rel, sizeof(rel)) || cgfs_id(&s.fs, rel, &(uint64_t){ 0 })) {
+			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o.attach,
+				s.fs.version, s.fs.mnt);
+			goto out;
+		}
+	} else {
+		snprintf(name, sizeof(name), "cgsched-record-%d", getpid());
+		snprintf(rel, sizeof(rel), "/%s", o.name ? o.name : name);
+		if ((err = cgfs_mkdir(&s.fs, rel))) {
+			cgs_err(err == -EEXIST ? "record: cgroup %s exists already; choose another --name"
+					       : "record: cannot make cgroup %s: %s",
+				rel, strerror(-err));
+			goto out;
+		}
+		made = true;
+		if ((err = limits_apply(&s.fs, rel, &o.lim))) {
+			cgs_err("record: cannot apply the limits to %s: %s", rel, strerror(-err));
+			goto out;
+		}
+	}
+	/* The session re-opens cgroupfs; ours stays for paths and removal. */
+	paths[0] = rel;
+	o.c.so.cgroups = paths;
+	o.c.so.ncgroups = 1;
+	struct cgfs keep = s.fs;
+	if ((err = session_open(&s, &o.c.so))) {
+		s.fs = keep;
+		ret = err; /* bad input, or stopped during start-up: the cgroup goes */
+		goto out;
+	}
+	cgfs_close(&keep);
+	/*
+	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
+	 * known (and, in the child, until the default actions are back): one
+	 * that came before is CMD never started.
+	 */
+	sigset_t fwd, old;
+	block_forwarded(&fwd, &old);
+	install_forwarding();
+	if (cgs_stop) {
+		ret = session_stopped();
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	session_trace_info(&s, &rs.ti);
+	rs.argv = o.cmd;
+	rs.cgroup = rel;
+	rs.attached = !!o.attach;
+	rs.limits = o.lim;
+	rs.k_ok = !kstat_read(&s.fs, rel, &k0);
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	rs.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
+	tty = isatty(STDERR_FILENO) && !o.quiet;
+
+	/* A command's wall time starts at its fork; an attached cgroup's at attach. */
+	uint64_t t0 = o.attach ? s.tr.attached_ns : now_ns(), next_progress = t0 + 500000000ULL;
+	if (!o.attach) {
+		pid_t pid = -1;
+		if (pipe2(pipefd, O_CLOEXEC))
+			cgs_err("record: pipe: %s", strerror(errno));
+		else if ((pid = fork()) < 0)
+			cgs_err("record: fork: %s", strerror(errno));
+		else if (pid == 0)
+			run_child(&s.fs, rel, o.cmd, pipefd[1], &old);
+		child = pid;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pid < 0)
+			goto out;
+		close(pipefd[1]);
+		int cerr = 0;
+		ssize_t n;
+		while ((n = read(pipefd[0], &cerr, sizeof(cerr))) < 0 && errno == EINTR)
+			;
+		close(pipefd[0]);
+		if (n == sizeof(cerr)) {
+			waitpid(pid, NULL, 0);
+			child = -1; /* reaped: its pid may be anyone's now */
+			cgs_err("record: cannot run %s: %s", o.cmd[0], strerror(-cerr));
+			goto out;
+		}
+		/* Until CMD exits; a signal to us was forwarded to it, so keep waiting. */
+		for (;;) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid)
+				break;
+			if (w < 0 && errno != EINTR) {
+				cgs_err("record: waitpid: %s", strerror(errno));
+				goto out;
+			}
+			if (tty && now_ns() >= next_progress) {
+				progress(&s.tr, &prev, &have_prev, t0);
+				next_progress += 500000000ULL;
+			}
+			tracer_recheck_limits(&s.tr);
+			tracer_poll(&s.tr, 20);
+		}
+		child = -1;
+	} else {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
+		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
+			if (tty && now_ns() >= next_progress) {
+				progress(&s.tr, &prev, &have_prev, t0);
+				next_progress += 500000000ULL;
+			}
+			tracer_recheck_limits(&s.tr);
+			tracer_poll(&s.tr, 20);
+		}
+	}
+	rs.wall_ns = now_ns() - t0;
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
+		cgs_err("reading the BPF maps failed: %s", strerror(-err));
+		goto out;
+	}
+	tracer_take_episodes(&s.tr, &el);
+	rs.ep = (struct episode_view){ el.e, el.n, el.truncated, t0, session_cgroup_name, &s };
+	tracer_stop(&s.tr);
+	if (rs.k_ok && !kstat_read(&s.fs, rel, &k1)) {
+		rs.k = k1;
+		struct kstat_growth g = kstat_growth(&k0, &k1);
+		rs.k_periods = g.periods;
+		rs.k_throttled = g.throttled;
+		rs.k_throttled_ns = g.throttled_ns;
+	} else {
+		rs.k_ok = false;
+	}
+	if (snapshot_delta(NULL, &cur, &d) ||
+	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, false, NULL)) {
+		cgs_err("out of memory building the report");
+		goto out;
+	}
+	report_sort(&r, &s.fs, SORT_PATH, 0);
+	record_aggregate(&rs, &r);
+	memcpy(rs.drops, d.drops, sizeof(rs.drops));
+	if (!o.attach) {
+		if (WIFEXITED(status)) {
+			rs.exit_status = WEXITSTATUS(status);
+			ret = rs.exit_status;
+		} else if (WIFSIGNALED(status)) {
+			rs.exit_signal = WTERMSIG(status);
+			ret = 128 + rs.exit_signal;
+		}
+	} else {
+		ret = 0;
+	}
+	record_print(stderr, &rs);
+	struct json_object *j = record_json(&rs);
+	if (o.out && write_report(o.out, j) && !ret)
+		ret = CGS_EXIT_FAIL;
+	if (rules_any(&o.rules)) {
+		struct json_object *base = NULL;
+		int n;
+		if (o.rules.baseline && !(base = report_load(o.rules.baseline))) {
+			ret = ret ? ret : CGS_EXIT_USAGE;
+		} else if ((n = rules_eval(&o.rules, j, "this run's report", base, o.rules.baseline, stderr)) && !ret) {
+			ret = n < 0 ? CGS_EXIT_USAGE : CGS_EXIT_FAIL;
+		}
+		json_object_put(base);
+	}
+	json_object_put(j);
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (made && (err = cgfs_remove(&s.fs, rel)))
+		cgs_warn("could not remove cgroup %s: %s", rel, strerror(-err));
+	report_free(&r);
+	snapshot_free(&d);
+	snapshot_free(&cur);
+	snapshot_free(&prev);
+	free(el.e);
+	session_close(&s);
+	if (o.pid_fd >= 0)
+		close(o.pid_fd);
+	return ret;
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched top: a table per interval, one row per cgroup active in it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/commands.h"
+#include "out/json_out.h"
+#include "figures/kstat_src.h"
+#include "out/report.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched [top] [OPTIONS]\n"
+	"Every interval, one row per cgroup of the cpu controller that ran or waited:\n"
+	"CPU% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
+	"involuntary switches, throttling by its own quota (THR% of the interval,\n"
+	"episodes, p99 length), QUOTA% of its quota used, and notes: the cgroup whose\n"
+	"tasks preempted it most, an ancestor whose quota held it.\n"
+	"\n"
+	"  -i, --interval DUR     seconds between tables, or with a unit: 500ms, 2s (default 1s)\n"
+	"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
+	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr, path\n"
+	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
+	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --json             one JSON object per interval (docs/json.md)\n"
+	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
+	"                         (default: the first that works)\n"
+	"      --throttle-backend B  fentry, kprobe or tracepoint (default: the first that\n"
+	"                         works; --backend is its old name)\n"
+	"  -q, --quiet            no start-up line on stderr\n"
+	"  -v, --verbose          libbpf's messages, backend probing, and each refresh's CPU\n"
+	"                         time (maps, kernel figures, report) on stderr\n"
+	"\n"
+	"On Ctrl-C (SIGINT) or SIGTERM, or after -n intervals, a summary since start.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched                          # a table every second\n"
+	"  cgsched top -i 5 -s p99 -r 10    # ten worst run-queue tails, every 5 s\n"
+	"  cgsched top --cgroup /kubepods --json -n 1\n";
+
+struct top_opts {
+	struct common_opts c;
+	uint64_t interval_ns;
+	uint64_t count;
+	uint64_t rows;
+	enum sort_key sort;
+	bool json, quiet;
+};
+
+static int parse(struct top_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	int c, r;
+
+	common_init(&o->c);
+	o->interval_ns = 1000000000ULL;
+	o->rows = 20;
+	o->sort = SORT_CPU;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:n:s:r:qvh", longs, NULL)) != -1) {
+		if ((r = common_opt(&o->c, c, optarg)) < 0)
+			return CGS_EXIT_USAGE;
+		if (r)
+			continue;
+		switch (c) {
+		case 'i':
+			if (parse_duration_ns(optarg, 1000000000ULL, &o->interval_ns) ||
+			    o->interval_ns < 10000000ULL || o->interval_ns > 3600000000000ULL) {
+				cgs_err("-i %s: expected a duration from 10ms to 1h (e.g. 1, 500ms, 2s)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, UINT32_MAX, &o->count)) {
+				cgs_err("-n %s: expected a whole number of intervals, at least 1", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			if (sort_key_parse(optarg, &o->sort)) {
+				cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol, thr or path", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case 'r':
+			if (parse_u64(optarg, 0, UINT32_MAX, &o->rows)) {
+				cgs_err("-r %s: expected a whole number of rows (0 = all)", optarg);
+				return CGS_EXIT_USAGE;
+			}
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case '?':
+		case ':':
+			return bad_option("top", argv);
+		}
+	}
+	if (optind < argc)
+		return stray_argument("top", argv);
+	return 0;
+}
+
+/* CPU time of a refresh's parts, for -v: where 10,000 cgroups' time goes. */
+struct refresh_cost {
+	uint64_t maps_ns, kernel_ns, rest_ns;
+};
+
+static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks,
+		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
+		 struct refresh_cost *cost)
+{
+	struct snapshot d;
+	struct report r;
+	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0;
+
+	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
+	int err = snapshot_delta(prev, cur, &d);
+
+	c0 = cpu_ns();
+	/* No kernel figures this time, rather than stale ones, when the pass fails. */
+	if (!err && !kstat_src_refresh(ks))
+		err = kstat_src_figures(ks, &d, summary, &kfigs);
+	cost->kernel_ns = cpu_ns() - c0;
+	if (err || report_build(&r, &d, cur->t_ns - from, false, &kfigs)) {
+		cgs_err("out of memory building the report");
+		idtab_free(&kfigs);
+		snapshot_free(&d);
+		return;
+	}
+	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
+	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
+	if (o->json) {
+		struct json_meta m;
+		struct episode_log el;
+		session_json_meta(s, summary ? "summary" : "interval", &m);
+		/* Episodes that ended since the last table (the summary lists the last ones). */
+		tracer_take_episodes(&s->tr, &el);
+		m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns,
+					      session_cgroup_name, s };
+		json_emit(stdout, json_report(&r, &m));
+		free(el.e);
+	} else {
+		char when[16], dur[16];
+		time_t t = time(NULL);
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+		if (summary)
+			printf("\nSummary over %s since start\n", fmt_duration(dur, sizeof(dur), r.interval_ns));
+		else
+			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
+		report_table(stdout, &r, summary ? 0 : o->rows);
+		if (summary)
+			report_throttle_lines(stdout, &r);
+		if (summary || drops_total(d.drops))
+			report_drops(stdout, d.drops);
+		if (!summary)
+			putchar('\n');
+		fflush(stdout);
+	}
+	report_free(&r);
+	idtab_free(&kfigs);
+	snapshot_free(&d);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o = {};
+	struct session s;
+	struct snapshot prev = {}, cur;
+	struct kstat_src ks = {};
+	int err = parse(&o, argc, argv);
+
+	if (err)
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		return err;
+	}
+	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
+	kstat_src_prime(&ks);
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
+			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
+			s.tr.task_storage ? "task storage" : "pid-keyed LRU hash", s.tr.thr_backend);
+	if (!o.json)
+		printf("cgroup v%d at %s, backend %s, throttle backend %s\n\n", s.fs.version, s.fs.mnt,
+		       s.tr.backend, s.tr.thr_backend);
+	bool have_prev = false;
+	uint64_t deadline = s.tr.attached_ns;
+	for (uint64_t n = 0; !o.count || n < o.count; n++) {
+		deadline += o.interval_ns;
+		if (!session_sleep_until(&s, deadline))
+			break;
+		/* One refresh: maps read, paths resolved, kernel figures, output. */
+		struct refresh_cost rc;
+		uint64_t c0 = cpu_ns(), w0 = now_ns();
+		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
+			cgs_err("reading the BPF maps failed: %s", strerror(-err));
+			break;
+		}
+		rc.maps_ns = cpu_ns() - c0;
+		show(&o, &s, &ks, have_prev ? &prev : NULL, &cur, false, &rc);
+		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
+		if (cgs_verbose)
+			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
+				  "report %.2f ms", (cpu_ns() - c0) / 1e6, (now_ns() - w0) / 1e6, cur.n,
+				  rc.maps_ns / 1e6, rc.kernel_ns / 1e6, rc.rest_ns / 1e6);
+		snapshot_free(&prev);
+		prev = cur;
+		have_prev = true;
+	}
+	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
+		struct refresh_cost rc;
+		show(&o, &s, &ks, NULL, &cur, true, &rc);
+		snapshot_free(&cur);
+	}
+	snapshot_free(&prev);
+	kstat_src_close(&ks);
+	session_close(&s);
+	return err ? CGS_EXIT_FAIL : 0;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+
+#include "out/json_out.h"
+#include "cmd/session.h"
+#include "lib/stop.h"
+#include "lib/util.h"
+
+int session_stopped(void)
+{
+	fprintf(stderr, "cgsched: stopped by %s before tracing began; nothing is attached\n", stop_name());
+	return stop_status();
+}
+
+int session_open(struct session *s, const struct session_opts *o)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->fs.mnt_fd = -1;
+	if ((err = cgfs_open_or_explain(&s->fs)))
+		return err;
+	if (o->ncgroups > CGS_MAX_FILTERS) {
+		cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
+		return CGS_EXIT_USAGE;
+	}
+	for (int i = 0; i < o->ncgroups; i++) {
+		char rel[PATH_MAX];
+		if (cgpath_normalize(s->fs.mnt, o->cgroups[i], rel, sizeof(rel)) ||
+		    cgfs_id(&s->fs, rel, &s->filter_ids[i])) {
+			cgs_err("--cgroup %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)",
+				o->cgroups[i], s->fs.version, s->fs.mnt);
+			return CGS_EXIT_USAGE;
+		}
+		s->filter_paths[i] = strdup(rel);
+		s->nfilter++;
+	}
+	struct tracer_opts to = {
+		.max_cgroups = o->max_cgroups,
+		.max_tasks = 65536,
+		.filter_ids = s->filter_ids,
+		.nfilter = s->nfilter,
+		.hist_ms = o->hist_ms,
+		.force_backend = o->sched_backend,
+		.force_thr = o->thr_backend,
+		.stop = &cgs_stop,
+	};
+	if (cgs_stop)
+		return session_stopped();
+	if ((err = tracer_start(&s->tr, &to)))
+		return err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	tracer_stop(&s->tr);
+	cgfs_close(&s->fs);
+	for (int i = 0; i < s->nfilter; i++)
+		free(s->filter_paths[i]);
+	s->nfilter = 0;
+}
+
+bool session_sleep_until(struct session *s, uint64_t deadline_ns)
+{
+	while (!cgs_stop && !output_closed()) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return true;
+		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
+		/* A signal interrupts the poll (no SA_RESTART): cgs_stop is seen at once. */
+		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
+		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
+	}
+	return false;
+}
+
+void session_json_meta(const struct session *s, const char *kind, struct json_meta *m)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*m = (struct json_meta){
+		.kind = kind,
+		.realtime = ts.tv_sec + ts.tv_nsec / 1e9,
+		.map_bytes = tracer_map_bytes(&s->tr),
+	};
+	session_trace_info(s, &m->ti);
+}
+
+void session_trace_info(const struct session *s, struct trace_info *ti)
+{
+	struct utsname u;
+
+	*ti = (struct trace_info){
+		.cgroup_version = s->fs.version,
+		.sched_backend = s->tr.backend,
+		.thr_backend = s->tr.thr_backend,
+		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
+		.ncpus = s->tr.ncpus,
+	};
+	if (!uname(&u))
+		snprintf(ti->kernel, sizeof(ti->kernel), "%s", u.release);
+}
+
+const char *session_cgroup_name(void *session, uint64_t id)
+{
+	struct session *s = session;
+	const char *last;
+	const char *p = cgfs_path(&s->fs, id, false, &last);
+
+	return p ? p : last;
+}

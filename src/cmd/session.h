@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What every tracing command sets up: cgroupfs, --cgroup filters, the tracer, signals. */
+#ifndef CGS_SESSION_H
+#define CGS_SESSION_H
+
+#include <signal.h>
+
+#include "kernel/cgroupfs.h"
+#include "out/json_out.h"
+#include "lib/stop.h"
+#include "trace/tracer.h"
+
+struct session_opts {
+	const char **cgroups;  /* --cgroup paths, as given */
+	int ncgroups;
+	uint32_t max_cgroups;
+	bool hist_ms;
+	const char *sched_backend; /* NULL: probe */
+	const char *thr_backend;   /* --throttle-backend; NULL: probe */
+};
+
+struct session {
+	struct cgfs fs;
+	struct tracer tr;
+	uint64_t filter_ids[CGS_MAX_FILTERS];
+	char *filter_paths[CGS_MAX_FILTERS];
+	int nfilter;
+};
+
+/*
+ * Returns 0; or CGS_EXIT_USAGE after printing the one error line; or, when
+ * a stop signal came during start-up, session_stopped()'s status with
+ * nothing attached.
+ */
+int session_open(struct session *s, const struct session_opts *o);
+/* Says a stop signal ended start-up; returns 128 + the signal. */
+int session_stopped(void);
+void session_close(struct session *s);
+struct json_meta;
+/* The JSON header fields that describe this session; kind is "interval" or "summary". */
+void session_json_meta(const struct session *s, const char *kind, struct json_meta *m);
+/* The kernel, cgroup version, backends and CPUs of this session, for a report's header. */
+void session_trace_info(const struct session *s, struct trace_info *ti);
+/* A cgroup's path by id (cached), or NULL when gone: for json_episodes. */
+const char *session_cgroup_name(void *session, uint64_t id);
+/* Sleep until deadline (monotonic ns) or a stop signal, collecting episodes; false when stopped. */
+bool session_sleep_until(struct session *s, uint64_t deadline_ns);
+
+#endif

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/cgroupfs.h"
+#include "cgsched.h"
+#include "cgstat.skel.h"
+#include "figures/kstat_src.h"
+#include "figures/snapshot.h"
+#include "lib/util.h"
+
+const char *kstat_method_name(enum kstat_method m)
+{
+	return m == KSTAT_ITER ? "iter" : m == KSTAT_FILES ? "files" : "auto";
+}
+
+static int iter_open(struct kstat_src *s)
+{
+	union bpf_iter_link_info info = {};
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	int err;
+
+	s->skel = cgstat_bpf__open_and_load();
+	if (!s->skel)
+		return -errno;
+	info.cgroup.cgroup_fd = s->fs->mnt_fd;
+	info.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
+	opts.link_info = &info;
+	opts.link_info_len = sizeof(info);
+	s->link = bpf_program__attach_iter(s->skel->progs.cgroup_bw, &opts);
+	if (!s->link)
+		goto fail;
+	/* The records are read in place: no copy out of the kernel per pass. */
+	s->recs_len = (size_t)CGS_KSTAT_MAX * sizeof(struct cgs_kstat);
+	s->recs = mmap(NULL, s->recs_len, PROT_READ, MAP_SHARED, bpf_map__fd(s->skel->maps.kstats), 0);
+	if (s->recs == MAP_FAILED) {
+		s->recs = NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	err = -errno;
+	bpf_link__destroy(s->link);
+	s->link = NULL;
+	cgstat_bpf__destroy(s->skel);
+	s->skel = NULL;
+	return err;
+}
+
+/* The counters of a cgroup when first and last seen: what growth is measured from. */
+struct kstat_base {
+	uint64_t id;
+	struct kstat first, last;
+};
+
+int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
+{
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->fs = fs;
+	s->tab = (struct idtab)IDTAB_INIT(struct kstat_ent);
+	s->base = (struct idtab)IDTAB_INIT(struct kstat_base);
+	if (want != KSTAT_FILES) {
+		err = iter_open(s);
+		if (!err) {
+			s->method = KSTAT_ITER;
+			return 0;
+		}
+		cgs_debug("cgroup iterator unavailable (%s): reading cgroup files", strerror(-err));
+		if (want == KSTAT_ITER)
+			return err;
+	}
+	s->method = KSTAT_FILES;
+	return 0;
+}
+
+void kstat_src_close(struct kstat_src *s)
+{
+	if (s->recs)
+		munmap((void *)s->recs, s->recs_len);
+	bpf_link__destroy(s->link);
+	cgstat_bpf__destroy(s->skel);
+	idtab_free(&s->tab);
+	idtab_free(&s->base);
+	memset(s, 0, sizeof(*s));
+}
+
+static int tab_put(struct kstat_src *s, uint64_t id, const struct kstat *k)
+{
+	struct kstat_ent *e = idtab_put(&s->tab, id, NULL);
+
+	if (!e)
+		return -ENOMEM;
+	e->k = *k;
+	return 0;
+}
+
+static int take(struct kstat_src *s, const struct cgs_kstat *v)
+{
+	struct kstat k = { .ok = true, .usage_ns = -1 };
+
+	k.quota_us = v->quota_ns == ~0ULL ? -1 : (int64_t)(v->quota_ns / 1000);
+	k.period_us = v->period_ns / 1000;
+	k.burst_us = v->burst_ns / 1000;
+	k.nr_periods = v->nr_periods;
+	k.nr_throttled = v->nr_throttled;
+	k.throttled_ns = v->throttled_ns;
+	return tab_put(s, v->id, &k);
+}
+
+int kstat_src_refresh(struct kstat_src *s)
+{
+	char buf[64];
+	int fd, err = 0;
+
+	if (s->method != KSTAT_ITER)
+		return 0;
+	s->skel->bss->n = 0;
+	s->skel->bss->full = 0;
+	fd = bpf_iter_create(bpf_link__fd(s->link));
+	if (fd < 0)
+		return -errno;
+	/* The program prints nothing: one read walks the whole hierarchy. */
+	while ((err = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (err < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	idtab_clear(&s->tab);
+	s->full = s->skel->bss->full;
+	uint32_t n = s->skel->bss->n;
+	for (uint32_t i = 0; i < n && i < CGS_KSTAT_MAX; i++)
+		if ((err = take(s, &s->recs[i])))
+			return err;
+	return 0;
+}
+
+int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)
+{
+	if (s->method == KSTAT_ITER) {
+		const struct kstat_ent *e = idtab_find(&s->tab, id);
+		if (!e)
+			return -ENOENT;
+		*k = e->k;
+		/* The root group has no bandwidth control: as its missing files say. */
+		return rel && !strcmp(rel, "/") ? -ENOENT : 0;
+	}
+	return kstat_read(s->fs, rel, k);
+}
+
+struct all_ctx {
+	struct kstat_src *s;
+	void (*cb)(void *, uint64_t, const char *, const struct kstat *);
+	void *ctx;
+};
+
+static int read_one(void *vctx, const char *rel, uint64_t id)
+{
+	struct all_ctx *a = vctx;
+	struct kstat k;
+
+	if (!kstat_read(a->s->fs, rel, &k))
+		a->cb(a->ctx, id, rel, &k);
+	return 0;
+}
+
+int kstat_src_all(struct kstat_src *s,
+		  void (*cb)(void *ctx, uint64_t id, const char *path, const struct kstat *k), void *ctx)
+{
+	int err;
+
+	if (s->method == KSTAT_ITER) {
+		/* One pass, no file read, no path needed: ids are what deltas key on. */
+		if ((err = kstat_src_refresh(s)))
+			return err;
+		for (size_t i = 0; i < s->tab.cap; i++) {
+			const struct kstat_ent *e = idtab_at(&s->tab, i);
+			if (e)
+				cb(ctx, e->id, NULL, &e->k);
+		}
+		return 0;
+	}
+	struct all_ctx a = { s, cb, ctx };
+	return cgfs_walk(s->fs, "/", false, read_one, &a);
+}
+
+static void prime_one(void *ctx, uint64_t id, const char *path, const struct kstat *k)
+{
+	struct kstat_base *b = idtab_put(ctx, id, NULL);
+
+	if (b)
+		b->first = b->last = *k;
+}
+
+int kstat_src_prime(struct kstat_src *s)
+{
+	return kstat_src_all(s, prime_one, &s->base);
+}
+
+int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		uint64_t id = d->cg[i].id;
+		const char *rel = NULL;
+		struct kstat_base *b;
+		struct kstat_fig *f;
+		struct kstat k;
+
+		/* The iterator's figures are by id; the files need the path. */
+		if (s->method != KSTAT_ITER && !(rel = cgfs_path(s->fs, id, true, NULL)))
+			continue;
+		if (kstat_src_get(s, id, rel, &k))
+			continue;
+		/* Not seen at start (fresh: zeroed): it was made since, and all its counters are new. */
+		if (!(b = idtab_put(&s->base, id, NULL)) || !(f = idtab_put(out, id, NULL)))
+			return -ENOMEM;
+		f->k = k;
+		f->g = kstat_growth(since_first ? &b->first : &b->last, &k);
+		b->last = k;
+	}
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Where the kernel's bandwidth figures come from: one BPF cgroup-iterator
+ * pass over the whole hierarchy (v6.1+; measured faster, docs/performance.md),
+ * or the cgroup files, one cgroup at a time, where the iterator is refused.
+ */
+#ifndef CGS_KSTAT_SRC_H
+#define CGS_KSTAT_SRC_H
+
+#include <stdint.h>
+
+#include "lib/idtab.h"
+#include "figures/kstat.h"
+
+struct cgfs;
+struct cgstat_bpf;
+struct bpf_link;
+struct cgs_kstat;
+
+struct kstat_ent {
+	uint64_t id;
+	struct kstat k;
+};
+
+enum kstat_method { KSTAT_AUTO, KSTAT_ITER, KSTAT_FILES };
+
+struct kstat_src {
+	enum kstat_method method;  /* the one in use: ITER or FILES */
+	struct cgfs *fs;
+	struct cgstat_bpf *skel;
+	struct bpf_link *link;
+	const struct cgs_kstat *recs;  /* the iterator's records, mmapped */
+	size_t recs_len;
+	struct idtab tab;          /* the last pass: id -> struct kstat_ent */
+	uint64_t full;             /* cgroups the iterator could not store */
+	struct idtab base;         /* id -> struct kstat_base: the bases of growth */
+};
+
+/* One cgroup's kernel figures over an interval (kstat_src_figures). */
+struct kstat_fig {
+	uint64_t id;
+	struct kstat k;            /* as read now */
+	struct kstat_growth g;     /* since the previous call, or since kstat_src_prime */
+};
+
+/* Returns 0, or -errno when `want` (ITER or FILES) cannot be had. */
+int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want);
+void kstat_src_close(struct kstat_src *s);
+const char *kstat_method_name(enum kstat_method m);
+/* Refresh every cgroup's figures at once (iterator), or nothing (files: read on demand). */
+int kstat_src_refresh(struct kstat_src *s);
+/* One cgroup's figures, by id (iterator) or by reading its files at rel. */
+int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k);
+/* Every cgroup's counters now: the base that kstat_src_figures measures growth from. */
+int kstat_src_prime(struct kstat_src *s);
+/*
+ * The figures of each cgroup of d (after kstat_src_refresh), by id into out
+ * (struct kstat_fig), with their growth since the previous call, or since
+ * kstat_src_prime with since_first. A cgroup first seen now grew from 0.
+ * With files, each path is looked up (cgroups gone are left out). 0 or -ENOMEM.
+ */
+struct snapshot;
+int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out);
+/*
+ * Every cgroup's figures, now: cb(id, path, figures). The path is relative
+ * to the hierarchy with files, NULL with the iterator (resolve by id if needed).
+ */
+int kstat_src_all(struct kstat_src *s,
+		  void (*cb)(void *ctx, uint64_t id, const char *path, const struct kstat *k), void *ctx);
+
+#endif

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "trace/maputil.h"
+#include "figures/snapshot.h"
+#include "trace/tracer.h"
+#include "lib/util.h"
+
+static const char *const drop_names[CGS_DROP__COUNT] = {
+	[CGS_DROP_CG_FULL] = "cgroup_map_full",
+	[CGS_DROP_PREEMPT_FULL] = "preempt_map_full",
+	[CGS_DROP_TASK_FULL] = "task_state_full",
+	[CGS_DROP_RUNQ_NOSTART] = "runq_unpaired",
+	[CGS_DROP_ONCPU_NOSTART] = "oncpu_unpaired",
+	[CGS_DROP_DEPTH] = "cgroup_too_deep",
+	[CGS_DROP_THR_FULL] = "throttle_map_full",
+	[CGS_DROP_THR_UNPAIRED] = "throttle_unpaired",
+	[CGS_DROP_THR_OPEN_FULL] = "throttle_open_full",
+	[CGS_DROP_THR_STALE] = "throttle_stale",
+	[CGS_DROP_EPISODE_LOST] = "episode_lost",
+};
+
+const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
+#define DEF(field, json, key, column, in_record) \
+	{ #field, offsetof(struct cg_counters, field), json, key, column, in_record },
+	CG_COUNTERS(DEF)
+#undef DEF
+};
+
+const char *drop_name(int i)
+{
+	return drop_names[i];
+}
+
+uint64_t drops_total(const uint64_t *d)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < CGS_DROP__COUNT; i++)
+		t += d[i];
+	return t;
+}
+
+const uint64_t *sample_slots(const struct cg_sample *s, enum metric m)
+{
+	switch (m) {
+	case METRIC_ONCPU: return s->c.oncpu_slots;
+	case METRIC_THROTTLE: return s->c.thr_slots;
+	default: return s->c.runq_slots;
+	}
+}
+
+static int cmp_cg(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cg_sample *)a)->id, y = ((const struct cg_sample *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pre(const void *a, const void *b)
+{
+	const struct preempt_sample *x = a, *y = b;
+
+	if (x->victim != y->victim)
+		return x->victim < y->victim ? -1 : 1;
+	return x->preemptor < y->preemptor ? -1 : x->preemptor > y->preemptor;
+}
+
+static struct cg_sample *cg_init(struct snapshot *s, struct cg_sample *c, uint64_t id)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	if (s->per_cpu && !(c->cpu = calloc(s->ncpus, sizeof(*c->cpu))))
+		return NULL;
+	return c;
+}
+
+static struct cg_sample *cg_add(struct snapshot *s, uint64_t id)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct cg_sample *n = realloc(s->cg, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->cg = n;
+		s->cap = cap;
+	}
+	return cg_init(s, &s->cg[s->n++], id);
+}
+
+const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
+{
+	struct cg_sample key = { .id = id };
+
+	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cmp_cg) : NULL;
+}
+
+/* Find, or append and re-sort (rare: a cgroup seen by one map only). */
+static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
+{
+	struct cg_sample *c = (struct cg_sample *)snapshot_find(s, id);
+
+	if (c)
+		return c;
+	if (!cg_add(s, id))
+		return NULL;
+	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
+	return (struct cg_sample *)snapshot_find(s, id);
+}
+
+static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count)
+{
+	if (s->npre == s->precap) {
+		size_t cap = s->precap ? s->precap * 2 : 64;
+		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->pre = n;
+		s->precap = cap;
+	}
+	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
+	return 0;
+}
+
+struct read_ctx {
+	struct snapshot *s;
+	uint64_t epoch;  /* the epoch just closed */
+};
+
+static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
+{
+	return m[epoch & 1].epoch == epoch ? m[epoch & 1].value : 0;
+}
+
+#define ADD_SLOTS(dst, src)                              \
+	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
+		(dst)[i_] += (src)[i_]
+
+/* One slot's figures, every CPU's, read in place from the mmapped cg_stats. */
+static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t slot)
+{
+	struct snapshot *s = ctx->s;
+
+	/* In id order straight away: no sort of 10,000 samples of ~1 KB. */
+	struct cg_sample *c = cg_init(s, &s->cg[t->rank[slot]], t->owner[slot]);
+	if (!c)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		const struct cgs_cg_stats *v = &t->cg[(size_t)cpu * t->max_cgroups + slot];
+#define SUM(field, ...) c->c.field += v->field;
+		CGS_CG_COUNTERS(SUM)
+#undef SUM
+		if (v->thr_inh_by)
+			c->thr_inh_by = v->thr_inh_by;
+		uint64_t m = max_of(v->runq_max, ctx->epoch);
+		if (m > c->runq_max_ns)
+			c->runq_max_ns = m;
+		ADD_SLOTS(c->c.runq_slots, v->runq_slots);
+		ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
+		if (c->cpu) {
+			c->cpu[cpu].oncpu_ns = v->oncpu_ns;
+			ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
+			ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
+		}
+	}
+	return 0;
+}
+
+static int take_thr(void *vctx, const void *key, const void *val)
+{
+	struct read_ctx *ctx = vctx;
+	const struct cgs_thr_key *k = key;
+	const struct cgs_thr_stats *v = val;
+	struct cg_sample *c = cg_get(ctx->s, k->cgid);
+
+	if (!c)
+		return -ENOMEM;
+	c->c.thr_count += v->count;
+	c->c.thr_ns += v->ns;
+	ADD_SLOTS(c->c.thr_slots, v->slots);
+	uint64_t m = max_of(v->max, ctx->epoch);
+	if (m > c->thr_max_ns)
+		c->thr_max_ns = m;
+	if (k->cpu >= (uint32_t)ctx->s->ncpus)
+		return 0;
+	if (!c->thr_cpu && !(c->thr_cpu = calloc(ctx->s->ncpus, sizeof(*c->thr_cpu))))
+		return -ENOMEM;
+	c->thr_cpu[k->cpu].count += v->count;
+	c->thr_cpu[k->cpu].ns += v->ns;
+	if (c->cpu) {
+		c->cpu[k->cpu].thr_count += v->count;
+		c->cpu[k->cpu].thr_ns += v->ns;
+		ADD_SLOTS(c->cpu[k->cpu].slots[METRIC_THROTTLE], v->slots);
+	}
+	return 0;
+}
+
+static int take_pre(void *vctx, const void *key, const void *vals)
+{
+	struct snapshot *s = vctx;
+	const struct cgs_preempt_key *k = key;
+	const uint64_t *v = vals;
+	uint64_t sum = 0;
+
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		sum += v[cpu];
+	return pre_add(s, k->victim, k->preemptor, sum);
+}
+
+/* Credit the slices running right now, so a task that never switches still shows. */
+static int take_running(const struct tracer_view *t, struct snapshot *s)
+{
+	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(t->fd_cur, &zero, cur)) {
+		s->t_ns = now_ns();
+		goto out;
+	}
+	s->t_ns = now_ns();
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		/* since_ns is the CPU's rq clock (tp_btf) or ktime (clock_off 0). */
+		uint64_t since = cur[cpu].since_ns + cur[cpu].clock_off;
+
+		if (!cur[cpu].cgid || !cur[cpu].since_ns || since > s->t_ns)
+			continue;
+		/*
+		 * Only cgroups with a map slot: one without (the map was full,
+		 * and that is counted) would show a partial row.
+		 */
+		struct cg_sample *c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
+		if (!c)
+			continue;
+		c->c.oncpu_ns += s->t_ns - since;
+		if (c->cpu)
+			c->cpu[cpu].oncpu_ns += s->t_ns - since;
+	}
+out:
+	free(cur);
+	return err;
+}
+
+static int take_drops(const struct tracer_view *t, struct snapshot *s)
+{
+	uint64_t *d = calloc(t->ncpus, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	for (__u32 i = 0; i < CGS_DROP__COUNT; i++) {
+		memset(d, 0, t->ncpus * sizeof(*d));
+		if (!bpf_map_lookup_elem(t->fd_drops, &i, d))
+			for (int cpu = 0; cpu < t->ncpus; cpu++)
+				s->drops[i] += d[cpu];
+	}
+	free(d);
+	return 0;
+}
+
+/* The sample of id in p, walking forward from *j (both sides sorted by id). */
+static const struct cg_sample *walk_to(const struct snapshot *p, size_t *j, uint64_t id)
+{
+	if (!p)
+		return NULL;
+	while (*j < p->n && p->cg[*j].id < id)
+		(*j)++;
+	return *j < p->n && p->cg[*j].id == id ? &p->cg[*j] : NULL;
+}
+
+/* cg_stats into s->cg, each confirmed slot at its rank: sorted by id. */
+static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx)
+{
+	int err;
+
+	for (uint32_t slot = 0; slot < t->nslots; slot++) {
+		/* 0: claimed and given up in a race, or not yet named */
+		if (t->owner[slot] && (err = take_cg(ctx, t, slot))) {
+			/* Out of memory: free what the slots before it allocated. */
+			for (uint32_t k = 0; k < slot; k++)
+				if (t->owner[k])
+					free(s->cg[t->rank[k]].cpu);
+			s->n = 0;
+			return err;
+		}
+	}
+	return 0;
+}
+
+int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+{
+	struct read_ctx ctx = { .s = s };
+	struct tracer_view view, *t = &view;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if ((err = tracer_begin_read(tr, &view)))
+		return err;
+	s->ncpus = t->ncpus;
+	s->per_cpu = per_cpu;
+	ctx.epoch = t->epoch;
+	/* One allocation for every slot in use (no doubling and copying). */
+	if (t->nowned && !(s->cg = malloc((s->cap = t->nowned + 64) * sizeof(*s->cg))))
+		return -ENOMEM;
+	s->n = t->nowned;
+	if ((err = read_cg(t, s, &ctx)))
+		return err;
+	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
+			     take_thr, &ctx)) ||
+	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
+			     t->ncpus, take_pre, s)) ||
+	    (err = take_running(t, s)) || (err = take_drops(t, s)))
+		return err;
+	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */
+		qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
+	size_t j = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct cg_sample *c = &s->cg[i];
+		const struct cg_sample *p = walk_to(prev, &j, c->id);
+		c->runq_max_all_ns = c->runq_max_ns;
+		c->thr_max_all_ns = c->thr_max_ns;
+		if (p && p->runq_max_all_ns > c->runq_max_all_ns)
+			c->runq_max_all_ns = p->runq_max_all_ns;
+		if (p && p->thr_max_all_ns > c->thr_max_all_ns)
+			c->thr_max_all_ns = p->thr_max_all_ns;
+		if (p && !c->thr_inh_by)
+			c->thr_inh_by = p->thr_inh_by;
+	}
+	return 0;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->cg[i].cpu);
+		free(s->cg[i].thr_cpu);
+	}
+	free(s->cg);
+	free(s->pre);
+	memset(s, 0, sizeof(*s));
+}
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->t_ns = cur->t_ns;
+	out->ncpus = cur->ncpus;
+	out->per_cpu = cur->per_cpu;
+	if (cur->n && !(out->cg = malloc((out->cap = cur->n) * sizeof(*out->cg))))
+		return -ENOMEM;
+	size_t j = 0;
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct cg_sample *c = &cur->cg[i];
+		const struct cg_sample *p = walk_to(prev, &j, c->id);
+		struct cg_counters d;
+		uint64_t any = 0;
+
+		/* Counters only grow; a smaller value means the map slot was reused. */
+		if (p && (p->c.runq_count > c->c.runq_count || p->c.wakeups > c->c.wakeups))
+			p = NULL;
+		for (size_t k = 0; k < CG_NWORDS; k++)
+			any |= d.w[k] = sub(c->c.w[k], p ? p->c.w[k] : 0);
+		if (!any)
+			continue;
+		struct cg_sample *o = cg_add(out, c->id);
+		if (!o)
+			return -ENOMEM;
+		o->c = d;
+		/* An interval has its own maxima; "since attach" the running ones. */
+		o->runq_max_ns = prev ? c->runq_max_ns : c->runq_max_all_ns;
+		o->thr_max_ns = prev ? c->thr_max_ns : c->thr_max_all_ns;
+		o->runq_max_all_ns = c->runq_max_all_ns;
+		o->thr_max_all_ns = c->thr_max_all_ns;
+		o->thr_inh_by = c->thr_inh_by;
+		if (c->thr_cpu) {
+			if (!(o->thr_cpu = calloc(cur->ncpus, sizeof(*o->thr_cpu))))
+				return -ENOMEM;
+			for (int k = 0; k < cur->ncpus; k++) {
+				o->thr_cpu[k].count = sub(c->thr_cpu[k].count, p && p->thr_cpu ? p->thr_cpu[k].count : 0);
+				o->thr_cpu[k].ns = sub(c->thr_cpu[k].ns, p && p->thr_cpu ? p->thr_cpu[k].ns : 0);
+			}
+		}
+		if (o->cpu && c->cpu) {
+			for (int k = 0; k < cur->ncpus; k++) {
+				const struct cg_cpu *pk = p && p->cpu ? &p->cpu[k] : NULL;
+				for (size_t f = 0; f < sizeof(o->cpu[k].w) / sizeof(o->cpu[k].w[0]); f++)
+					o->cpu[k].w[f] = sub(c->cpu[k].w[f], pk ? pk->w[f] : 0);
+			}
+		}
+	}
+	for (size_t i = 0; i < cur->npre; i++) {
+		const struct preempt_sample *c = &cur->pre[i];
+		const struct preempt_sample *p = NULL;
+		if (prev && prev->npre)
+			p = bsearch(c, prev->pre, prev->npre, sizeof(*c), cmp_pre);
+		uint64_t n = sub(c->count, p ? p->count : 0);
+		if (n && pre_add(out, c->victim, c->preemptor, n))
+			return -ENOMEM;
+	}
+	for (int i = 0; i < CGS_DROP__COUNT; i++)
+		out->drops[i] = sub(cur->drops[i], prev ? prev->drops[i] : 0);
+	return 0;
+}

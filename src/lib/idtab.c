@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/idtab.h"
+
+static uint64_t *id_at(void *e, size_t esize, size_t i)
+{
+	return (uint64_t *)((char *)e + i * esize);
+}
+
+/* The entry of id, or the free one where it would go. */
+static size_t probe(void *e, size_t esize, size_t cap, uint64_t id)
+{
+	/* Fibonacci hashing: ids are mostly consecutive inode numbers. */
+	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+
+	while (*id_at(e, esize, i) && *id_at(e, esize, i) != id)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+void *idtab_find(const struct idtab *t, uint64_t id)
+{
+	if (!t->cap || !id)
+		return NULL;
+	uint64_t *p = id_at(t->e, t->esize, probe(t->e, t->esize, t->cap, id));
+	return *p == id ? p : NULL;
+}
+
+static int grow(struct idtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	void *e = calloc(cap, t->esize);
+
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t *old = id_at(t->e, t->esize, i);
+		if (*old)
+			memcpy(id_at(e, t->esize, probe(e, t->esize, cap, *old)), old, t->esize);
+	}
+	free(t->e);
+	t->e = e;
+	t->cap = cap;
+	return 0;
+}
+
+void *idtab_put(struct idtab *t, uint64_t id, bool *fresh)
+{
+	uint64_t *p = NULL;
+
+	if (fresh)
+		*fresh = false;
+	if (!id || t->esize < sizeof(uint64_t)) /* id 0, or a table never set up */
+		return NULL;
+	if (t->cap) {
+		p = id_at(t->e, t->esize, probe(t->e, t->esize, t->cap, id));
+		if (*p == id)
+			return p;
+	}
+	if ((t->used + 1) * 2 > t->cap) {
+		if (grow(t))
+			return NULL;
+		p = id_at(t->e, t->esize, probe(t->e, t->esize, t->cap, id));
+	}
+	memset(p, 0, t->esize);
+	*p = id;
+	t->used++;
+	if (fresh)
+		*fresh = true;
+	return p;
+}
+
+void *idtab_at(const struct idtab *t, size_t i)
+{
+	uint64_t *p = i < t->cap ? id_at(t->e, t->esize, i) : NULL;
+
+	return p && *p ? p : NULL;
+}
+
+void idtab_clear(struct idtab *t)
+{
+	if (t->e)
+		memset(t->e, 0, t->cap * t->esize);
+	t->used = 0;
+}
+
+void idtab_free(struct idtab *t)
+{
+	free(t->e);
+	t->e = NULL;
+	t->cap = t->used = 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The limits file (docs/limits.md): INI, parsed by inih, one section per
+ * cgroup path or glob (relative to the cpu hierarchy's root). Loading
+ * validates everything; a plan of file writes (old -> new) is then applied
+ * as a whole, or rolled back.
+ */
+#ifndef CGS_LIMITS_FILE_H
+#define CGS_LIMITS_FILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "limits/cpu_limits.h"
+
+struct cgfs;
+
+struct limit_rule {
+	char pattern[PATH_MAX];  /* normalised: "/batch/web", or a glob such as "/batch/x*" */
+	int line;                /* of its [section] */
+	bool glob, create;
+	struct cpu_limits lim;   /* max (quota/period) and weight */
+	bool has_burst, has_soft;
+	uint64_t burst_us;
+	uint64_t soft_quota_us, soft_period_us;
+	int line_of[5];          /* of each key, for messages: max weight burst soft_max create */
+};
+
+struct limits_file {
+	char path[PATH_MAX];
+	struct limit_rule *r;
+	size_t n;
+};
+
+/* Load and validate against the mounted hierarchy. 0, or -1 with "FILE:LINE: why" in err. */
+int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, char *err, size_t errlen);
+/* The same from text (len bytes, NUL-terminated), named path in messages: for tests and fuzzing. */
+int limits_file_parse(const char *text, size_t len, const char *path, struct cgfs *fs, struct limits_file *lf,
+		      char *err, size_t errlen);
+void limits_file_free(struct limits_file *lf);
+
+/* One file write: a cgroup file from old to new (mkdir: make the cgroup first). */
+struct change {
+	char rel[PATH_MAX];
+	char file[32];
+	char old[64], new[64];
+	bool mkdir;
+	bool made;               /* this run's mkdir made it (not -EEXIST: someone else's) */
+	bool enabled_cpu;        /* we turned on +cpu in the parent (v2): turn it off on rollback */
+	const struct limit_rule *rule;
+};
+
+struct plan {
+	struct change *c;
+	size_t n, cap;
+	size_t unrestored;       /* after a failed plan_apply: writes the rollback could not undo */
+};
+
+/* Each cgroup a rule applies to now (globs expanded; exists false: to be made). */
+int limits_targets(struct limits_file *lf, struct cgfs *fs,
+		   int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists), void *ctx);
+/*
+ * The writes that make the cgroups matching lf as it says: hard limits, or
+ * the soft cap where soft_on(ctx, rel) says so (NULL: nowhere). Only files
+ * whose value differs are in it.
+ */
+int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ctx, const char *rel),
+	       void *soft_ctx, struct plan *p);
+void plan_free(struct plan *p);
+/* "  /batch cpu.cfs_quota_us: -1 -> 20000" per change. */
+void plan_print(FILE *f, const struct plan *p);
+/*
+ * Write it all; on the first failure, or when *stop is set between two
+ * writes (-EINTR), restore what was written in reverse order and remove the
+ * cgroups this run made (empty ones only: nothing is killed), and return
+ * -errno with the failing change in *failed (NULL when stopped). What the
+ * rollback could not undo is counted in p->unrestored.
+ */
+int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const struct change **failed);
+/* The desired values of one cgroup's files under a rule (soft cap on or off). */
+int rule_values(const struct limit_rule *r, int version, bool soft_on,
+		void (*cb)(void *ctx, const char *file, const char *value), void *ctx);
+
+#endif

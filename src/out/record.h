@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The record report: one traced cgroup and its descendants, summed, with the
+ * kernel's cpu.stat deltas and the command's exit. Schema "cgsched/record"
+ * version 2 (docs/json.md); check reads it back.
+ */
+#ifndef CGS_RECORD_H
+#define CGS_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "figures/kstat.h"
+#include "limits/cpu_limits.h"
+#include "out/json_out.h"
+#include "out/report.h"
+
+#define CGS_RECORD_SCHEMA "cgsched/record"
+#define CGS_RECORD_VERSION 2
+
+struct record_summary {
+	struct trace_info ti;       /* where and how */
+	char *const *argv;          /* the command, NULL-terminated; NULL with --attach */
+	const char *cgroup;         /* traced cgroup, relative to the hierarchy */
+	bool attached;              /* an existing cgroup (--attach), not one we made */
+	struct cpu_limits limits;   /* as applied (none with --attach) */
+	double start_time;          /* seconds since the Unix epoch */
+	uint64_t wall_ns;
+	int exit_status, exit_signal; /* -1 when not applicable */
+	/* the subtree, summed */
+	struct cg_counters c;
+	uint64_t runq_max_ns, thr_max_ns;
+	uint64_t thr_wall_ns;       /* throttled time on the CPU where it was longest (a lower bound) */
+	int npre;
+	struct preemptor pre[REPORT_TOP_PREEMPTORS];
+	/* the kernel's account of the traced cgroup over the run */
+	struct kstat k;             /* configuration */
+	bool k_ok;
+	uint64_t k_periods, k_throttled, k_throttled_ns;
+	uint64_t drops[CGS_DROP__COUNT];
+	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
+	struct episode_view ep;     /* throttle episodes, from the start of the run */
+};
+
+/* Sum a report's rows into rs (counters, maxima, preemptors from outside the subtree). */
+void record_aggregate(struct record_summary *rs, const struct report *r);
+double record_cpu_pct(const struct record_summary *rs);
+/* Wall time with at least one CPU throttled (the union of episodes over time). */
+uint64_t record_thr_wall_ns(const struct record_summary *rs);
+/* The length of the union of the episodes' [start, end) intervals. */
+uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n);
+double record_thr_pct(const struct record_summary *rs);
+struct json_object *record_json(const struct record_summary *rs);
+/* The text summary and histograms, perf-stat style. */
+void record_print(FILE *f, const struct record_summary *rs);
+
+#endif

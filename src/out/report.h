@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* From an interval's delta to rows a person or a program reads. */
+#ifndef CGS_REPORT_H
+#define CGS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "figures/kstat.h"
+#include "figures/snapshot.h"
+
+struct cgfs;
+struct idtab;
+
+#define REPORT_TOP_PREEMPTORS 5
+
+struct preemptor {
+	uint64_t id, count;
+	const char *path;     /* NULL when the cgroup is gone */
+};
+
+/*
+ * Count `count` for preemptor id in pre[0..*n), the REPORT_TOP_PREEMPTORS
+ * largest kept, most first; an id already there adds up.
+ */
+void preemptors_add(struct preemptor *pre, int *n, uint64_t id, uint64_t count, const char *path);
+
+struct row {
+	uint64_t id;
+	const char *path;     /* relative to the hierarchy; last known when removed */
+	bool removed;
+	bool resolved;        /* path, removed and the paths below looked up (report_resolve) */
+	const struct cg_sample *s;
+	double cpu_pct;       /* on-CPU time / interval, 100 = one CPU */
+	double runq_p50_ns, runq_p99_ns;
+	uint64_t runq_max_ns;
+	int npre;
+	struct preemptor pre[REPORT_TOP_PREEMPTORS];
+	/* Throttling by its own quota (episodes), and of its tasks by an ancestor's. */
+	double thr_pct;       /* episode time / interval (summed over CPUs, as cpu.stat) */
+	double thr_p99_ns;
+	uint64_t thr_max_ns;
+	double inh_pct;       /* its tasks' waits while an ancestor was throttled */
+	const char *inh_path; /* that ancestor */
+	/* The kernel's account: configuration now, counters over the interval. */
+	struct kstat k;
+	uint64_t k_periods, k_throttled, k_throttled_ns;
+	double quota_used_pct; /* < 0: unlimited or unknown */
+};
+
+enum sort_key { SORT_CPU, SORT_P50, SORT_P99, SORT_MAX, SORT_WAKEUPS, SORT_VOL, SORT_INVOL,
+		SORT_THR, SORT_PATH };
+
+struct report {
+	uint64_t interval_ns;
+	const struct snapshot *d;  /* the delta rows point into */
+	bool hist_ms;
+	size_t n;
+	struct row *rows;
+};
+
+/* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path"). */
+int sort_key_parse(const char *s, enum sort_key *k);
+/*
+ * Rows for every cgroup in d (paths not yet: report_resolve), from d and,
+ * where kfigs (id -> struct kstat_fig, from kstat_src_figures; NULL: none)
+ * has them, the kernel's figures. Reads nothing else: a function of its
+ * inputs. 0 or -ENOMEM.
+ */
+int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		 const struct idtab *kfigs);
+/* Sort the rows by k; with first > 0 only the first `first` need be in order. */
+void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
+/*
+ * Look up the paths of the first `limit` rows (0: all): the row's (with one
+ * stat to notice removal), its preemptors', the ancestor holding it. Only
+ * rows that are shown need them: a stat per row adds up with thousands.
+ */
+void report_resolve(struct report *r, struct cgfs *fs, size_t limit);
+void report_free(struct report *r);
+/* Display name: path, "path (removed)", or "(removed, id N)". */
+const char *row_name(const struct row *w, char *buf, size_t len);
+/* The `top` table: column titles, `limit` rows (0: all). */
+void report_table(FILE *f, const struct report *r, size_t limit);
+/* One sentence per throttled cgroup: periods, quota used, who held it. */
+void report_throttle_lines(FILE *f, const struct report *r);
+/* One line naming every nonzero drop counter, or "drops: none". */
+void report_drops(FILE *f, const uint64_t *drops);
+
+#endif

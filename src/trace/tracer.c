@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sched.skel.h"
+#include "trace/tracer.h"
+#include "lib/util.h"
+
+/*
+ * Attach fallbacks, tried in order by loading and attaching (never by
+ * kernel version: distributions backport). tp_btf gives typed pointers and
+ * task storage (v5.11+); raw_tp works where tp_btf does not, with probe
+ * reads and a pid-keyed LRU hash.
+ */
+static const struct backend {
+	const char *name;    /* as --sched-backend takes it */
+	const char *attach;  /* program type, as reported */
+	bool btf;            /* tp_btf programs, else raw_tp */
+	bool task_storage;
+} backends[] = {
+	{ "tp_btf", "tp_btf", true, true },
+	{ "tp_btf-pidhash", "tp_btf", true, false },
+	{ "raw_tp", "raw_tp", false, false },
+};
+
+/*
+ * Throttle backends, tried in this order unless --throttle-backend names one. The
+ * tracepoint backend needs nothing beyond sched_switch, so it always loads.
+ */
+static const struct thr_backend {
+	const char *name;
+	enum cgs_thr_backend id;
+} thr_backends[] = {
+	{ "fentry", CGS_THR_FENTRY },
+	{ "kprobe", CGS_THR_KPROBE },
+	{ "tracepoint", CGS_THR_TRACEPOINT },
+};
+
+#define MAX_SYMS 4
+/* Up to v5.10 the kernel refused any map of 4 GiB or more (bpf_map_charge_init). */
+#define CG_STATS_MAX_BYTES ((4ULL << 30) - (1ULL << 20))
+
+/* cg_stats holds every CPU's figures of every slot in one array (sched.bpf.c). */
+static uint64_t cg_stats_bytes(int ncpus, uint32_t max_cgroups)
+{
+	return (uint64_t)ncpus * max_cgroups * sizeof(struct cgs_cg_stats);
+}
+struct ksyms {
+	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
+	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
+	int nthrottle, nunthrottle;
+};
+
+/* "name" or a compiler clone of it ("name.isra.0", "name.constprop.0"), never ".cold". */
+static bool sym_is(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(sym, name, n))
+		return false;
+	if (!sym[n])
+		return true;
+	return sym[n] == '.' && !strstr(sym + n, ".cold");
+}
+
+/*
+ * Kprobe targets from /proc/kallsyms (text symbols of vmlinux only). Read
+ * once, and only when the kprobe backend is about to be tried: the kernel
+ * formats every symbol for it, a large share of start-up.
+ */
+static void resolve_ksyms(struct ksyms *k)
+{
+	FILE *f;
+	char line[512], type, name[256], mod[256];
+
+	if (k->read)
+		return;
+	memset(k, 0, sizeof(*k));
+	k->read = true;
+	if (!(f = fopen("/proc/kallsyms", "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%*s %c %255s %255s", &type, name, mod);
+		if (n < 2 || n == 3 || (type != 't' && type != 'T'))
+			continue;
+		if (sym_is(name, "throttle_cfs_rq") && k->nthrottle < MAX_SYMS)
+			snprintf(k->throttle[k->nthrottle++], 256, "%s", name);
+		else if (sym_is(name, "unthrottle_cfs_rq") && k->nunthrottle < MAX_SYMS)
+			snprintf(k->unthrottle[k->nunthrottle++], 256, "%s", name);
+	}
+	fclose(f);
+}
+
+static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf_link **links,
+			  int *nlinks)
+{
+	struct {
+		struct bpf_program *prog;
+		bool ret;
+		const char (*names)[256];
+		int n;
+	} want[] = {
+		{ s->progs.kprobe_throttle, false, k->throttle, k->nthrottle },
+		{ s->progs.kretprobe_throttle, true, k->throttle, k->nthrottle },
+		{ s->progs.kprobe_unthrottle, false, k->unthrottle, k->nunthrottle },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!want[i].n)
+			return -ENOENT;
+		for (int j = 0; j < want[i].n; j++) {
+			struct bpf_link *l = bpf_program__attach_kprobe(want[i].prog, want[i].ret,
+									 want[i].names[j]);
+			if (!l)
+				return -errno;
+			links[(*nlinks)++] = l;
+			cgs_debug("kprobe%s on %s", want[i].ret ? " (return)" : "", want[i].names[j]);
+		}
+	}
+	return 0;
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct backend *find_backend(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		if (!strcmp(name, backends[i].name))
+			return &backends[i];
+	return NULL;
+}
+
+static const struct thr_backend *find_thr(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(thr_backends); i++)
+		if (!strcmp(name, thr_backends[i].name))
+			return &thr_backends[i];
+	return NULL;
+}
+
+/* What a refusal most likely means, for error lines and `cgsched probe`. */
+const char *tracer_thr_hint(const char *name, int err)
+{
+	if (!strcmp(name, "fentry") && (err == -EPERM || err == -EACCES))
+		return "fentry programs refused (kernel lockdown, or no BPF trampoline)";
+	if (!strcmp(name, "fentry") && err == -ESRCH)
+		return "throttle_cfs_rq/unthrottle_cfs_rq not in the kernel's BTF (inlined?)";
+	if (!strcmp(name, "kprobe") && err == -ENOENT)
+		return "kprobes unavailable (kernel built without CONFIG_KPROBES, or symbols missing)";
+	return strerror(-err);
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!cgs_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr)
+{
+	bpf_program__set_autoload(s->progs.fexit_throttle, thr == CGS_THR_FENTRY);
+	bpf_program__set_autoload(s->progs.fentry_unthrottle, thr == CGS_THR_FENTRY);
+	bpf_program__set_autoload(s->progs.kprobe_throttle, thr == CGS_THR_KPROBE);
+	bpf_program__set_autoload(s->progs.kretprobe_throttle, thr == CGS_THR_KPROBE);
+	bpf_program__set_autoload(s->progs.kprobe_unthrottle, thr == CGS_THR_KPROBE);
+	bpf_program__set_autoload(s->progs.btf_switch, btf);
+	bpf_program__set_autoload(s->progs.btf_wakeup, btf);
+	bpf_program__set_autoload(s->progs.btf_wakeup_new, btf);
+	bpf_program__set_autoload(s->progs.raw_switch, !btf);
+	bpf_program__set_autoload(s->progs.raw_wakeup, !btf);
+	bpf_program__set_autoload(s->progs.raw_wakeup_new, !btf);
+}
+
+static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
+		       const struct thr_backend *tb, struct ksyms *k)
+{
+	struct sched_bpf *s;
+	int err;
+
+	if (o->stop && *o->stop)
+		return -EINTR;
+
+	/*
+	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
+	 * kprobe_events where that is missing: with neither, a load (~100 ms)
+	 * would only end in a failed attach.
+	 */
+	if (tb->id == CGS_THR_KPROBE && access("/sys/bus/event_source/devices/kprobe/type", R_OK) &&
+	    access("/sys/kernel/tracing/kprobe_events", W_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", W_OK)) {
+		cgs_debug("throttle backend kprobe: no kprobe PMU and no kprobe_events: kprobes unavailable");
+		return -ENOENT;
+	}
+	if (tb->id == CGS_THR_KPROBE)
+		resolve_ksyms(k);
+	if (tb->id == CGS_THR_KPROBE && (!k->nthrottle || !k->nunthrottle)) {
+		cgs_debug("throttle backend kprobe: throttle_cfs_rq/unthrottle_cfs_rq not in /proc/kallsyms");
+		return -ENOENT;
+	}
+	s = sched_bpf__open();
+	if (!s)
+		return -errno;
+	select_progs(s, b->btf, tb->id);
+	s->rodata->targ_thr = tb->id;
+	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
+	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
+	s->rodata->targ_filter = o->nfilter > 0;
+	s->rodata->targ_task_storage = b->task_storage;
+	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
+	bpf_map__set_max_entries(s->maps.cg_stats, libbpf_num_possible_cpus() * o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.slot_claim, o->max_cgroups);
+	s->rodata->targ_max_cgroups = o->max_cgroups;
+	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
+	if (!b->task_storage) {
+		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
+		bpf_map__set_map_flags(s->maps.tasks, 0);
+		bpf_map__set_max_entries(s->maps.tasks, o->max_tasks);
+	}
+	err = sched_bpf__load(s);
+	if (err) {
+		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
+		goto fail;
+	}
+	/*
+	 * A signal during the load: the verifier gave up with EAGAIN, libbpf
+	 * loaded again, and the handler has set the stop flag. Attach nothing.
+	 */
+	if (o->stop && *o->stop) {
+		err = -EINTR;
+		goto fail;
+	}
+	for (int i = 0; i < o->nfilter; i++) {
+		__u8 one = 1;
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.filter), &o->filter_ids[i], &one, 0)) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	err = sched_bpf__attach(s);
+	if (!err && tb->id == CGS_THR_KPROBE)
+		err = attach_kprobes(s, k, t->links, &t->nlinks);
+	if (err) {
+		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
+		goto fail;
+	}
+	t->skel = s;
+	t->thr_backend = tb->name;
+	t->backend = b->attach;
+	t->task_storage = b->task_storage;
+	return 0;
+fail:
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	sched_bpf__destroy(s);
+	return err;
+}
+
+/*
+ * On-CPU time is counted from a CPU's switch-in, so a task already running
+ * alone on a CPU at attach time would go unseen until it next switches. A
+ * thread pinned to each CPU, sleeping 1 ms, makes every CPU switch once.
+ */
+static void *nudge(void *arg)
+{
+	cpu_set_t set;
+	long cpu = (long)arg;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (!sched_setaffinity(0, sizeof(set), &set))
+		usleep(1000);
+	return NULL;
+}
+
+static void nudge_cpus(int ncpus)
+{
+	pthread_t th[1024];
+	int n = ncpus < 1024 ? ncpus : 1024, started = 0;
+
+	for (long i = 0; i < n; i++)
+		if (!pthread_create(&th[started], NULL, nudge, (void *)i))
+			started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+static int on_episode(void *ctx, void *data, size_t size)
+{
+	struct episode_log *l = ctx;
+
+	if (size < sizeof(struct cgs_episode))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		if (cap > CGS_EPISODES_MAX)
+			cap = CGS_EPISODES_MAX; /* the documented bound, not the power of two below it */
+		struct cgs_episode *n = cap > l->cap ? realloc(l->e, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			l->truncated++;
+			return 0;
+		}
+		l->e = n;
+		l->cap = cap;
+	}
+	memcpy(&l->e[l->n++], data, sizeof(struct cgs_episode));
+	return 0;
+}
+
+void tracer_recheck_limits(struct tracer *t)
+{
+	if (t->skel)
+		__atomic_add_fetch(&t->skel->bss->lim_gen, 1, __ATOMIC_RELAXED);
+}
+
+void tracer_poll(struct tracer *t, int timeout_ms)
+{
+	if (t->rb)
+		ring_buffer__poll(t->rb, timeout_ms);
+	else
+		usleep(timeout_ms * 1000);
+}
+
+void tracer_take_episodes(struct tracer *t, struct episode_log *out)
+{
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	*out = t->log;
+	memset(&t->log, 0, sizeof(t->log));
+}
+
+int tracer_start(struct tracer *t, const struct tracer_opts *o)
+{
+	int err = -ENOTSUP;
+
+	memset(t, 0, sizeof(*t));
+	libbpf_set_print(libbpf_log);
+	if (require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON"))
+		return -EPERM;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cgs_err("the kernel has no BTF (/sys/kernel/btf/vmlinux missing): cgsched needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
+		return t->ncpus;
+	}
+	if (cg_stats_bytes(t->ncpus, o->max_cgroups) > CG_STATS_MAX_BYTES) {
+		cgs_err("--max-cgroups %u on %d CPUs would need %llu MiB for per-cgroup figures, over the %llu MiB "
+			"one map can have: give a smaller --max-cgroups", o->max_cgroups, t->ncpus,
+			(unsigned long long)(cg_stats_bytes(t->ncpus, o->max_cgroups) >> 20),
+			(unsigned long long)(CG_STATS_MAX_BYTES >> 20));
+		return -E2BIG;
+	}
+	const struct backend *b = NULL;
+	const struct thr_backend *tb = NULL;
+	struct ksyms k = {};
+	int thr_err = 0;
+
+	if (o->force_backend && !(b = find_backend(o->force_backend))) {
+		cgs_err("--sched-backend %s: expected tp_btf, tp_btf-pidhash or raw_tp", o->force_backend);
+		return -EINVAL;
+	}
+	if (o->force_thr && !(tb = find_thr(o->force_thr))) {
+		cgs_err("--throttle-backend %s: expected fentry, kprobe or tracepoint", o->force_thr);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		if (b && b != &backends[i])
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
+			if (tb && tb != &thr_backends[j])
+				continue;
+			err = try_backend(t, o, &backends[i], &thr_backends[j], &k);
+			if (!err)
+				goto attached;
+			if (err == -EINTR)
+				return err; /* stopped: not a refusal, try nothing else */
+			if (tb)
+				thr_err = err;
+		}
+	}
+	if (tb && b) {
+		cgs_err("--throttle-backend %s with --sched-backend %s: the kernel refused it: %s; run with -v for libbpf's reasons",
+			tb->name, b->name, tracer_thr_hint(tb->name, thr_err));
+		return err;
+	}
+	if (tb) {
+		cgs_err("--throttle-backend %s: the kernel refused it: %s; run 'cgsched probe' to see what it allows, or leave the choice to cgsched",
+			tb->name, tracer_thr_hint(tb->name, thr_err));
+		return err;
+	}
+	if (b) {
+		cgs_err("--sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons, or leave the choice to cgsched",
+			b->name, strerror(-err));
+		return err;
+	}
+	if (err) {
+		cgs_err("the kernel refused every scheduler tracing backend (last: %s); run with -v for libbpf's reasons",
+			strerror(-err));
+		return err;
+	}
+attached:
+	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
+	t->cg_len = cg_stats_bytes(t->ncpus, o->max_cgroups);
+	t->cg = mmap(NULL, t->cg_len, PROT_READ, MAP_SHARED, t->fd_cg, 0);
+	if (t->cg == MAP_FAILED) {
+		t->cg = NULL;
+		err = -errno;
+		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
+		return err;
+	}
+	t->fd_slot = bpf_map__fd(t->skel->maps.cg_slot);
+	t->fd_claim = bpf_map__fd(t->skel->maps.slot_claim);
+	if (!(t->owner = calloc(o->max_cgroups, sizeof(*t->owner))) ||
+	    !(t->rank = calloc(o->max_cgroups, sizeof(*t->rank)))) {
+		cgs_err("out of memory");
+		return -ENOMEM;
+	}
+	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
+	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
+	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
+	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, &t->log, NULL);
+	if (!t->rb)
+		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
+			 strerror(errno));
+	t->max_cgroups = o->max_cgroups;
+	t->max_preempt = o->max_cgroups * 4;
+	t->attached_ns = now_ns();
+	nudge_cpus(t->ncpus);
+	if (o->stop && *o->stop) {
+		tracer_stop(t);
+		return -EINTR;
+	}
+	cgs_debug("attached: backend %s, throttle backend %s, task state in %s; %.1f ms after start",
+		  t->backend, t->thr_backend, t->task_storage ? "task storage" : "LRU hash",
+		  (now_ns() - cgs_t0_ns) / 1e6);
+	return 0;
+}
+
+int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx)
+{
+	struct tracer_opts o = { .max_cgroups = 16, .max_tasks = 1024 };
+	struct ksyms k = {};
+
+	libbpf_set_print(libbpf_log);
+	/* Scheduler backends with the throttle backend that always loads... */
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		struct tracer t = {};
+		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
+		cb(ctx, "sched", backends[i].name, err);
+		tracer_stop(&t);
+	}
+	/* ...and each throttle backend with the first scheduler backend that works. */
+	for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
+		int err = -ENOTSUP;
+		for (size_t i = 0; i < ARRAY_SIZE(backends) && err; i++) {
+			struct tracer t = {};
+			err = try_backend(&t, &o, &backends[i], &thr_backends[j], &k);
+			tracer_stop(&t);
+		}
+		cb(ctx, "throttle", thr_backends[j].name, err);
+	}
+	return 0;
+}
+
+void tracer_stop(struct tracer *t)
+{
+	ring_buffer__free(t->rb);
+	t->rb = NULL;
+	free(t->log.e);
+	memset(&t->log, 0, sizeof(t->log));
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	/* Destroying the skeleton detaches every other link and frees every map. */
+	sched_bpf__destroy(t->skel);
+	t->skel = NULL;
+	if (t->cg)
+		munmap((void *)t->cg, t->cg_len);
+	t->cg = NULL;
+	free(t->owner);
+	free(t->rank);
+	t->owner = NULL;
+	t->rank = NULL;
+	t->nslots = t->nowned = 0;
+}
+
+/*
+ * Which cgroup each slot of cg_stats belongs to: the slots not confirmed
+ * yet, up to where claims can have reached. A claim (slot_claim) counts once
+ * cg_slot names the same slot for that cgroup: the BPF side gives up a
+ * claimed slot only when cg_slot already held another one (slot_of).
+ * slot_hint is written without atomics, so a racing claim can leave it
+ * behind slots already taken: look a window past it.
+ */
+#define CLAIM_WINDOW 64
+static int cmp_owned(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* t->rank from t->owner: sort (id, slot) pairs by id. */
+static int rank_slots(struct tracer *t)
+{
+	uint64_t (*pairs)[2] = malloc((size_t)t->nslots * sizeof(*pairs));
+	uint32_t n = 0;
+
+	if (!pairs)
+		return -ENOMEM;
+	for (uint32_t slot = 0; slot < t->nslots; slot++)
+		if (t->owner[slot]) {
+			pairs[n][0] = t->owner[slot];
+			pairs[n++][1] = slot;
+		}
+	qsort(pairs, n, sizeof(*pairs), cmp_owned);
+	for (uint32_t i = 0; i < n; i++)
+		t->rank[pairs[i][1]] = i;
+	t->nowned = n;
+	free(pairs);
+	return 0;
+}
+
+static int learn_slots(struct tracer *t)
+{
+	uint32_t end = t->skel->bss->slot_hint, learnt = 0;
+
+	end = end > t->nslots ? end : t->nslots;
+	end = end + CLAIM_WINDOW < t->max_cgroups ? end + CLAIM_WINDOW : t->max_cgroups;
+	for (uint32_t slot = 0; slot < end; slot++) {
+		uint64_t id;
+		uint32_t back;
+
+		if (t->owner[slot] || bpf_map_lookup_elem(t->fd_claim, &slot, &id) ||
+		    bpf_map_lookup_elem(t->fd_slot, &id, &back) || back != slot)
+			continue;
+		t->owner[slot] = id;
+		learnt++;
+		if (slot >= t->nslots)
+			t->nslots = slot + 1;
+	}
+	return learnt ? rank_slots(t) : 0;
+}
+
+int tracer_begin_read(struct tracer *t, struct tracer_view *v)
+{
+	uint64_t old = t->skel->bss->epoch;
+	int err;
+
+	/* The programs write the new epoch's max slot from now; the old one is ours. */
+	__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
+	if ((err = learn_slots(t)))
+		return err;
+	*v = (struct tracer_view){
+		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
+		.nslots = t->nslots, .owner = t->owner, .rank = t->rank, .nowned = t->nowned,
+		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
+		.fd_drops = t->fd_drops,
+	};
+	return 0;
+}
+
+uint64_t tracer_map_bytes(const struct tracer *t)
+{
+	uint64_t per_cpu = (uint64_t)t->ncpus;
+
+	/* cg_stats (an array), cg_slot and slot_claim (hashes, ~64 B of overhead each) */
+	return cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * 2 * (12 + 64) +
+	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
+	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16);
+}
