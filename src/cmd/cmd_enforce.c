@@ -170,15 +170,15 @@ static void judge(struct enforcer *e, const struct report *r)
 	}
 }
 
+/* One pass over the limits file's targets; rel and rule: the target at hand. */
 struct pass {
 	struct enforcer *e;
 	bool first;
+	const char *rel;
+	const struct limit_rule *rule;
 };
 
 static void want_value(void *ctx, const char *file, const char *value);
-
-static const char *cur_rel;
-static const struct limit_rule *cur_rule;
 
 static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, bool exists)
 {
@@ -199,8 +199,8 @@ static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, b
 	} else if (cgfs_id(&p->e->s.fs, rel, &id)) {
 		return 0;
 	}
-	cur_rel = rel;
-	cur_rule = r;
+	p->rel = rel;
+	p->rule = r;
 	struct soft *s = find_soft(p->e, rel);
 	p->e->reason = s && s->why[0] ? s->why : NULL;
 	rule_values(r, p->e->s.fs.version, s && s->capped, want_value, p);
@@ -214,11 +214,11 @@ static void want_value(void *ctx, const char *file, const char *value)
 {
 	struct pass *p = ctx;
 	struct enforcer *e = p->e;
-	struct managed *m = find_m(e, cur_rel, file);
+	struct managed *m = find_m(e, p->rel, file);
 	char now[64], fresh[PATH_MAX + 32] = "";
 	int err;
 
-	if (cgfs_read(&e->s.fs, cur_rel, file, now, sizeof(now)) < 0)
+	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0)
 		return;
 	now[strcspn(now, "\n")] = 0;
 	if (!m) {
@@ -233,8 +233,8 @@ static void want_value(void *ctx, const char *file, const char *value)
 		m = &e->m[e->n++];
 		memset(m, 0, sizeof(*m));
 		if (!p->first)
-			snprintf(fresh, sizeof(fresh), "new, matches [%s]", cur_rule->pattern);
-		snprintf(m->rel, sizeof(m->rel), "%s", cur_rel);
+			snprintf(fresh, sizeof(fresh), "new, matches [%s]", p->rule->pattern);
+		snprintf(m->rel, sizeof(m->rel), "%s", p->rel);
 		snprintf(m->file, sizeof(m->file), "%s", file);
 		snprintf(m->orig, sizeof(m->orig), "%s", now);
 		snprintf(m->want, sizeof(m->want), "%s", now);
@@ -251,10 +251,10 @@ static void want_value(void *ctx, const char *file, const char *value)
 		why = p->first ? "in the limits file" :
 		      strcmp(m->want, value) ? "the limits file changed" :
 		      "someone else changed it: restored";
-	if ((err = cgfs_write(&e->s.fs, cur_rel, file, value)))
-		logline("%s %s: %s -> %s failed: %s", cur_rel, file, now, value, strerror(-err));
+	if ((err = cgfs_write(&e->s.fs, p->rel, file, value)))
+		logline("%s %s: %s -> %s failed: %s", p->rel, file, now, value, strerror(-err));
 	else
-		logline("%s %s: %s -> %s (%s)", cur_rel, file, now, value, why);
+		logline("%s %s: %s -> %s (%s)", p->rel, file, now, value, why);
 	snprintf(m->want, sizeof(m->want), "%s", value);
 }
 
