@@ -22,6 +22,14 @@ static const char usage[] =
 	"EXAMPLE\n"
 	"  cgsched apply /etc/cgsched/limits.ini --dry-run\n";
 
+static int apply_opt(void *dry, int c, const char *arg)
+{
+	if (c != 'n')
+		return 1;
+	*(bool *)dry = true;
+	return 0;
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -35,40 +43,29 @@ int cmd_apply(int argc, char **argv)
 	const struct change *bad;
 	char err[PATH_MAX + 256];
 	bool dry = false;
-	int c, ret = CGS_EXIT_USAGE;
+	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &dry, NULL, NULL, 1, "one limits file" };
+	int c, first, ret = CGS_EXIT_USAGE;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "nh", longs, NULL)) != -1) {
-		if (c == 'n')
-			dry = true;
-		else if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		} else
-			return bad_option("apply", argv);
-	}
-	if (optind != argc - 1) {
-		cgs_err("apply: expected one limits file; see 'cgsched apply --help'");
-		return CGS_EXIT_USAGE;
-	}
+	if ((c = cmd_parse(&spec, argc, argv, &first)))
+		return c;
 	if ((c = require_root("writing cgroup files")))
 		return c;
 	if ((c = cgfs_open_or_explain(&fs)))
 		return c;
-	if (limits_file_load(argv[optind], &fs, &lf, err, sizeof(err))) {
+	if (limits_file_load(argv[first], &fs, &lf, err, sizeof(err))) {
 		cgs_err("%s", err);
 		goto out_fs;
 	}
 	if ((c = plan_build(&lf, &fs, NULL, NULL, &p))) {
-		cgs_err("%s: cannot read the current limits: %s", argv[optind], strerror(-c));
+		cgs_err("%s: cannot read the current limits: %s", argv[first], strerror(-c));
 		goto out_lf;
 	}
 	if (!p.n) {
-		printf("%s: every limit is in force already\n", argv[optind]);
+		printf("%s: every limit is in force already\n", argv[first]);
 		ret = 0;
 		goto out_plan;
 	}
-	printf("%s: %zu change%s (cgroup v%d at %s)\n", argv[optind], p.n, p.n == 1 ? "" : "s",
+	printf("%s: %zu change%s (cgroup v%d at %s)\n", argv[first], p.n, p.n == 1 ? "" : "s",
 	       fs.version, fs.mnt);
 	plan_print(stdout, &p);
 	if (dry) {
@@ -82,11 +79,11 @@ int cmd_apply(int argc, char **argv)
 			snprintf(undone, sizeof(undone), "%zu change%s could NOT be undone: check them by hand",
 				 p.unrestored, p.unrestored == 1 ? "" : "s");
 		if (!bad) {
-			cgs_err("%s: stopped by %s while applying; %s", argv[optind], stop_name(), undone);
+			cgs_err("%s: stopped by %s while applying; %s", argv[first], stop_name(), undone);
 			ret = stop_status();
 		} else {
 			char rel[512];
-			cgs_err("%s:%d: %s %s: the kernel refused '%s' (%s); %s", argv[optind],
+			cgs_err("%s:%d: %s %s: the kernel refused '%s' (%s); %s", argv[first],
 				bad->rule ? bad->rule->line : 0, text_escape(bad->rel, rel, sizeof(rel)), bad->file,
 				bad->new, strerror(-c), undone);
 		}

@@ -32,41 +32,27 @@ int cmd_check(int argc, char **argv)
 		{},
 	};
 	struct rules r = {};
+	const struct cmd_spec spec = { "check", usage, "h", longs, no_own_options, NULL, NULL, &r, 1, "one report file" };
 	struct json_object *rep, *base = NULL;
-	int c, n;
+	int first, n;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-		int k = rules_opt(&r, c, optarg);
-		if (k < 0)
-			return CGS_EXIT_USAGE;
-		if (k)
-			continue;
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		}
-		return bad_option("check", argv);
-	}
-	if (optind != argc - 1) {
-		cgs_err("check: expected one report file, got %d; see 'cgsched check --help'", argc - optind);
-		return CGS_EXIT_USAGE;
-	}
+	if ((n = cmd_parse(&spec, argc, argv, &first)))
+		return n;
 	if (rules_validate(&r))
 		return CGS_EXIT_USAGE;
 	if (!rules_any(&r)) {
 		cgs_err("check: no rule given; see 'cgsched check --help' for --max-throttled-pct and the others");
 		return CGS_EXIT_USAGE;
 	}
-	if (!(rep = report_load(argv[optind])))
+	if (!(rep = report_load(argv[first])))
 		return CGS_EXIT_USAGE;
 	if (r.baseline && !(base = report_load(r.baseline))) {
 		json_object_put(rep);
 		return CGS_EXIT_USAGE;
 	}
-	n = rules_eval(&r, rep, argv[optind], base, r.baseline, stdout);
+	n = rules_eval(&r, rep, argv[first], base, r.baseline, stdout);
 	if (!n)
-		printf("ok: %s within every limit\n", argv[optind]);
+		printf("ok: %s within every limit\n", argv[first]);
 	json_object_put(rep);
 	json_object_put(base);
 	return n < 0 ? CGS_EXIT_USAGE : n ? CGS_EXIT_FAIL : 0;

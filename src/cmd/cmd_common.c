@@ -2,7 +2,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cmd/commands.h"
+#include "cmd/rules.h"
 #include "lib/util.h"
 
 void common_init(struct common_opts *c)
@@ -12,7 +16,21 @@ void common_init(struct common_opts *c)
 	c->so.max_cgroups = 1024;
 }
 
-int common_opt(struct common_opts *c, int opt, const char *arg)
+int no_own_options(void *ctx, int c, const char *arg)
+{
+	return 1;
+}
+
+int json_opt(void *json, int c, const char *arg)
+{
+	if (c != OPT_JSON)
+		return 1;
+	*(bool *)json = true;
+	return 0;
+}
+
+/* 0 taken, -1 bad value (error printed), 1 not a common option. */
+static int common_opt(struct common_opts *c, int opt, const char *arg)
 {
 	uint64_t v;
 
@@ -23,28 +41,25 @@ int common_opt(struct common_opts *c, int opt, const char *arg)
 			return -1;
 		}
 		c->cgroups[c->so.ncgroups++] = arg;
-		return 1;
+		return 0;
 	case OPT_MAX_CGROUPS:
 		if (parse_u64(arg, 16, 1 << 20, &v)) {
 			cgs_err("--max-cgroups %s: expected a whole number from 16 to 1048576", arg);
 			return -1;
 		}
 		c->so.max_cgroups = v;
-		return 1;
+		return 0;
 	case OPT_SCHED_BACKEND:
 		c->so.sched_backend = arg;
-		return 1;
+		return 0;
 	case OPT_THROTTLE_BACKEND:
 		c->so.thr_backend = arg;
-		return 1;
-	case 'v':
-		cgs_verbose = true;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return 1;
 }
 
-int bad_option(const char *cmd, char **argv)
+static int bad_option(const char *cmd, char **argv)
 {
 	/*
 	 * A short option: getopt names it in optopt, and argv[optind - 1] is
@@ -58,8 +73,55 @@ int bad_option(const char *cmd, char **argv)
 	return CGS_EXIT_USAGE;
 }
 
-int stray_argument(const char *cmd, char **argv)
+int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 {
-	cgs_err("%s: unexpected argument '%s'; see 'cgsched %s --help'", cmd, argv[optind], cmd);
-	return CGS_EXIT_USAGE;
+	char shorts[64];
+	int c, r;
+
+	/* A ':' first (after a '+'): a missing value is ':', told apart from an unknown option. */
+	snprintf(shorts, sizeof(shorts), "%s:%s", s->shorts[0] == '+' ? "+" : "",
+		 s->shorts + (s->shorts[0] == '+'));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, s->longs, NULL)) != -1) {
+		if (c == ':') {
+			if (optopt > 0 && optopt < 256)
+				cgs_err("%s: option '-%c' needs a value; see 'cgsched %s --help'", s->name, optopt, s->name);
+			else
+				cgs_err("%s: option '%s' needs a value; see 'cgsched %s --help'", s->name, argv[optind - 1], s->name);
+			return CGS_EXIT_USAGE;
+		}
+		if (c == '?')
+			return bad_option(s->name, argv);
+		if (c == 'h') {
+			fputs(s->usage, stdout);
+			exit(0);
+		}
+		if (c == 'v') {
+			cgs_verbose = true;
+			continue;
+		}
+		r = 1;
+		if (s->rules)
+			r = rules_opt(s->rules, c, optarg);
+		if (r == 1 && s->common)
+			r = common_opt(s->common, c, optarg);
+		if (r == 1)
+			r = s->opt(s->ctx, c, optarg);
+		if (r < 0)
+			return CGS_EXIT_USAGE;
+		if (r == 1)
+			return bad_option(s->name, argv);
+	}
+	if (s->nargs == 0 && optind < argc) {
+		cgs_err("%s: unexpected argument '%s'; see 'cgsched %s --help'", s->name, argv[optind], s->name);
+		return CGS_EXIT_USAGE;
+	}
+	if (s->nargs > 0 && argc - optind != s->nargs) {
+		cgs_err("%s: expected %s, got %d; see 'cgsched %s --help'", s->name, s->args, argc - optind,
+			s->name);
+		return CGS_EXIT_USAGE;
+	}
+	*first = optind;
+	return 0;
 }

@@ -308,6 +308,39 @@ static void reload(struct enforcer *e)
 	enforce_pass(e, false);
 }
 
+struct enforce_opts {
+	struct enforcer *e;
+	uint64_t interval;
+};
+
+static int enforce_opt(void *ctx, int c, const char *arg)
+{
+	struct enforce_opts *o = ctx;
+
+	switch (c) {
+	case 'i':
+		if (parse_duration_ns(arg, 1000000000ULL, &o->interval) || o->interval < 100000000ULL ||
+		    o->interval > 3600000000000ULL) {
+			cgs_err("-i %s: expected a duration from 100ms to 1h", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_CONTENTION:
+		if (parse_duration_ns(arg, 1000000, &o->e->threshold_ns) || !o->e->threshold_ns) {
+			cgs_err("--contention-p99 %s: expected a duration (bare numbers are ms)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_MIN_WAITS:
+		if (parse_u64(arg, 1, 1000000, &o->e->min_waits)) {
+			cgs_err("--min-waits %s: expected a whole number from 1", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
 int cmd_enforce(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -321,53 +354,20 @@ int cmd_enforce(int argc, char **argv)
 	struct common_opts co;
 	struct snapshot prev = {}, cur, d;
 	struct report r;
-	uint64_t interval = 1000000000ULL;
+	struct enforce_opts eo = { .e = &e, .interval = 1000000000ULL };
+	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file" };
 	char err[PATH_MAX + 256];
-	int c, k, ret = CGS_EXIT_USAGE;
+	int first, k, ret = CGS_EXIT_USAGE;
 
 	common_init(&co);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:vh", longs, NULL)) != -1) {
-		if ((k = common_opt(&co, c, optarg)) < 0)
-			return CGS_EXIT_USAGE;
-		if (k)
-			continue;
-		switch (c) {
-		case 'i':
-			if (parse_duration_ns(optarg, 1000000000ULL, &interval) || interval < 100000000ULL ||
-			    interval > 3600000000000ULL) {
-				cgs_err("-i %s: expected a duration from 100ms to 1h", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_CONTENTION:
-			if (parse_duration_ns(optarg, 1000000, &e.threshold_ns) || !e.threshold_ns) {
-				cgs_err("--contention-p99 %s: expected a duration (bare numbers are ms)", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_MIN_WAITS:
-			if (parse_u64(optarg, 1, 1000000, &e.min_waits)) {
-				cgs_err("--min-waits %s: expected a whole number from 1", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return bad_option("enforce", argv);
-		}
-	}
-	if (optind != argc - 1) {
-		cgs_err("enforce: expected one limits file; see 'cgsched enforce --help'");
-		return CGS_EXIT_USAGE;
-	}
+	if ((k = cmd_parse(&spec, argc, argv, &first)))
+		return k;
+	uint64_t interval = eo.interval;
 	if (co.so.ncgroups) {
 		cgs_err("enforce: --cgroup does not apply: contention is judged across every cgroup");
 		return CGS_EXIT_USAGE;
 	}
-	e.path = argv[optind];
+	e.path = argv[first];
 	if ((k = require_root("writing cgroup files and loading BPF programs")))
 		return k;
 	/* Check the file before tracing anything. */

@@ -42,6 +42,46 @@ struct hist_opts {
 	bool per_cpu, json, quiet;
 };
 
+static int hist_opt(void *ctx, int c, const char *arg)
+{
+	struct hist_opts *o = ctx;
+
+	switch (c) {
+	case 'd':
+		if (parse_duration_ns(arg, 1000000000ULL, &o->duration_ns) ||
+		    o->duration_ns < 1000000ULL || o->duration_ns > 86400000000000ULL) {
+			cgs_err("-d %s: expected a duration from 1ms to 24h (e.g. 10, 500ms, 2m)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_PER_CPU:
+		o->per_cpu = true;
+		return 0;
+	case OPT_METRIC:
+		if (!strcmp(arg, "runq"))
+			o->metric = METRIC_RUNQ;
+		else if (!strcmp(arg, "throttle"))
+			o->metric = METRIC_THROTTLE;
+		else if (!strcmp(arg, "oncpu"))
+			o->metric = METRIC_ONCPU;
+		else {
+			cgs_err("--metric %s: expected runq, throttle or oncpu", arg);
+			return -1;
+		}
+		return 0;
+	case 'm':
+		o->c.so.hist_ms = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
 static int parse(struct hist_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -54,57 +94,11 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	int c, r;
+	const struct cmd_spec spec = { "hist", usage, "d:mqvh", longs, hist_opt, o, &o->c, NULL, 0, NULL };
+	int first;
 
 	common_init(&o->c);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:mqvh", longs, NULL)) != -1) {
-		if ((r = common_opt(&o->c, c, optarg)) < 0)
-			return CGS_EXIT_USAGE;
-		if (r)
-			continue;
-		switch (c) {
-		case 'd':
-			if (parse_duration_ns(optarg, 1000000000ULL, &o->duration_ns) ||
-			    o->duration_ns < 1000000ULL || o->duration_ns > 86400000000000ULL) {
-				cgs_err("-d %s: expected a duration from 1ms to 24h (e.g. 10, 500ms, 2m)", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_PER_CPU:
-			o->per_cpu = true;
-			break;
-		case OPT_METRIC:
-			if (!strcmp(optarg, "runq"))
-				o->metric = METRIC_RUNQ;
-			else if (!strcmp(optarg, "throttle"))
-				o->metric = METRIC_THROTTLE;
-			else if (!strcmp(optarg, "oncpu"))
-				o->metric = METRIC_ONCPU;
-			else {
-				cgs_err("--metric %s: expected runq, throttle or oncpu", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			o->c.so.hist_ms = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			return bad_option("hist", argv);
-		}
-	}
-	if (optind < argc)
-		return stray_argument("hist", argv);
-	return 0;
+	return cmd_parse(&spec, argc, argv, &first);
 }
 
 static void print_hists(const struct hist_opts *o, const struct report *r, int ncpus)

@@ -56,26 +56,11 @@ int cmd_probe(int argc, char **argv)
 	struct probe_out p = {};
 	struct cgfs fs;
 	struct utsname u;
-	int c, err;
+	const struct cmd_spec spec = { "probe", usage, "vh", longs, json_opt, &p.json, NULL, NULL, 0, NULL };
+	int first, err;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", longs, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			p.json = true;
-			break;
-		case 'v':
-			cgs_verbose = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return bad_option("probe", argv);
-		}
-	}
-	if (optind < argc)
-		return stray_argument("probe", argv);
+	if ((err = cmd_parse(&spec, argc, argv, &first)))
+		return err;
 	if ((err = require_root("probing loads BPF programs")))
 		return err;
 	uname(&u);

@@ -99,6 +99,63 @@ static bool runnable(const char *cmd)
 	return false;
 }
 
+static int record_opt(void *ctx, int c, const char *arg)
+{
+	struct rec_opts *o = ctx;
+	const char *why;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_CPU_MAX:
+		if (parse_cpu_max(arg, &o->lim.quota_us, &o->lim.period_us, &why)) {
+			cgs_err("--cpu-max %s: %s", arg, why);
+			return -1;
+		}
+		o->lim.has_max = true;
+		return 0;
+	case OPT_CPU_WEIGHT:
+		if (parse_cpu_weight(arg, &o->lim.weight, &why)) {
+			cgs_err("--cpu-weight %s: %s", arg, why);
+			return -1;
+		}
+		o->lim.has_weight = true;
+		return 0;
+	case OPT_NAME:
+		if (!name_ok(arg)) {
+			cgs_err("--name %s: use letters, digits, '-', '_' and '.', not starting with '.'", arg);
+			return -1;
+		}
+		o->name = arg;
+		return 0;
+	case 'o':
+		o->out = arg;
+		return 0;
+	case OPT_ATTACH:
+		o->attach = arg;
+		return 0;
+	case 'd':
+		if (parse_duration_ns(arg, 1000000000ULL, &o->duration_ns) || !o->duration_ns) {
+			cgs_err("-d %s: expected a duration (e.g. 30, 500ms, 2m)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_PID:
+		if (parse_u64(arg, 1, 4194304, &v)) {
+			cgs_err("--pid %s: expected a process id", arg);
+			return -1;
+		}
+		o->pid = v;
+		return 0;
+	case OPT_CHECK:
+		o->check = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
 static int parse(struct rec_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -115,74 +172,14 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const char *why;
-	uint64_t v;
-	int c, r;
+	/* "+": stop at CMD, whose options are its own. */
+	const struct cmd_spec spec = { "record", usage, "+o:d:qvh", longs, record_opt, o, &o->c, &o->rules, -1, NULL };
+	int first, err;
 
 	common_init(&o->c);
-	opterr = 0;
-	/* "+": stop at CMD, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:d:qvh", longs, NULL)) != -1) {
-		if ((r = rules_opt(&o->rules, c, optarg)) < 0 ||
-		    (!r && (r = common_opt(&o->c, c, optarg)) < 0))
-			return CGS_EXIT_USAGE;
-		if (r)
-			continue;
-		switch (c) {
-		case OPT_CPU_MAX:
-			if (parse_cpu_max(optarg, &o->lim.quota_us, &o->lim.period_us, &why)) {
-				cgs_err("--cpu-max %s: %s", optarg, why);
-				return CGS_EXIT_USAGE;
-			}
-			o->lim.has_max = true;
-			break;
-		case OPT_CPU_WEIGHT:
-			if (parse_cpu_weight(optarg, &o->lim.weight, &why)) {
-				cgs_err("--cpu-weight %s: %s", optarg, why);
-				return CGS_EXIT_USAGE;
-			}
-			o->lim.has_weight = true;
-			break;
-		case OPT_NAME:
-			if (!name_ok(optarg)) {
-				cgs_err("--name %s: use letters, digits, '-', '_' and '.', not starting with '.'", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			o->name = optarg;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case OPT_ATTACH:
-			o->attach = optarg;
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, 1000000000ULL, &o->duration_ns) || !o->duration_ns) {
-				cgs_err("-d %s: expected a duration (e.g. 30, 500ms, 2m)", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_PID:
-			if (parse_u64(optarg, 1, 4194304, &v)) {
-				cgs_err("--pid %s: expected a process id", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			o->pid = v;
-			break;
-		case OPT_CHECK:
-			o->check = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			return bad_option("record", argv);
-		}
-	}
-	o->cmd = optind < argc ? argv + optind : NULL;
+	if ((err = cmd_parse(&spec, argc, argv, &first)))
+		return err;
+	o->cmd = first < argc ? argv + first : NULL;
 	if (o->c.so.ncgroups) {
 		cgs_err("record: --cgroup does not apply; record traces its own cgroup (or --attach PATH)");
 		return CGS_EXIT_USAGE;

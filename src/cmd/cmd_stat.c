@@ -65,6 +65,40 @@ static void one(void *vctx, uint64_t id, const char *path, const struct kstat *k
 	       fmt_duration(d, sizeof(d), k->throttled_ns));
 }
 
+struct stat_opts {
+	enum kstat_method m;
+	bool timing;
+	struct stat_out *o;
+};
+
+static int stat_opt(void *ctx, int c, const char *arg)
+{
+	struct stat_opts *so = ctx;
+
+	switch (c) {
+	case 'M':
+		if (!strcmp(arg, "iter"))
+			so->m = KSTAT_ITER;
+		else if (!strcmp(arg, "files"))
+			so->m = KSTAT_FILES;
+		else if (strcmp(arg, "auto")) {
+			cgs_err("--method %s: expected auto, iter or files", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_JSON:
+		so->o->json = true;
+		return 0;
+	case 'l':
+		so->o->limited = true;
+		return 0;
+	case 't':
+		so->timing = true;
+		return 0;
+	}
+	return 1;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -80,43 +114,14 @@ int cmd_stat(int argc, char **argv)
 	struct stat_out o = {};
 	struct kstat_src ks;
 	struct cgfs fs;
-	bool timing = false;
-	int c, err;
+	struct stat_opts so = { .m = KSTAT_AUTO, .o = &o };
+	const struct cmd_spec spec = { "stat", usage, "tvh", longs, stat_opt, &so, NULL, NULL, 0, NULL };
+	int first, err;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "tvh", longs, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			if (!strcmp(optarg, "iter"))
-				m = KSTAT_ITER;
-			else if (!strcmp(optarg, "files"))
-				m = KSTAT_FILES;
-			else if (strcmp(optarg, "auto")) {
-				cgs_err("--method %s: expected auto, iter or files", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		case 'l':
-			o.limited = true;
-			break;
-		case 't':
-			timing = true;
-			break;
-		case 'v':
-			cgs_verbose = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return bad_option("stat", argv);
-		}
-	}
-	if (optind < argc)
-		return stray_argument("stat", argv);
+	if ((err = cmd_parse(&spec, argc, argv, &first)))
+		return err;
+	m = so.m;
+	bool timing = so.timing;
 	if ((err = require_root("the cgroup iterator is a BPF program")))
 		return err;
 	if ((err = cgfs_open_or_explain(&fs)))

@@ -50,6 +50,46 @@ struct top_opts {
 	bool json, quiet;
 };
 
+static int top_opt(void *ctx, int c, const char *arg)
+{
+	struct top_opts *o = ctx;
+
+	switch (c) {
+	case 'i':
+		if (parse_duration_ns(arg, 1000000000ULL, &o->interval_ns) ||
+		    o->interval_ns < 10000000ULL || o->interval_ns > 3600000000000ULL) {
+			cgs_err("-i %s: expected a duration from 10ms to 1h (e.g. 1, 500ms, 2s)", arg);
+			return -1;
+		}
+		return 0;
+	case 'n':
+		if (parse_u64(arg, 1, UINT32_MAX, &o->count)) {
+			cgs_err("-n %s: expected a whole number of intervals, at least 1", arg);
+			return -1;
+		}
+		return 0;
+	case 's':
+		if (sort_key_parse(arg, &o->sort)) {
+			cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol, thr or path", arg);
+			return -1;
+		}
+		return 0;
+	case 'r':
+		if (parse_u64(arg, 0, UINT32_MAX, &o->rows)) {
+			cgs_err("-r %s: expected a whole number of rows (0 = all)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
 static int parse(struct top_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -62,61 +102,14 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	int c, r;
+	const struct cmd_spec spec = { "top", usage, "i:n:s:r:qvh", longs, top_opt, o, &o->c, NULL, 0, NULL };
+	int first;
 
 	common_init(&o->c);
 	o->interval_ns = 1000000000ULL;
 	o->rows = 20;
 	o->sort = SORT_CPU;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:n:s:r:qvh", longs, NULL)) != -1) {
-		if ((r = common_opt(&o->c, c, optarg)) < 0)
-			return CGS_EXIT_USAGE;
-		if (r)
-			continue;
-		switch (c) {
-		case 'i':
-			if (parse_duration_ns(optarg, 1000000000ULL, &o->interval_ns) ||
-			    o->interval_ns < 10000000ULL || o->interval_ns > 3600000000000ULL) {
-				cgs_err("-i %s: expected a duration from 10ms to 1h (e.g. 1, 500ms, 2s)", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (parse_u64(optarg, 1, UINT32_MAX, &o->count)) {
-				cgs_err("-n %s: expected a whole number of intervals, at least 1", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (sort_key_parse(optarg, &o->sort)) {
-				cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol, thr or path", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case 'r':
-			if (parse_u64(optarg, 0, UINT32_MAX, &o->rows)) {
-				cgs_err("-r %s: expected a whole number of rows (0 = all)", optarg);
-				return CGS_EXIT_USAGE;
-			}
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		case '?':
-		case ':':
-			return bad_option("top", argv);
-		}
-	}
-	if (optind < argc)
-		return stray_argument("top", argv);
-	return 0;
+	return cmd_parse(&spec, argc, argv, &first);
 }
 
 /* CPU time of a refresh's parts, for -v: where 10,000 cgroups' time goes. */

@@ -23,10 +23,31 @@ struct common_opts {
 };
 
 void common_init(struct common_opts *c);
-/* 1: handled, 0: not a common option, -1: bad value (error printed). */
-int common_opt(struct common_opts *c, int opt, const char *arg);
-/* The one line for an unknown option (call from getopt's default case) or a stray argument. */
-int bad_option(const char *cmd, char **argv);
-int stray_argument(const char *cmd, char **argv);
+
+struct rules;
+
+/* A command's options and what it takes after them: one shape for every command. */
+struct cmd_spec {
+	const char *name;             /* named in error lines */
+	const char *usage;            /* -h, --help: printed, then exit 0 */
+	const char *shorts;           /* getopt's string; a leading "+" stops at the first argument */
+	const struct option *longs;
+	/* The command's own options: 0 taken, -1 a bad value (its line printed), 1 not its own. */
+	int (*opt)(void *ctx, int c, const char *arg);
+	void *ctx;
+	struct common_opts *common;   /* the tracing commands' options (COMMON_LONG_OPTS), or NULL */
+	struct rules *rules;          /* check's rules (RULES_LONG_OPTS), or NULL */
+	int nargs;                    /* arguments after the options: 0, 1, or -1 for any number */
+	const char *args;             /* what they are, for the error line ("one limits file") */
+};
+/*
+ * Parse argv by s: -v sets cgs_verbose, -h prints the usage and exits 0, an
+ * unknown option or a wrong number of arguments is one line and
+ * CGS_EXIT_USAGE. 0 with *first the index of the first argument.
+ */
+int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first);
+/* cmd_spec.opt for a command with no options of its own, and for one with only --json (ctx: a bool). */
+int no_own_options(void *ctx, int c, const char *arg);
+int json_opt(void *json, int c, const char *arg);
 
 #endif

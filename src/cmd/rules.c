@@ -32,33 +32,33 @@ int rules_opt(struct rules *r, int opt, const char *arg)
 			return -1;
 		}
 		r->has_thr = true;
-		return 1;
+		return 0;
 	case OPT_MIN_CPU:
 		if (parse_pct(arg, 100000, &r->min_cpu_pct)) {
 			cgs_err("--min-cpu-pct %s: expected a percentage of one CPU (100 = one CPU)", arg);
 			return -1;
 		}
 		r->has_cpu = true;
-		return 1;
+		return 0;
 	case OPT_MAX_P99:
 		if (parse_duration_ns(arg, 1000000, &r->max_p99_ns)) {
 			cgs_err("--max-runq-p99 %s: expected a duration (bare numbers are ms): 5, 500us, 2ms", arg);
 			return -1;
 		}
 		r->has_p99 = true;
-		return 1;
+		return 0;
 	case OPT_BASELINE:
 		r->baseline = arg;
-		return 1;
+		return 0;
 	case OPT_MAX_REGR:
 		if (parse_pct(arg, 100000, &r->max_regr_pct)) {
 			cgs_err("--max-regression %s: expected a percentage (10 = 10%% worse than the baseline)", arg);
 			return -1;
 		}
 		r->has_regr = true;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return 1;
 }
 
 bool rules_any(const struct rules *r)

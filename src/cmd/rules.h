@@ -18,7 +18,7 @@ struct rules {
 	const char *baseline;
 };
 
-/* 1: handled, 0: not a rule option, -1: bad value (error printed). */
+/* 0: taken, 1: not a rule option, -1: bad value (error printed); cmd_parse calls it. */
 int rules_opt(struct rules *r, int opt, const char *arg);
 bool rules_any(const struct rules *r);
 /* Options that only make sense together; 0 or CGS_EXIT_USAGE (error printed). */

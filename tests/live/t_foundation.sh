@@ -137,6 +137,14 @@ hist -d -1
 hist -d 1x
 hist --per-cpu=3
 top --sched-backend nope
+top -i
+hist --metric
+top --cgroup
+check
+apply a b
+enforce
+probe extra
+stat --method
 ARGS
 	[ $bad = 0 ] || fail "$bad invocations did not give one line and exit 2"
 	"$CGWORK" asuser 65534 "$CGSCHED" top -n 1 >"$TMP/o" 2>"$TMP/e"
