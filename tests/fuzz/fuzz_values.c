@@ -2,7 +2,8 @@
 /*
  * libFuzzer: every parser of a value on the command line or in a limits
  * file (durations, sizes, percentages, limits, weights), cgroup path
- * normalisation, and the escapes names get on the way out.
+ * normalisation, the names read from cgroup paths (units, containers, pods),
+ * and the escapes names get on the way out.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "fuzz.h"
 #include "kernel/cgroupfs.h"
 #include "limits/cpu_limits.h"
+#include "out/cgname.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 
@@ -38,6 +40,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (!cgpath_normalize("/sys/fs/cgroup/cpu", s, out, sizeof(out)) &&
 	    (out[0] != '/' || strstr(out, "/../") || strstr(out, "//")))
 		abort(); /* a normalised path is absolute, without .. or empty parts */
+	struct cgname cn;
+	cgname_decode(s, &cn);
+	if (cn.unit[sizeof(cn.unit) - 1] || cn.container[sizeof(cn.container) - 1] || cn.pod_uid[sizeof(cn.pod_uid) - 1])
+		abort(); /* every field terminated */
+	if (cn.container[0] && strlen(cn.container) != CGNAME_ID_MAX)
+		abort(); /* an id is whole or absent */
+	if (cn.pod_uid[0] && !cn.qos[0])
+		abort(); /* a pod has its QoS class */
+	cgname_short(&cn, out, 24); /* a small buffer: cut, terminated */
 	text_escape(s, esc, sizeof(esc));
 	for (const unsigned char *c = (const unsigned char *)esc; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
+#include <string.h>
+
+#include "out/cgname.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool cgname_unescape(const char *in, size_t inlen, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < inlen; i++) {
+		char c = in[i];
+		if (c == '\\' && i + 3 < inlen && in[i + 1] == 'x' && hexval(in[i + 2]) >= 0 &&
+		    hexval(in[i + 3]) >= 0) {
+			c = (char)(hexval(in[i + 2]) * 16 + hexval(in[i + 3]));
+			i += 3;
+		}
+		if (o + 1 >= len) {
+			out[o] = 0;
+			return false;
+		}
+		out[o++] = c;
+	}
+	out[o] = 0;
+	return true;
+}
+
+/* s[0..n) is exactly CGNAME_ID_MAX lowercase hex digits: a container id. */
+static bool is_id(const char *s, size_t n)
+{
+	if (n != CGNAME_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* A pod UID as the path writes it: 32 hex digits, or a UUID with '-' or '_'. Out untouched if not. */
+static bool pod_uid(const char *s, size_t n, char *out, size_t len)
+{
+	char uid[40];
+
+	if ((n != 32 && n != 36) || n >= len || n >= sizeof(uid))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (n == 36 && (i == 8 || i == 13 || i == 18 || i == 23)) {
+			if (c != '-' && c != '_')
+				return false;
+			uid[i] = '-';
+		} else if (hexval(c) < 0) {
+			return false;
+		} else {
+			uid[i] = c;
+		}
+	}
+	uid[n] = 0;
+	memcpy(out, uid, n + 1);
+	return true;
+}
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t p = strlen(prefix);
+
+	return n >= p && !memcmp(s, prefix, p);
+}
+
+static bool ends(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+static bool is_unit(const char *s, size_t n)
+{
+	static const char *const kinds[] = { ".slice", ".service", ".scope", ".socket", ".mount", ".swap" };
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (ends(s, n, kinds[i]) && n > strlen(kinds[i]))
+			return true;
+	return false;
+}
+
+/* "<prefix><id>.scope" (systemd drivers) or "<prefix><id>" (cgroupfs). */
+static bool container_in(const char *s, size_t n, const char *prefix, const char *runtime, struct cgname *c)
+{
+	size_t p = strlen(prefix);
+
+	if (!starts(s, n, prefix))
+		return false;
+	if (ends(s, n, ".scope"))
+		n -= strlen(".scope");
+	if (!is_id(s + p, n - p))
+		return false;
+	snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
+	memcpy(c->container, s + p, CGNAME_ID_MAX);
+	c->container[CGNAME_ID_MAX] = 0;
+	return true;
+}
+
+static void set_qos(struct cgname *c, const char *qos, size_t n)
+{
+	snprintf(c->qos, sizeof(c->qos), "%.*s", (int)n, qos);
+}
+
+void cgname_decode(const char *path, struct cgname *c)
+{
+	bool k8s_fs = false, docker_fs = false;
+	int depth = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (const char *s = path; s && *s;) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (is_unit(s, n))
+			cgname_unescape(s, n, c->unit, sizeof(c->unit));
+		/* Kubernetes, systemd driver: kubepods[-qos][-pod<uid>].slice */
+		if (starts(s, n, "kubepods") && ends(s, n, ".slice")) {
+			const char *q = s + strlen("kubepods"), *end = s + n - strlen(".slice");
+			if (q < end && *q == '-') {
+				q++;
+				const char *dash = memchr(q, '-', end - q);
+				size_t ql = dash ? (size_t)(dash - q) : (size_t)(end - q);
+				if ((ql == 9 && !memcmp(q, "burstable", 9)) || (ql == 10 && !memcmp(q, "besteffort", 10))) {
+					set_qos(c, q, ql);
+					q += ql + (dash ? 1 : 0);
+				}
+				if (q < end && starts(q, end - q, "pod") &&
+				    pod_uid(q + 3, end - q - 3, c->pod_uid, sizeof(c->pod_uid)) && !c->qos[0])
+					set_qos(c, "guaranteed", 10);
+			}
+		}
+		/* Kubernetes, cgroupfs driver: /kubepods[/qos]/pod<uid>/<id> */
+		else if (depth == 0 && n == 8 && !memcmp(s, "kubepods", 8)) {
+			k8s_fs = true;
+		} else if (k8s_fs && depth == 1 && ((n == 9 && !memcmp(s, "burstable", 9)) ||
+						    (n == 10 && !memcmp(s, "besteffort", 10)))) {
+			set_qos(c, s, n);
+		} else if (k8s_fs && !c->pod_uid[0] && starts(s, n, "pod") &&
+			   pod_uid(s + 3, n - 3, c->pod_uid, sizeof(c->pod_uid))) {
+			if (!c->qos[0])
+				set_qos(c, "guaranteed", 10);
+		}
+		/* Containers: the runtime's own prefix, or a bare id where the layout places one. */
+		else if (container_in(s, n, "docker-", "docker", c) ||
+			 container_in(s, n, "cri-containerd-", "containerd", c) ||
+			 container_in(s, n, "crio-", "crio", c) ||
+			 container_in(s, n, "libpod-", "podman", c)) {
+		} else if (depth == 0 && n == 6 && !memcmp(s, "docker", 6)) {
+			docker_fs = true;
+		} else if (docker_fs && depth == 1 && is_id(s, n)) {
+			container_in(s, n, "", "docker", c);
+		} else if (c->pod_uid[0] && is_id(s, n)) {
+			/* Below a pod, cgroupfs driver: the id alone (containerd); the runtime is not said. */
+			memcpy(c->container, s, CGNAME_ID_MAX);
+			c->container[CGNAME_ID_MAX] = 0;
+		}
+		depth++;
+		s = e;
+	}
+}
+
+const char *cgname_short(const struct cgname *c, char *buf, size_t len)
+{
+	if (c->pod_uid[0])
+		snprintf(buf, len, "pod %s%s%.*s", c->pod_uid, c->container[0] ? "/" : "", CGNAME_ID_SHORT,
+			 c->container);
+	else if (c->container[0])
+		snprintf(buf, len, "%s %.*s", c->runtime[0] ? c->runtime : "container", CGNAME_ID_SHORT,
+			 c->container);
+	else if (c->unit[0])
+		snprintf(buf, len, "unit %s", c->unit);
+	else
+		return NULL;
+	return buf;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Who a cgroup belongs to, read from its path alone: the systemd unit, the
+ * container and its runtime, the Kubernetes pod and QoS class. Layouts:
+ *
+ *   systemd       /a.slice/b.service, /user.slice/.../session-2.scope (v1's cpu
+ *                 hierarchy and v2 alike); names unescaped (\x2d is '-')
+ *   Docker        .../docker-<id>.scope (systemd driver), /docker/<id> (cgroupfs)
+ *   containerd    .../cri-containerd-<id>.scope, cgroupfs: the id alone below a pod
+ *   CRI-O         .../crio-<id>.scope, cgroupfs: .../crio-<id>
+ *   Kubernetes    /kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice/...
+ *                 (systemd; '_' for '-' in the uid), /kubepods/<qos>/pod<uid>/<id>
+ *                 (cgroupfs); guaranteed pods sit directly under kubepods
+ *
+ * Nothing is guessed: what the path does not say stays empty. Pure: no file
+ * is read (a pod's name and namespace, where the host keeps them, are for
+ * the caller to add).
+ */
+#ifndef CGS_CGNAME_H
+#define CGS_CGNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Container ids: 64 hex digits for Docker, containerd and CRI-O. */
+#define CGNAME_ID_MAX 64
+#define CGNAME_ID_SHORT 12
+
+struct cgname {
+	char unit[256];         /* the innermost systemd unit, unescaped; "" if none */
+	char runtime[16];       /* "docker", "containerd", "crio"; "" if no container */
+	char container[CGNAME_ID_MAX + 1]; /* the container id, whole; "" if none */
+	char pod_uid[40];       /* the Kubernetes pod's UID, with dashes; "" if none */
+	char qos[16];           /* "guaranteed", "burstable" or "besteffort"; "" if no pod */
+};
+
+/* Read what path (relative to the hierarchy, "/a/b") says. Never fails: unknown layouts leave it empty. */
+void cgname_decode(const char *path, struct cgname *n);
+/*
+ * A short name for a table: "pod <uid>/<id12>", "docker <id12>", "unit
+ * <name>", or NULL when the path says nothing more than itself.
+ */
+const char *cgname_short(const struct cgname *n, char *buf, size_t len);
+/* systemd's unit-name escaping undone (\xNN), into out; false if it did not fit. */
+bool cgname_unescape(const char *in, size_t inlen, char *out, size_t len);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Who a cgroup belongs to, from its path: every layout issue 14 lists, and odd names. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "out/cgname.h"
+
+#define ID "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d"
+#define UID "3f0c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8"
+#define UID_ "3f0c1a2b_4d5e_6f70_8192_a3b4c5d6e7f8"
+
+struct want {
+	const char *path, *unit, *runtime, *container, *pod, *qos, *shortname;
+};
+
+static void check(const struct want *w)
+{
+	struct cgname c;
+	char buf[512];
+
+	cgname_decode(w->path, &c);
+	cr_expect_str_eq(c.unit, w->unit, "%s: unit '%s'", w->path, c.unit);
+	cr_expect_str_eq(c.runtime, w->runtime, "%s: runtime '%s'", w->path, c.runtime);
+	cr_expect_str_eq(c.container, w->container, "%s: container '%s'", w->path, c.container);
+	cr_expect_str_eq(c.pod_uid, w->pod, "%s: pod '%s'", w->path, c.pod_uid);
+	cr_expect_str_eq(c.qos, w->qos, "%s: qos '%s'", w->path, c.qos);
+	const char *s = cgname_short(&c, buf, sizeof(buf));
+	if (w->shortname)
+		cr_expect(s && !strcmp(s, w->shortname), "%s: short '%s', want '%s'", w->path, s ? s : "(null)",
+			  w->shortname);
+	else
+		cr_expect_null(s, "%s: short '%s'", w->path, s);
+}
+
+Test(cgname, layouts)
+{
+	static const struct want cases[] = {
+		/* systemd, v1's cpu hierarchy or v2 */
+		{ "/system.slice/nginx.service", "nginx.service", "", "", "", "", "unit nginx.service" },
+		{ "/user.slice/user-1000.slice/session-2.scope", "session-2.scope", "", "", "", "", "unit session-2.scope" },
+		{ "/system.slice/system-getty.slice/getty@tty1.service", "getty@tty1.service", "", "", "", "", "unit getty@tty1.service" },
+		{ "/system.slice/foo\\x2dbar.service", "foo-bar.service", "", "", "", "", "unit foo-bar.service" },
+		{ "/system.slice", "system.slice", "", "", "", "", "unit system.slice" },
+		/* Docker */
+		{ "/system.slice/docker-" ID ".scope", "docker-" ID ".scope", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
+		{ "/docker/" ID, "", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
+		/* containerd and CRI-O, outside Kubernetes */
+		{ "/system.slice/cri-containerd-" ID ".scope", "cri-containerd-" ID ".scope", "containerd", ID, "", "", "containerd 9e8d7c6b5a4f" },
+		{ "/machine.slice/crio-" ID ".scope", "crio-" ID ".scope", "crio", ID, "", "", "crio 9e8d7c6b5a4f" },
+		{ "/machine.slice/libpod-" ID ".scope", "libpod-" ID ".scope", "podman", ID, "", "", "podman 9e8d7c6b5a4f" },
+		/* Kubernetes, systemd driver */
+		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice/cri-containerd-" ID ".scope",
+		  "cri-containerd-" ID ".scope", "containerd", ID, UID, "burstable", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_ ".slice",
+		  "kubepods-besteffort-pod" UID_ ".slice", "", "", UID, "besteffort", "pod " UID },
+		{ "/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope",
+		  "crio-" ID ".scope", "crio", ID, UID, "guaranteed", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/kubepods.slice/kubepods-burstable.slice", "kubepods-burstable.slice", "", "", "", "burstable", "unit kubepods-burstable.slice" },
+		/* Kubernetes, cgroupfs driver */
+		{ "/kubepods/burstable/pod" UID "/" ID, "", "", ID, UID, "burstable", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/kubepods/pod" UID "/" ID, "", "", ID, UID, "guaranteed", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/kubepods/besteffort/pod" UID "/crio-" ID, "", "crio", ID, UID, "besteffort", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/kubepods/besteffort/pod0123456789abcdef0123456789abcdef", "", "", "", "0123456789abcdef0123456789abcdef", "besteffort", "pod 0123456789abcdef0123456789abcdef" },
+		/* anything else: nothing guessed */
+		{ "/", "", "", "", "", "", NULL },
+		{ "/batch/worker-3", "", "", "", "", "", NULL },
+		{ "/docker-notanid.scope", "docker-notanid.scope", "", "", "", "", "unit docker-notanid.scope" },
+		{ "/pod" UID "/" ID, "", "", "", "", "", NULL },           /* a pod directory outside kubepods */
+		{ "/kubepods/burstable/podnot-a-uid", "", "", "", "", "burstable", NULL },
+		/* libFuzzer's find: a UUID bad past its first part once left a partial uid and no QoS */
+		{ "/kubepods/x/pod3f0c1a2b-4d5e-6\xff\xff\xff8192-a3b4c5d6e7f8", "", "", "", "", "", NULL },
+		{ "/x/docker/" ID, "", "", "", "", "", NULL },             /* /docker only at the top */
+		{ "/.slice", "", "", "", "", "", NULL },
+		{ "", "", "", "", "", "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(&cases[i]);
+}
+
+/* Unescaping: \xNN only, any byte (control bytes too: outputs escape them), never past the buffer. */
+Test(cgname, unescape)
+{
+	char out[16];
+
+	cr_assert(cgname_unescape("a\\x2db", 6, out, sizeof(out)));
+	cr_assert_str_eq(out, "a-b");
+	cr_assert(cgname_unescape("\\x1b[31m\\xff", 12, out, sizeof(out)));
+	cr_assert_str_eq(out, "\x1b[31m\xff");
+	cr_assert(cgname_unescape("\\x2", 3, out, sizeof(out)), "a cut escape is kept as it is");
+	cr_assert_str_eq(out, "\\x2");
+	cr_assert(cgname_unescape("\\xzz", 4, out, sizeof(out)));
+	cr_assert_str_eq(out, "\\xzz");
+	cr_assert_not(cgname_unescape("0123456789abcdefXYZ", 19, out, sizeof(out)), "too long: false, cut");
+	cr_assert_eq(strlen(out), sizeof(out) - 1);
+}
+
+/* A unit name longer than the field: cut, still terminated. */
+Test(cgname, long_unit)
+{
+	char path[1024] = "/";
+	struct cgname c;
+
+	memset(path + 1, 'a', 600);
+	strcpy(path + 601, ".service");
+	cgname_decode(path, &c);
+	cr_assert_eq(strlen(c.unit), sizeof(c.unit) - 1);
+}
