@@ -68,7 +68,7 @@ Test(cgname, layouts)
 		{ "/pod" UID "/" ID, "", "", "", "", "", NULL },           /* a pod directory outside kubepods */
 		{ "/kubepods/burstable/podnot-a-uid", "", "", "", "", "burstable", NULL },
 		/* libFuzzer's find: a UUID bad past its first part once left a partial uid and no QoS */
-		{ "/kubepods/x/pod3f0c1a2b-4d5e-6\xff\xff\xff" "8192-a3b4c5d6e7f8", "", "", "", "", "", NULL },
+		{ "/kubepods/x/pod3f0c1a2b-4d5e-6\xff\xff\xff" "-8192-a3b4c5d6e7f8", "", "", "", "", "", NULL },
 		{ "/x/docker/" ID, "", "", "", "", "", NULL },             /* /docker only at the top */
 		{ "/.slice", "", "", "", "", "", NULL },
 		{ "", "", "", "", "", "", NULL },
