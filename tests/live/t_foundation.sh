@@ -28,16 +28,21 @@ test_backend_pairs_load() {
 }
 
 # On-CPU time of a cgroup within 2% of its tasks' /proc/<tid>/schedstat,
-# with every scheduler backend this kernel allows.
+# with every scheduler backend this kernel allows. Time the hypervisor stole
+# meanwhile is allowed on top: cgsched's slices are timed by rq->clock, which
+# runs on through it, schedstat by clock_task, which does not (in CI a
+# stolen 140 ms made a run read 3.9% over).
 test_oncpu_matches_schedstat() {
 	for b in $SCHED_BACKENDS; do
 		cg_create "oncpu-$b" && A=$CG
 		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
+		s0=$(steal_ns)
 		out=$(cg_run "$A" "$CGWORK" burn 2 2) || fail "burn failed"
+		s1=$(steal_ns)
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .oncpu_ns)
 		[ -n "$got" ] || fail "$b: no summary row for $A: $(cat "$TMP/cgs.out")"
-		within "$got" "$(echo "$out" | kv oncpu_ns)" 2 "$b on-CPU ns" ||
+		within_plus "$got" "$(echo "$out" | kv oncpu_ns)" 2 $((s1 - s0)) "$b on-CPU ns" ||
 			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out")"
 	done
 }
