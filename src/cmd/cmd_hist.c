@@ -9,6 +9,7 @@
 #include "out/hist.h"
 #include "out/json_out.h"
 #include "out/report.h"
+#include "lib/cgname.h"
 #include "lib/util.h"
 
 static const char usage[] =
@@ -101,10 +102,21 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	return cmd_parse(&spec, argc, argv, &first);
 }
 
+/* " (pod <uid>/<id12>)" after a heading's path, or "". */
+static const char *who_note(const struct row *w, char *buf, size_t len)
+{
+	char t[4 * CGNAME_SHORT_MAX];
+
+	if (!row_who(w, t, sizeof(t)))
+		return "";
+	snprintf(buf, len, " (%s)", t);
+	return buf;
+}
+
 static void print_hists(const struct hist_opts *o, const struct report *r, int ncpus)
 {
 	const char *unit = o->c.so.hist_ms ? "msecs" : "usecs";
-	char name[PATH_MAX + 32];
+	char name[PATH_MAX + 32], who[4 * CGNAME_SHORT_MAX + 4];
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
@@ -112,7 +124,7 @@ static void print_hists(const struct hist_opts *o, const struct report *r, int n
 		if (!hist_total(all, CGS_HIST_SLOTS))
 			continue;
 		if (!o->per_cpu) {
-			printf("\ncgroup = %s\n", row_name(w, name, sizeof(name)));
+			printf("\ncgroup = %s%s\n", row_name(w, name, sizeof(name)), who_note(w, who, sizeof(who)));
 			hist_print(stdout, all, CGS_HIST_SLOTS, unit);
 			continue;
 		}
@@ -120,7 +132,8 @@ static void print_hists(const struct hist_opts *o, const struct report *r, int n
 			const uint64_t *slots = w->s->cpu[cpu].slots[o->metric];
 			if (!hist_total(slots, CGS_HIST_SLOTS))
 				continue;
-			printf("\ncgroup = %s, cpu = %d\n", row_name(w, name, sizeof(name)), cpu);
+			printf("\ncgroup = %s%s, cpu = %d\n", row_name(w, name, sizeof(name)),
+			       who_note(w, who, sizeof(who)), cpu);
 			hist_print(stdout, slots, CGS_HIST_SLOTS, unit);
 		}
 	}

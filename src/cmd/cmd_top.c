@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "out/group.h"
 #include "out/json_out.h"
 #include "figures/kstat_src.h"
 #include "out/report.h"
@@ -24,6 +25,8 @@ static const char usage[] =
 	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr, path\n"
 	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --group-by KEY     one row per unit, container or pod (summed), or per\n"
+	"                         path (default); the WHO column says whose a cgroup is\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
@@ -39,7 +42,8 @@ static const char usage[] =
 	"EXAMPLES\n"
 	"  cgsched                          # a table every second\n"
 	"  cgsched top -i 5 -s p99 -r 10    # ten worst run-queue tails, every 5 s\n"
-	"  cgsched top --cgroup /kubepods --json -n 1\n";
+	"  cgsched top --cgroup /kubepods --json -n 1\n"
+	"  cgsched top --group-by pod -s p99     # pods by run-queue tail\n";
 
 struct top_opts {
 	struct common_opts c;
@@ -47,6 +51,7 @@ struct top_opts {
 	uint64_t count;
 	uint64_t rows;
 	enum sort_key sort;
+	enum group_by group;
 	bool json, quiet;
 };
 
@@ -83,6 +88,12 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_GROUP_BY:
+		if (group_by_parse(arg, &o->group)) {
+			cgs_err("--group-by %s: group by unit, container, pod or path", arg);
+			return -1;
+		}
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -98,6 +109,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "rows", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -121,24 +133,33 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
 		 struct refresh_cost *cost)
 {
-	struct snapshot d;
+	struct snapshot d, gd = {};
+	struct groups gs = {};
 	struct report r;
 	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0;
 
 	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
 	int err = snapshot_delta(prev, cur, &d);
+	/* --group-by: the rows are the groups' sums (and the cgroups of none). */
+	const struct snapshot *rd = o->group == GROUP_PATH ? &d : &gd;
 
+	if (!err && o->group != GROUP_PATH)
+		err = groups_make(&gs, o->group, &d, &s->fs, &gd);
 	c0 = cpu_ns();
 	/* No kernel figures this time, rather than stale ones, when the pass fails. */
 	if (!err && !kstat_src_refresh(ks))
-		err = kstat_src_figures(ks, &d, summary, &kfigs);
+		err = kstat_src_figures(ks, rd, summary, &kfigs);
 	cost->kernel_ns = cpu_ns() - c0;
-	if (err || report_build(&r, &d, cur->t_ns - from, false, &kfigs)) {
+	if (err || report_build(&r, rd, cur->t_ns - from, false, &kfigs)) {
 		cgs_err("out of memory building the report");
 		idtab_free(&kfigs);
+		groups_free(&gs);
+		snapshot_free(&gd);
 		snapshot_free(&d);
 		return;
 	}
+	if (o->group != GROUP_PATH)
+		groups_label(&gs, &r);
 	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
 	if (o->json) {
@@ -159,6 +180,9 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 			printf("\nSummary over %s since start\n", fmt_duration(dur, sizeof(dur), r.interval_ns));
 		else
 			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
+		if (r.group_by)
+			printf("by %s: %zu groups of %zu cgroups, %zu cgroups of none\n", r.group_by, gs.n,
+			       gs.nm, r.n - gs.n);
 		report_table(stdout, &r, summary ? 0 : o->rows);
 		if (summary)
 			report_throttle_lines(stdout, &r);
@@ -170,6 +194,8 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	}
 	report_free(&r);
 	idtab_free(&kfigs);
+	groups_free(&gs);
+	snapshot_free(&gd);
 	snapshot_free(&d);
 }
 

@@ -21,6 +21,8 @@ enum long_opt {
 	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
 	/* enforce */
 	OPT_CONTENTION, OPT_MIN_WAITS,
+	/* top */
+	OPT_GROUP_BY,
 };
 
 #define COMMON_LONG_OPTS                                                       \

@@ -411,3 +411,89 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		out->drops[i] = sub(cur->drops[i], prev ? prev->drops[i] : 0);
 	return 0;
 }
+
+/* A sample's place in a regrouping: its group's id, and where it is in d. */
+struct regroup_ent {
+	uint64_t gid;
+	size_t i;
+};
+
+static int cmp_regroup(const void *a, const void *b)
+{
+	const struct regroup_ent *x = a, *y = b;
+
+	if (x->gid != y->gid)
+		return x->gid < y->gid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* dst += src: the counters and histograms add (slot by slot), maxima are the larger. */
+static int sample_add(struct cg_sample *dst, const struct cg_sample *src, int ncpus)
+{
+	for (size_t k = 0; k < CG_NWORDS; k++)
+		dst->c.w[k] += src->c.w[k];
+	dst->runq_max_ns = max_u64(dst->runq_max_ns, src->runq_max_ns);
+	dst->thr_max_ns = max_u64(dst->thr_max_ns, src->thr_max_ns);
+	dst->runq_max_all_ns = max_u64(dst->runq_max_all_ns, src->runq_max_all_ns);
+	dst->thr_max_all_ns = max_u64(dst->thr_max_all_ns, src->thr_max_all_ns);
+	if (!dst->thr_inh_by)
+		dst->thr_inh_by = src->thr_inh_by;
+	if (src->thr_cpu) {
+		if (!dst->thr_cpu && !(dst->thr_cpu = calloc(ncpus, sizeof(*dst->thr_cpu))))
+			return -ENOMEM;
+		for (int k = 0; k < ncpus; k++) {
+			dst->thr_cpu[k].count += src->thr_cpu[k].count;
+			dst->thr_cpu[k].ns += src->thr_cpu[k].ns;
+		}
+	}
+	if (src->cpu && dst->cpu)
+		for (int k = 0; k < ncpus; k++)
+			for (size_t f = 0; f < sizeof(dst->cpu[k].w) / sizeof(dst->cpu[k].w[0]); f++)
+				dst->cpu[k].w[f] += src->cpu[k].w[f];
+	return 0;
+}
+
+int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64_t id), void *ctx,
+		     struct snapshot *out)
+{
+	struct regroup_ent *e = malloc((d->n ? d->n : 1) * sizeof(*e));
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->t_ns = d->t_ns;
+	out->ncpus = d->ncpus;
+	out->per_cpu = d->per_cpu;
+	memcpy(out->drops, d->drops, sizeof(out->drops));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++)
+		e[i] = (struct regroup_ent){ map(ctx, d->cg[i].id), i };
+	qsort(e, d->n, sizeof(*e), cmp_regroup);
+	/* Groups come out in id order, as a snapshot's samples must be. */
+	for (size_t i = 0; i < d->n && !err; i++) {
+		struct cg_sample *o = out->n && out->cg[out->n - 1].id == e[i].gid ? &out->cg[out->n - 1]
+										   : cg_add(out, e[i].gid);
+		err = o ? sample_add(o, &d->cg[e[i].i], d->ncpus) : -ENOMEM;
+	}
+	free(e);
+	for (size_t i = 0; i < d->npre && !err; i++)
+		err = pre_add(out, map(ctx, d->pre[i].victim), map(ctx, d->pre[i].preemptor), d->pre[i].count);
+	if (err)
+		return err;
+	/* Two members' preemptions by members of one other group are one pair now. */
+	qsort(out->pre, out->npre, sizeof(*out->pre), cmp_pre);
+	size_t w = 0;
+	for (size_t i = 0; i < out->npre; i++) {
+		if (w && !cmp_pre(&out->pre[w - 1], &out->pre[i]))
+			out->pre[w - 1].count += out->pre[i].count;
+		else
+			out->pre[w++] = out->pre[i];
+	}
+	out->npre = w;
+	return 0;
+}

@@ -130,6 +130,15 @@ const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
  * activity are left out.
  */
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
+/*
+ * out = d with every cgroup id mapped to map(ctx, id) and the samples of
+ * one id summed: counters and histograms add (slot by slot, so percentiles
+ * stay exact to the log2 slot), per-CPU figures add, maxima are the largest;
+ * preemptions mapped on both sides. Drops as d's. 0 or -ENOMEM (out then
+ * needs snapshot_free all the same).
+ */
+int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64_t id), void *ctx,
+		     struct snapshot *out);
 const uint64_t *sample_slots(const struct cg_sample *s, enum metric m);
 /* Name of a drop counter for output. */
 const char *drop_name(int i);

@@ -9,11 +9,14 @@
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
+#include "lib/cgname.h"
 #include "lib/util.h"
 
 struct cgfs_name {
 	uint64_t id;      /* 0: empty slot */
 	char *path;       /* relative, "/" for the root; NULL: not found */
+	struct cgname *who; /* decoded from path on first ask; NULL: not yet, or nothing to say */
+	bool who_done;
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -194,8 +197,10 @@ void cgfs_close(struct cgfs *fs)
 {
 	for (size_t i = 0; i < fs->names.cap; i++) {
 		struct cgfs_name *n = idtab_at(&fs->names, i);
-		if (n)
+		if (n) {
 			free(n->path);
+			free(n->who);
+		}
 	}
 	idtab_free(&fs->names);
 	if (fs->mnt_fd >= 0)
@@ -224,7 +229,10 @@ static void cache_put(struct cgfs *fs, uint64_t id, const char *path)
 	if (!s)
 		return; /* out of memory: not cached, looked up again next time */
 	free(s->path);
+	free(s->who);
 	s->path = path ? strdup(path) : NULL;
+	s->who = NULL;
+	s->who_done = false;
 }
 
 /* O(1): open the directory by its kernfs file handle and read its path back. */
@@ -368,6 +376,22 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 		return s->path;
 	cache_put(fs, id, NULL);
 	return NULL;
+}
+
+const struct cgname *cgfs_who(struct cgfs *fs, uint64_t id)
+{
+	struct cgfs_name *s;
+	struct cgname n;
+
+	if (!cgfs_path(fs, id, false, NULL) || !(s = idtab_find(&fs->names, id)))
+		return NULL;
+	if (!s->who_done) {
+		s->who_done = true;
+		cgname_decode(s->path, &n);
+		if (cgname_known(&n) && (s->who = malloc(sizeof(n))))
+			*s->who = n;
+	}
+	return s->who;
 }
 
 /*

@@ -13,6 +13,8 @@
 
 #include "lib/idtab.h"
 
+struct cgname;
+
 struct cgfs {
 	int version;          /* 1 or 2 */
 	char mnt[PATH_MAX];   /* mount point of the hierarchy with the cpu controller */
@@ -60,6 +62,12 @@ int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);
  * stat when check_alive.
  */
 const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last);
+/*
+ * Who the cgroup of id belongs to, read from its (last known) path
+ * (lib/cgname.h): decoded once and cached with the path. NULL when the path
+ * says nothing more than itself, or is unknown.
+ */
+const struct cgname *cgfs_who(struct cgfs *fs, uint64_t id);
 /* Read a cgroup file (relative path + name) into buf; returns length or -errno. */
 int cgfs_read(struct cgfs *fs, const char *rel, const char *file, char *buf, size_t len);
 /* Write a value to a cgroup file; 0 or -errno. */

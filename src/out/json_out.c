@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 
 #include "out/json_out.h"
+#include "lib/cgname.h"
 #include "lib/util.h"
 #include "trace/tracer.h"
 
@@ -95,13 +96,41 @@ static struct json_object *kernel_json(const struct row *w)
 	return o;
 }
 
-struct json_object *json_row(const struct row *w, bool ms, int ncpus)
+struct json_object *json_who(const struct cgname *n)
+{
+	struct json_object *o;
+
+	if (!n)
+		return NULL;
+	o = json_object_new_object();
+	JADD(o, "kind", json_object_new_string(cgname_kind(n)));
+	if (n->unit[0])
+		JADD(o, "unit", json_name(n->unit));
+	if (n->runtime[0])
+		JADD(o, "runtime", json_object_new_string(n->runtime));
+	if (n->container[0])
+		JADD(o, "container_id", json_object_new_string(n->container));
+	if (n->pod_uid[0])
+		JADD(o, "pod_uid", json_object_new_string(n->pod_uid));
+	if (n->qos[0])
+		JADD(o, "qos", json_object_new_string(n->qos));
+	return o;
+}
+
+struct json_object *json_row(const struct row *w, bool ms, int ncpus, const char *group_by)
 {
 	struct json_object *o = json_object_new_object(), *sw, *rq, *pre, *on;
 	const struct cg_sample *s = w->s;
 
 	JADD(o, "id", JU64(w->id));
 	JADD(o, "path", json_name(w->path));
+	JADD(o, "name", json_who(w->who));
+	if (w->members) {
+		struct json_object *g = json_object_new_object();
+		JADD(g, "by", json_object_new_string(group_by));
+		JADD(g, "cgroups", JU64(w->members));
+		JADD(o, "group", g);
+	}
 	JADD(o, "removed", json_object_new_boolean(w->removed));
 	JADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
 	json_counters(o, &s->c, CGJ_ROW_TIME, false);
@@ -179,9 +208,10 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 	JADD(o, "interval_ns", JU64(r->interval_ns));
 	json_trace_info(o, &m->ti);
 	JADD(o, "map_bytes_max", JU64(m->map_bytes));
+	JADD(o, "group_by", json_object_new_string(r->group_by ? r->group_by : "path"));
 	JADD(o, "drops", json_drops(r->d->drops));
 	for (size_t i = 0; i < r->n; i++)
-		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ti.ncpus));
+		json_object_array_add(cgs, json_row(&r->rows[i], r->hist_ms, m->ti.ncpus, r->group_by));
 	JADD(o, "cgroups", cgs);
 	if (m->ep.e || m->ep.truncated) {
 		JADD(o, "episodes", json_episodes(&m->ep));

@@ -11,7 +11,7 @@
 
 #include "out/report.h"
 
-#define CGS_JSON_VERSION 3
+#define CGS_JSON_VERSION 4
 
 /*
  * Every key is a literal (or a static name) added once to its object: json-c
@@ -51,7 +51,8 @@ struct json_meta {
 struct json_object;
 struct json_object *json_report(const struct report *r, const struct json_meta *m);
 /* Pieces the record report shares: one cgroup's row, a histogram, the drops. */
-struct json_object *json_row(const struct row *w, bool ms, int ncpus);
+/* group_by: the report's (a group row says "group": {by, cgroups}). */
+struct json_object *json_row(const struct row *w, bool ms, int ncpus, const char *group_by);
 struct json_object *json_hist(const uint64_t *slots);
 struct json_object *json_drops(const uint64_t *d);
 /*
@@ -68,6 +69,9 @@ const char *json_last_error(char *buf, size_t len);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 
+/* What the path says of a cgroup (lib/cgname.h) as {kind, unit, runtime, container_id, pod_uid, qos}; NULL for NULL. */
+struct cgname;
+struct json_object *json_who(const struct cgname *n);
 /* A cgroup name as a JSON string: valid UTF-8 always (broken bytes as U+FFFD); NULL for NULL. */
 struct json_object *json_name(const char *path);
 

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <json-c/json.h>
 
+#include "lib/cgname.h"
 #include "out/hist.h"
 #include "out/json_out.h"
 #include "out/record.h"
@@ -114,6 +115,7 @@ static double pctl(const uint64_t *slots, double p, uint64_t max)
 struct json_object *record_json(const struct record_summary *rs)
 {
 	struct json_object *o = json_object_new_object(), *x;
+	struct cgname who;
 
 	JADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
 	JADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
@@ -127,6 +129,8 @@ struct json_object *record_json(const struct record_summary *rs)
 		JADD(o, "command", NULL);
 	}
 	JADD(o, "cgroup", json_name(rs->cgroup));
+	cgname_decode(rs->cgroup, &who);
+	JADD(o, "name", json_who(cgname_known(&who) ? &who : NULL));
 	JADD(o, "attached", json_object_new_boolean(rs->attached));
 	x = json_object_new_object();
 	if (rs->limits.has_max) {
@@ -190,7 +194,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	JADD(o, "drops", json_drops(rs->drops));
 	x = json_object_new_array();
 	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
-		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ti.ncpus));
+		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ti.ncpus, NULL));
 	JADD(o, "cgroups", x);
 	JADD(o, "episodes", json_episodes(&rs->ep));
 	JADD(o, "episodes_truncated", JU64(rs->ep.truncated));
@@ -199,9 +203,13 @@ struct json_object *record_json(const struct record_summary *rs)
 
 void record_print(FILE *f, const struct record_summary *rs)
 {
-	char a[16], b[16], c[16], esc[4 * PATH_MAX];
+	char a[16], b[16], c[16], esc[4 * PATH_MAX], name[CGNAME_SHORT_MAX];
+	struct cgname who;
 
 	fprintf(f, "\n cgsched record: %s", text_escape(rs->cgroup, esc, sizeof(esc)));
+	cgname_decode(rs->cgroup, &who);
+	if (cgname_short(&who, name, sizeof(name)))
+		fprintf(f, " (%s)", text_escape(name, esc, sizeof(esc)));
 	if (rs->argv) {
 		fputs(" --", f);
 		for (char *const *x = rs->argv; *x; x++)

@@ -8,6 +8,7 @@
 #include "lib/idtab.h"
 #include "figures/kstat_src.h"
 #include "out/report.h"
+#include "lib/cgname.h"
 #include "lib/util.h"
 
 static const char *const sort_names[] = {
@@ -110,11 +111,12 @@ static void resolve_row(struct row *w, struct cgfs *fs)
 	if (w->resolved)
 		return;
 	w->resolved = true;
-	w->path = cgfs_path(fs, w->id, true, &last);
-	if (!w->path) {
+	/* A group's row has its path already (groups_label). */
+	if (!w->path && !(w->path = cgfs_path(fs, w->id, true, &last))) {
 		w->removed = true;
 		w->path = last;
 	}
+	w->who = cgfs_who(fs, w->id);
 	if (w->s->thr_inh_by)
 		w->inh_path = cgfs_path(fs, w->s->thr_inh_by, false, NULL);
 	for (int k = 0; k < w->npre; k++)
@@ -250,6 +252,17 @@ static const char *clip(const char *s, char *buf, size_t width)
 	return buf;
 }
 
+/* Names keep their head, the kind and the start of the id. */
+static const char *clip_end(const char *s, char *buf, size_t width)
+{
+	if (strlen(s) <= width)
+		return s;
+	snprintf(buf, width + 1, "%s", s);
+	if (width > 2)
+		memcpy(buf + width - 2, "..", 2);
+	return buf;
+}
+
 /* For text: escaped (util.h text_escape). */
 static const char *name_or_id(const char *path, uint64_t id, char *buf, size_t len)
 {
@@ -265,21 +278,37 @@ static int column_width(size_t k)
 	return (int)strlen(cg_counter_defs[k].column) + 1;
 }
 
+const char *row_who(const struct row *w, char *buf, size_t len)
+{
+	char s[CGNAME_SHORT_MAX];
+
+	if (!w->who || !cgname_short(w->who, s, sizeof(s)))
+		return NULL;
+	return text_escape(s, buf, len);
+}
+
 void report_table(FILE *f, const struct report *r, size_t limit)
 {
-	size_t width = 6, n = limit && limit < r->n ? limit : r->n;
+	size_t width = 6, wwho = 0, n = limit && limit < r->n ? limit : r->n;
 	char name[PATH_MAX + 32], clipbuf[PATH_MAX], a[16], b[16], c[16], t[16], q[16];
-	char notes[2 * PATH_MAX + 64], idb[PATH_MAX];
+	char notes[2 * PATH_MAX + 64], idb[PATH_MAX], who[4 * CGNAME_SHORT_MAX];
 
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(row_name(&r->rows[i], name, sizeof(name)));
 		if (l > width)
 			width = l;
+		if (row_who(&r->rows[i], who, sizeof(who)) && (l = strlen(who)) > wwho)
+			wwho = l < 3 ? 3 : l;
 	}
 	if (width > 40)
 		width = 40;
-	fprintf(f, "%-*s %6s %9s %9s %9s", (int)width, "CGROUP", "CPU%", "RUNQ_P50", "RUNQ_P99",
-		"RUNQ_MAX");
+	if (wwho > 56) /* "pod <uid>/<id12>" is 53 */
+		wwho = 56;
+	fprintf(f, "%-*s", (int)width, "CGROUP");
+	/* WHO only where some row has one: a host without units or containers sees no empty column. */
+	if (wwho)
+		fprintf(f, " %-*s", (int)wwho, "WHO");
+	fprintf(f, " %6s %9s %9s %9s", "CPU%", "RUNQ_P50", "RUNQ_P99", "RUNQ_MAX");
 	for (size_t k = 0; k < CG_NCOUNTERS; k++)
 		if (cg_counter_defs[k].column)
 			fprintf(f, " %*s", column_width(k), cg_counter_defs[k].column);
@@ -303,8 +332,12 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 			snprintf(q, sizeof(q), "%.0f", w->quota_used_pct);
 		else
 			snprintf(q, sizeof(q), "-");
-		fprintf(f, "%-*s %6.1f %9s %9s %9s", (int)width,
-			clip(row_name(w, name, sizeof(name)), clipbuf, width), w->cpu_pct,
+		fprintf(f, "%-*s", (int)width, clip(row_name(w, name, sizeof(name)), clipbuf, width));
+		if (wwho) {
+			const char *x = row_who(w, who, sizeof(who));
+			fprintf(f, " %-*s", (int)wwho, clip_end(x ? x : "-", clipbuf, wwho));
+		}
+		fprintf(f, " %6.1f %9s %9s %9s", w->cpu_pct,
 			k->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
 			k->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
 			k->runq_count ? fmt_duration(c, sizeof(c), w->runq_max_ns) : "-");

@@ -11,6 +11,7 @@
 #include "figures/snapshot.h"
 
 struct cgfs;
+struct cgname;
 struct idtab;
 
 #define REPORT_TOP_PREEMPTORS 5
@@ -31,6 +32,8 @@ struct row {
 	const char *path;     /* relative to the hierarchy; last known when removed */
 	bool removed;
 	bool resolved;        /* path, removed and the paths below looked up (report_resolve) */
+	const struct cgname *who; /* unit, container, pod read from the path; NULL: nothing */
+	uint32_t members;     /* top --group-by: a group of this many cgroups (out/group.h); 0: one cgroup */
 	const struct cg_sample *s;
 	double cpu_pct;       /* on-CPU time / interval, 100 = one CPU */
 	double runq_p50_ns, runq_p99_ns;
@@ -56,6 +59,7 @@ struct report {
 	uint64_t interval_ns;
 	const struct snapshot *d;  /* the delta rows point into */
 	bool hist_ms;
+	const char *group_by; /* rows summed by "unit", "container" or "pod"; NULL: one per cgroup */
 	size_t n;
 	struct row *rows;
 };
@@ -81,6 +85,8 @@ void report_resolve(struct report *r, struct cgfs *fs, size_t limit);
 void report_free(struct report *r);
 /* Display name: path, "path (removed)", or "(removed, id N)". */
 const char *row_name(const struct row *w, char *buf, size_t len);
+/* Who a row belongs to for text ("pod <uid>/<id12>", escaped), or NULL. */
+const char *row_who(const struct row *w, char *buf, size_t len);
 /* The `top` table: column titles, `limit` rows (0: all). */
 void report_table(FILE *f, const struct report *r, size_t limit);
 /* One sentence per throttled cgroup: periods, quota used, who held it. */

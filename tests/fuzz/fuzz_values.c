@@ -12,7 +12,7 @@
 #include "fuzz.h"
 #include "kernel/cgroupfs.h"
 #include "limits/cpu_limits.h"
-#include "out/cgname.h"
+#include "lib/cgname.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 

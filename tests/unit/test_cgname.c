@@ -3,9 +3,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "out/cgname.h"
+#include "lib/cgname.h"
 
 #define ID "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d"
+#define ID2 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define UID "3f0c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8"
 #define UID_ "3f0c1a2b_4d5e_6f70_8192_a3b4c5d6e7f8"
 
@@ -69,7 +70,15 @@ Test(cgname, layouts)
 		{ "/kubepods/burstable/podnot-a-uid", "", "", "", "", "burstable", NULL },
 		/* libFuzzer's find: a UUID bad past its first part once left a partial uid and no QoS */
 		{ "/kubepods/x/pod3f0c1a2b-4d5e-6\xff\xff\xff" "-8192-a3b4c5d6e7f8", "", "", "", "", "", NULL },
-		{ "/x/docker/" ID, "", "", "", "", "", NULL },             /* /docker only at the top */
+		/* Layouts at any depth: cgroup roots are settings, kind nests them, tests put them below their own cgroup */
+		{ "/x/docker/" ID, "", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
+		{ "/cgs-test-7/kubepods/burstable/pod" UID "/" ID, "", "", ID, UID, "burstable", "pod " UID "/9e8d7c6b5a4f" },
+		{ "/system.slice/docker-" ID ".scope/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/"
+		  "kubelet-kubepods-besteffort-pod" UID_ ".slice/cri-containerd-" ID2 ".scope",
+		  "cri-containerd-" ID2 ".scope", "containerd", ID2, UID, "besteffort", "pod " UID "/0123456789ab" },
+		{ "/docker/" ID "/kubepods/pod" UID "/" ID2, "", "", ID2, UID, "guaranteed", "pod " UID "/0123456789ab" },
+		{ "/docker/" ID "/x", "", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
+		{ "/docker/x/" ID, "", "", "", "", "", NULL },             /* the id right below docker only */
 		{ "/.slice", "", "", "", "", "", NULL },
 		{ "", "", "", "", "", "", NULL },
 	};

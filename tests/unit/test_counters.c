@@ -94,7 +94,7 @@ Test(counters, every_counter_reaches_json)
 	bool present;
 
 	distinct(&s.c);
-	struct json_object *j = json_row(&row, false, 1);
+	struct json_object *j = json_row(&row, false, 1, NULL);
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *c = &cg_counter_defs[i];
 		uint64_t v = get_u64(holder(j, c->json), c->key, &present);

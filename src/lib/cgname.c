@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "out/cgname.h"
+#include "lib/cgname.h"
 
 static int hexval(char c)
 {
@@ -119,10 +119,21 @@ static void set_qos(struct cgname *c, const char *qos, size_t n)
 	snprintf(c->qos, sizeof(c->qos), "%.*s", (int)n, qos);
 }
 
+/* Forget what the outer layers said: a nested layout (kind: Kubernetes inside a Docker container) names the inner. */
+static void enter(struct cgname *c)
+{
+	c->runtime[0] = c->container[0] = c->pod_uid[0] = c->qos[0] = 0;
+}
+
+/*
+ * The layouts are matched at any depth, not only at the top: kubelet's and
+ * Docker's cgroup roots are settings (--cgroup-root, --cgroup-parent),
+ * nested set-ups (kind, k3s in a container) put them lower, and so do
+ * the tests, under their own unique cgroup.
+ */
 void cgname_decode(const char *path, struct cgname *c)
 {
-	bool k8s_fs = false, docker_fs = false;
-	int depth = 0;
+	int depth = 0, k8s_fs = -1, docker_fs = -1; /* depth of a cgroupfs "kubepods" or "docker" */
 
 	memset(c, 0, sizeof(*c));
 	for (const char *s = path; s && *s;) {
@@ -132,12 +143,19 @@ void cgname_decode(const char *path, struct cgname *c)
 			break;
 		const char *e = strchr(s, '/');
 		size_t n = e ? (size_t)(e - s) : strlen(s);
+		const char *k = s;
+		size_t kn = n;
 
 		if (is_unit(s, n))
 			cgname_unescape(s, n, c->unit, sizeof(c->unit));
+		/* kubelet with --cgroup-root=/kubelet (as kind runs it) names its slices kubelet-kubepods*. */
+		if (starts(k, kn, "kubelet-kubepods"))
+			k += 8, kn -= 8;
 		/* Kubernetes, systemd driver: kubepods[-qos][-pod<uid>].slice */
-		if (starts(s, n, "kubepods") && ends(s, n, ".slice")) {
-			const char *q = s + strlen("kubepods"), *end = s + n - strlen(".slice");
+		if (starts(k, kn, "kubepods") && ends(k, kn, ".slice")) {
+			const char *q = k + strlen("kubepods"), *end = k + kn - strlen(".slice");
+			if (q == end)
+				enter(c);
 			if (q < end && *q == '-') {
 				q++;
 				const char *dash = memchr(q, '-', end - q);
@@ -151,13 +169,14 @@ void cgname_decode(const char *path, struct cgname *c)
 					set_qos(c, "guaranteed", 10);
 			}
 		}
-		/* Kubernetes, cgroupfs driver: /kubepods[/qos]/pod<uid>/<id> */
-		else if (depth == 0 && n == 8 && !memcmp(s, "kubepods", 8)) {
-			k8s_fs = true;
-		} else if (k8s_fs && depth == 1 && ((n == 9 && !memcmp(s, "burstable", 9)) ||
-						    (n == 10 && !memcmp(s, "besteffort", 10)))) {
+		/* Kubernetes, cgroupfs driver: .../kubepods[/qos]/pod<uid>/<id> */
+		else if (n == 8 && !memcmp(s, "kubepods", 8)) {
+			enter(c);
+			k8s_fs = depth;
+		} else if (k8s_fs >= 0 && depth == k8s_fs + 1 && ((n == 9 && !memcmp(s, "burstable", 9)) ||
+								  (n == 10 && !memcmp(s, "besteffort", 10)))) {
 			set_qos(c, s, n);
-		} else if (k8s_fs && !c->pod_uid[0] && starts(s, n, "pod") &&
+		} else if (k8s_fs >= 0 && !c->pod_uid[0] && starts(s, n, "pod") &&
 			   pod_uid(s + 3, n - 3, c->pod_uid, sizeof(c->pod_uid))) {
 			if (!c->qos[0])
 				set_qos(c, "guaranteed", 10);
@@ -167,12 +186,14 @@ void cgname_decode(const char *path, struct cgname *c)
 			 container_in(s, n, "cri-containerd-", "containerd", c) ||
 			 container_in(s, n, "crio-", "crio", c) ||
 			 container_in(s, n, "libpod-", "podman", c)) {
-		} else if (depth == 0 && n == 6 && !memcmp(s, "docker", 6)) {
-			docker_fs = true;
-		} else if (docker_fs && depth == 1 && is_id(s, n)) {
+		} else if (n == 6 && !memcmp(s, "docker", 6)) {
+			docker_fs = depth;
+		} else if (docker_fs >= 0 && depth == docker_fs + 1 && is_id(s, n)) {
+			enter(c);
 			container_in(s, n, "", "docker", c);
 		} else if (c->pod_uid[0] && is_id(s, n)) {
 			/* Below a pod, cgroupfs driver: the id alone (containerd); the runtime is not said. */
+			c->runtime[0] = 0;
 			memcpy(c->container, s, CGNAME_ID_MAX);
 			c->container[CGNAME_ID_MAX] = 0;
 		}

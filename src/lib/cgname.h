@@ -25,6 +25,8 @@
 /* Container ids: 64 hex digits for Docker, containerd and CRI-O. */
 #define CGNAME_ID_MAX 64
 #define CGNAME_ID_SHORT 12
+/* Room for cgname_short's longest: "unit " and a whole unit name. */
+#define CGNAME_SHORT_MAX 272
 
 struct cgname {
 	char unit[256];         /* the innermost systemd unit, unescaped; "" if none */
@@ -36,6 +38,16 @@ struct cgname {
 
 /* Read what path (relative to the hierarchy, "/a/b") says. Never fails: unknown layouts leave it empty. */
 void cgname_decode(const char *path, struct cgname *n);
+/* Whether the path said anything: a unit, a container or a pod. */
+static inline bool cgname_known(const struct cgname *n)
+{
+	return n->unit[0] || n->container[0] || n->pod_uid[0];
+}
+/* The most specific kind the path says: "pod", "container", "unit" (or "" for nothing). */
+static inline const char *cgname_kind(const struct cgname *n)
+{
+	return n->pod_uid[0] ? "pod" : n->container[0] ? "container" : n->unit[0] ? "unit" : "";
+}
 /*
  * A short name for a table: "pod <uid>/<id12>", "docker <id12>", "unit
  * <name>", or NULL when the path says nothing more than itself.

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Names a person uses: the layouts of systemd, Docker, containerd, CRI-O and
+# Kubernetes (both cgroup drivers) built for real in the cpu hierarchy, below
+# this run's own cgroup, with workloads inside.
+
+# Container ids (64 hex digits) and pod UIDs, fixed so a failure can be read.
+names_ids() {
+	for n in 1 2 3 4 5 6; do
+		eval "ID$n=$(echo "cgsched-container-$n" | sha256sum | cut -c1-64)"
+	done
+	PUID1=3f0c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8
+	PUID1_=$(echo "$PUID1" | tr - _)
+	PUID2=0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0
+	PUID3=7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d
+}
+
+# names_layout TOP: the directories, each a cgroup; sets the leaves' paths.
+names_layout() {
+	names_ids
+	T=$1
+	POD1=$T/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$PUID1_.slice
+	C1=$POD1/cri-containerd-$ID1.scope
+	C2=$POD1/cri-containerd-$ID2.scope
+	POD2=$T/kubepods/besteffort/pod$PUID2
+	C3=$POD2/$ID3
+	POD3=$T/kubepods/pod$PUID3
+	C6=$POD3/crio-$ID6
+	D4=$T/system.slice/docker-$ID4.scope
+	D5=$T/docker/$ID5
+	U1=$T/system.slice/web\\x2dfront.service
+	# A unit whose name, unescaped, holds an escape byte and a broken UTF-8 byte.
+	U2=$T/system.slice/odd\\x1b\\xff.service
+	LEAVES="$C1 $C2 $C3 $C6 $D4 $D5 $U1 $U2"
+	for d in $POD1 $POD2 $POD3 $T/system.slice $T/docker $LEAVES; do
+		mkdir -p "$CG_ROOT$d" || return 1
+	done
+	# v2: the cpu controller down to the leaves; find lists parents first.
+	if [ "$CG_VER" = 2 ]; then
+		for d in $(cd "$CG_ROOT$T" && find . -type d); do
+			[ -n "$(find "$CG_ROOT$T/$d" -mindepth 1 -maxdepth 1 -type d)" ] || continue
+			echo +cpu >"$CG_ROOT$T/$d/cgroup.subtree_control" || return 1
+		done
+	fi
+}
+
+# One burner in each leaf, all on CPU 0 at once (they wait for each other), for SECS.
+names_burn() {
+	pids=""
+	for l in $LEAVES; do
+		cg_spawn "$l" "$CGWORK" burn 1 "$1" 0 >/dev/null
+		pids="$pids $SPAWNED"
+	done
+	for p in $pids; do
+		wait_bounded "$p" $(( $1 + 30 )) "burner in a layout" || return 1
+	done
+}
+
+# Every layout named as a person names it, in JSON (whole ids) and in the
+# table (ids cut to 12), on this kernel's cgroup version; odd bytes escaped
+# in the table and valid UTF-8 in JSON.
+test_names_from_layouts() {
+	cg_create names && names_layout "$CG" || fail "cannot build the layouts"
+	cgs_start top --cgroup "$T" --json -i 1h || fail "top --json did not start"
+	names_burn 1 || fail "burners"
+	cgs_stop || fail "top --json"
+	python3 -c 'import sys; [__import__("json").loads(l) for l in open(sys.argv[1], encoding="utf-8", errors="strict")]' \
+		"$TMP/cgs.out" || fail "the JSON is not valid UTF-8 JSON"
+	want() { # want PATH JQ_EXPR EXPECTED
+		got=$(cgs_summary "$1" "$2")
+		[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
+	}
+	want "$C1" '.name | [.kind, .runtime, .container_id, .pod_uid, .qos] | join(" ")' "pod containerd $ID1 $PUID1 burstable"
+	want "$C2" '.name.container_id' "$ID2"
+	want "$C3" '.name | [.kind, .container_id, .pod_uid, .qos, (.runtime // "-")] | join(" ")' "pod $ID3 $PUID2 besteffort -"
+	want "$C6" '.name | [.runtime, .container_id, .pod_uid, .qos] | join(" ")' "crio $ID6 $PUID3 guaranteed"
+	want "$D4" '.name | [.kind, .runtime, .container_id, .unit] | join(" ")' "container docker $ID4 docker-$ID4.scope"
+	want "$D5" '.name | [.kind, .runtime, .container_id] | join(" ")' "container docker $ID5"
+	want "$U1" '.name | [.kind, .unit] | join(" ")' "unit web-front.service"
+	want "$U2" '.name.unit | explode | .[3:5] | map(tostring) | join(",")' "27,65533"
+	echo "names: all 8 layouts as expected in JSON"
+
+	cgs_start top --cgroup "$T" -i 1h || fail "top did not start"
+	names_burn 1 || fail "burners"
+	cgs_stop || fail "top"
+	sed -n '/^Summary/,$p' "$TMP/cgs.out" >"$TMP/table"
+	cat "$TMP/table"
+	for w in "pod $PUID1/$(echo "$ID1" | cut -c1-12)" "pod $PUID2/$(echo "$ID3" | cut -c1-12)" \
+		"docker $(echo "$ID4" | cut -c1-12)" "unit web-front.service" 'unit odd\x1b\xff.service'; do
+		grep -qF -- "$w" "$TMP/table" || fail "the table does not show '$w'"
+	done
+	head -n 2 "$TMP/table" | grep -q ' WHO ' || fail "no WHO column"
+	! grep -q "$(printf '\033')" "$TMP/table" || fail "a raw escape byte reached the terminal"
+}
+
+# --group-by pod|container|unit: each group's row is the sum of its cgroups'
+# rows (counts, times and every histogram slot), seen by a second cgsched
+# tracing the same run by path; cgroups of no group keep their rows.
+test_group_by_sums() {
+	cg_create groups && names_layout "$CG" || fail "cannot build the layouts"
+	mkdir -p "$TMP/g"
+	cgs_start top --cgroup "$T" --json -i 1h || fail "top by path did not start"
+	P_PID=$CGS_PID
+	for by in pod container unit; do
+		: >"$TMP/g/$by.out"
+		"$CGSCHED" top --cgroup "$T" --json -i 1h --group-by "$by" >"$TMP/g/$by.out" 2>"$TMP/g/$by.err" &
+		eval "G_$by=\$!"
+	done
+	for by in pod container unit; do
+		_end=$(( $(date +%s) + $(scaled 20) ))
+		until grep -q tracing "$TMP/g/$by.err"; do
+			[ "$(date +%s)" -lt "$_end" ] || fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
+			sleep 0.05
+		done
+	done
+	names_burn 1 || fail "burners"
+	for by in pod container unit; do
+		eval "kill -INT \$G_$by; wait_bounded \$G_$by 20 \"top --group-by $by\""
+		[ "$WAIT_RC" = 0 ] || fail "top --group-by $by exited $WAIT_RC: $(cat "$TMP/g/$by.err")"
+	done
+	cgs_stop || fail "top by path"
+	# sums BY GROUP_PATH MEMBER...: the group row against the path rows' sum.
+	sums() {
+		_by=$1 _g=$2
+		shift 2
+		# Histograms end at their last non-empty slot: padded, to add slot by slot.
+		_f='def pad: . + [range(64 - length) | 0]; [.oncpu_ns, .runq.count, .switches.voluntary, .wakeups] + (.runq.hist | pad) + (.oncpu_slices.hist | pad)'
+		_sum=$(for m in "$@"; do cgs_summary "$m" "$_f | @csv"; done |
+			awk -F, '{ for (i = 1; i <= NF; i++) s[i] += $i; n = NF } END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "," : ""), s[i]; print "" }')
+		_grp=$(jq -r --arg p "$_g" "select(.kind == \"summary\") | .cgroups[] | select(.path == \$p) | $_f | @csv" "$TMP/g/$_by.out")
+		_n=$(jq -r --arg p "$_g" 'select(.kind == "summary") | .cgroups[] | select(.path == $p) | .group.cgroups' "$TMP/g/$_by.out")
+		echo "$_by $_g: $_n cgroups; group [$(echo "$_grp" | cut -d, -f1-4)], sum of rows [$(echo "$_sum" | cut -d, -f1-4)]"
+		[ -n "$_sum" ] || fail "$_by: no rows for the members of $_g"
+		[ "$_n" = $# ] || fail "$_by: $_g should sum $# cgroups, says '$_n'"
+		[ "$_grp" = "$_sum" ] || fail "$_by: $_g is $_grp, its cgroups sum to $_sum"
+	}
+	sums pod "$POD1" "$C1" "$C2"
+	sums pod "$POD2" "$C3"
+	sums container "$C1" "$C1"
+	sums container "$D4" "$D4"
+	sums unit "$D4" "$D4"
+	sums unit "$U1" "$U1"
+	# Cgroups of no pod keep their own rows; no row is in two groups.
+	for l in $D4 $D5 $U1; do
+		jq -e --arg p "$l" 'select(.kind == "summary") | .cgroups[] | select(.path == $p and (.group | not))' \
+			"$TMP/g/pod.out" >/dev/null || fail "pod: $l, of no pod, lost its row"
+	done
+	rows=$(jq -r 'select(.kind == "summary") | .cgroups | length' "$TMP/g/pod.out")
+	[ "$rows" -le 7 ] || fail "pod: $rows rows for 3 pods and 4 other cgroups"
+	jq -e 'select(.kind == "summary") | .group_by == "pod"' "$TMP/g/pod.out" >/dev/null || fail "no group_by in the header"
+	# The pod's slice holds no process: its row is the pod's, named as one.
+	jq -e --arg p "$POD1" --arg u "$PUID1" 'select(.kind == "summary") | .cgroups[] | select(.path == $p) | .name.kind == "pod" and .name.pod_uid == $u' \
+		"$TMP/g/pod.out" >/dev/null || fail "pod: $POD1's row is not named as its pod"
+}
