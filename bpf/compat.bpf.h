@@ -59,6 +59,11 @@ static __always_inline int task_pid(struct task_struct *p, bool direct)
 	return direct ? p->pid : BPF_CORE_READ(p, pid);
 }
 
+static __always_inline int task_tgid(struct task_struct *p, bool direct)
+{
+	return direct ? p->tgid : BPF_CORE_READ(p, tgid);
+}
+
 /* v6.18 (task-based throttling, "sched/fair: Switch to task based throttle model") added task_struct.throttled. */
 struct task_struct___v618 {
 	bool throttled;

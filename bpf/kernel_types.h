@@ -91,6 +91,7 @@ struct task_struct {
 	unsigned int __state;
 	int pid;
 	int tgid;
+	char comm[16];
 	struct sched_entity se;
 	struct task_group *sched_task_group;
 };

@@ -17,6 +17,7 @@
  */
 #include "common.bpf.h"
 #include "throttle.bpf.h"
+#include "tasks.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -277,6 +278,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 			count_drop(CGS_DROP_TASK_FULL);
 		}
 	}
+	if (o->cg && cur->since_ns)
+		tasks_oncpu(prev, o->cg, now, now - cur->since_ns, runnable, direct);
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
 		if (cur->since_ns) {
 			__u64 d = now - cur->since_ns;
@@ -322,9 +325,12 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 			thr_wait(t, d);
 		} else if (!t->queued_ns) {
 			count_drop(CGS_DROP_RUNQ_NOSTART);
-		} else if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1))) {
+		} else {
+			d = elapsed(now, t->queued_ns);
+			tasks_runq(next, t->cgid, now, d, t->woken, direct);
 			/* Switching within one cgroup (common): its slot is at hand. */
-			runq_wait(t, s, elapsed(now, t->queued_ns));
+			if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1)))
+				runq_wait(t, s, d);
 		}
 	}
 	t->queued_ns = 0;

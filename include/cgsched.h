@@ -148,6 +148,31 @@ struct cgs_task {
 };
 
 /*
+ * Per-task figures, with top --tasks or hist --per-task only (PERCPU_HASH,
+ * --max-tasks entries): one entry per process, or per thread with --threads,
+ * and cgroup (a process whose threads sit in two cgroups has two).
+ */
+enum cgs_tasks_mode { CGS_TASKS_OFF, CGS_TASKS_PROCESS, CGS_TASKS_THREAD };
+
+struct cgs_task_key {
+	__u64 cgid;
+	__u32 id;            /* tgid, or the thread's pid with --threads */
+	__u32 pad;
+};
+
+struct cgs_task_stats {
+	__u64 oncpu_ns;      /* on-CPU time of its completed slices */
+	__u64 wakeups, sw_vol, sw_invol;
+	__u64 runq_count, runq_sum_ns;
+	struct cgs_max runq_max[2];
+	__u64 runq_slots[CGS_HIST_SLOTS];
+	__u64 comm_ns;       /* when comm was last taken (hot-path clock): the newest copy names it */
+	__u32 tgid;          /* its process */
+	__u32 pad;
+	char comm[16];       /* at its last switch-out on this CPU (a name set by exec shows) */
+};
+
+/*
  * Everything the BPF side could not record, one counter each
  * (PERCPU_ARRAY indexed by this enum). The loader prints all of them.
  */
@@ -163,6 +188,7 @@ enum cgs_drop {
 	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU */
 	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
 	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
+	CGS_DROP_TASKS_FULL,    /* --tasks: per-task map full (--max-tasks): a task's figures lost */
 	CGS_DROP__COUNT,
 };
 

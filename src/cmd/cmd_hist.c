@@ -9,6 +9,7 @@
 #include "out/hist.h"
 #include "out/json_out.h"
 #include "out/report.h"
+#include "out/tasks_out.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 
@@ -22,6 +23,9 @@ static const char usage[] =
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --metric M         runq (default), throttle or oncpu\n"
 	"      --per-cpu          one histogram per cgroup and CPU\n"
+	"      --per-task         one run-queue histogram per process and cgroup\n"
+	"      --threads          with --per-task: per thread\n"
+	"      --max-tasks N      bound of the per-task map (default 4096; beyond: drops)\n"
 	"  -m, --milliseconds     histogram in ms instead of us\n"
 	"      --json             the summary as JSON (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
@@ -34,18 +38,20 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched hist -d 10                       # ten seconds, every cgroup\n"
-	"  cgsched hist --cgroup /system.slice -m   # one subtree, in milliseconds\n";
+	"  cgsched hist --cgroup /system.slice -m   # one subtree, in milliseconds\n"
+	"  cgsched hist --cgroup /web --per-task -d 5  # each process of one cgroup\n";
 
 struct hist_opts {
 	struct common_opts c;
 	uint64_t duration_ns;
 	enum metric metric;
-	bool per_cpu, json, quiet;
+	bool per_cpu, per_task, threads, json, quiet;
 };
 
 static int hist_opt(void *ctx, int c, const char *arg)
 {
 	struct hist_opts *o = ctx;
+	uint64_t v;
 
 	switch (c) {
 	case 'd':
@@ -57,6 +63,19 @@ static int hist_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_PER_CPU:
 		o->per_cpu = true;
+		return 0;
+	case OPT_TASKS:
+		o->per_task = true;
+		return 0;
+	case OPT_THREADS:
+		o->threads = true;
+		return 0;
+	case OPT_MAX_TASKS:
+		if (parse_u64(arg, 1, 1 << 20, &v)) {
+			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
+			return -1;
+		}
+		o->c.so.max_task_rows = v;
 		return 0;
 	case OPT_METRIC:
 		if (!strcmp(arg, "runq"))
@@ -88,6 +107,9 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	static const struct option longs[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "per-task", no_argument, NULL, OPT_TASKS },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "milliseconds", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -99,7 +121,19 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	int first;
 
 	common_init(&o->c);
-	return cmd_parse(&spec, argc, argv, &first);
+	o->c.so.max_task_rows = 4096;
+	int err = cmd_parse(&spec, argc, argv, &first);
+	if (!err && o->threads && !o->per_task) {
+		cgs_err("--threads: only with --per-task (one histogram per thread)");
+		return CGS_EXIT_USAGE;
+	}
+	if (!err && o->per_task && (o->metric != METRIC_RUNQ || o->per_cpu)) {
+		cgs_err("--per-task: run-queue latency only, all CPUs together (no --metric %s, no --per-cpu)",
+			o->metric == METRIC_ONCPU ? "oncpu" : o->metric == METRIC_THROTTLE ? "throttle" : "runq");
+		return CGS_EXIT_USAGE;
+	}
+	o->c.so.tasks = !o->per_task ? CGS_TASKS_OFF : o->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+	return err;
 }
 
 /* " (pod <uid>/<id12>)" after a heading's path, or "". */
@@ -139,6 +173,25 @@ static void print_hists(const struct hist_opts *o, const struct report *r, int n
 	}
 }
 
+/* runqlat -P's layout: a heading per process (or thread), then its histogram. */
+static void print_task_hists(const struct task_report *tr, const char *unit)
+{
+	char comm[64], esc[4 * PATH_MAX];
+
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct task_sample *t = tr->rows[i].t;
+		if (!t->runq_count)
+			continue;
+		if (tr->threads)
+			printf("\ntid = %u, pid = %u", t->id, t->tgid);
+		else
+			printf("\npid = %u", t->id);
+		printf(" (%s), cgroup = %s\n", text_escape(t->comm, comm, sizeof(comm)),
+		       tr->rows[i].path ? text_escape(tr->rows[i].path, esc, sizeof(esc)) : "(removed)");
+		hist_print(stdout, t->runq_slots, CGS_HIST_SLOTS, unit);
+	}
+}
+
 int cmd_hist(int argc, char **argv)
 {
 	struct hist_opts o = {};
@@ -172,15 +225,26 @@ int cmd_hist(int argc, char **argv)
 		return CGS_EXIT_FAIL;
 	}
 	report_sort(&r, &s.fs, SORT_PATH, 0);
+	struct task_report tr = {};
+	if (o.per_task && task_report_build(&tr, &d, r.interval_ns, o.c.so.hist_ms, o.threads, &s.fs, SORT_PATH))
+		cgs_err("out of memory building the per-task rows");
 	if (o.json) {
 		struct json_meta m;
 		session_json_meta(&s, "summary", &m);
-		json_emit(stdout, json_report(&r, &m));
+		struct json_object *j = json_report(&r, &m);
+		if (o.per_task)
+			JADD(j, "tasks", json_tasks(&tr, o.c.so.hist_ms));
+		json_emit(stdout, j);
+	} else if (o.per_task) {
+		print_task_hists(&tr, o.c.so.hist_ms ? "msecs" : "usecs");
+		putchar('\n');
+		report_drops(stdout, d.drops);
 	} else {
 		print_hists(&o, &r, s.tr.ncpus);
 		putchar('\n');
 		report_drops(stdout, d.drops);
 	}
+	task_report_free(&tr);
 	report_free(&r);
 	snapshot_free(&d);
 	snapshot_free(&cur);

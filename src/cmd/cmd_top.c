@@ -8,6 +8,7 @@
 #include "cmd/commands.h"
 #include "out/group.h"
 #include "out/json_out.h"
+#include "out/tasks_out.h"
 #include "figures/kstat_src.h"
 #include "out/report.h"
 #include "lib/util.h"
@@ -27,6 +28,10 @@ static const char usage[] =
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --group-by KEY     one row per unit, container or pod (summed), or per\n"
 	"                         path (default); the WHO column says whose a cgroup is\n"
+	"      --tasks            one row per process instead (with --cgroup: inside it)\n"
+	"      --threads          with --tasks: one row per thread\n"
+	"      --max-tasks N      bound of the per-task map (default 4096); tasks beyond\n"
+	"                         it are counted as drops (tasks_full)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
@@ -52,12 +57,13 @@ struct top_opts {
 	uint64_t rows;
 	enum sort_key sort;
 	enum group_by group;
-	bool json, quiet;
+	bool json, quiet, tasks, threads;
 };
 
 static int top_opt(void *ctx, int c, const char *arg)
 {
 	struct top_opts *o = ctx;
+	uint64_t v;
 
 	switch (c) {
 	case 'i':
@@ -88,6 +94,19 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_TASKS:
+		o->tasks = true;
+		return 0;
+	case OPT_THREADS:
+		o->threads = true;
+		return 0;
+	case OPT_MAX_TASKS:
+		if (parse_u64(arg, 1, 1 << 20, &v)) {
+			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
+			return -1;
+		}
+		o->c.so.max_task_rows = v;
+		return 0;
 	case OPT_GROUP_BY:
 		if (group_by_parse(arg, &o->group)) {
 			cgs_err("--group-by %s: group by unit, container, pod or path", arg);
@@ -110,6 +129,9 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -121,7 +143,18 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	o->interval_ns = 1000000000ULL;
 	o->rows = 20;
 	o->sort = SORT_CPU;
-	return cmd_parse(&spec, argc, argv, &first);
+	o->c.so.max_task_rows = 4096;
+	int err = cmd_parse(&spec, argc, argv, &first);
+	if (!err && o->threads && !o->tasks) {
+		cgs_err("--threads: only with --tasks (one row per thread of each process)");
+		return CGS_EXIT_USAGE;
+	}
+	if (!err && o->tasks && o->group != GROUP_PATH) {
+		cgs_err("--tasks with --group-by: choose one (rows per task, or per group)");
+		return CGS_EXIT_USAGE;
+	}
+	o->c.so.tasks = !o->tasks ? CGS_TASKS_OFF : o->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+	return err;
 }
 
 /* CPU time of a refresh's parts, for -v: where 10,000 cgroups' time goes. */
@@ -160,6 +193,9 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	}
 	if (o->group != GROUP_PATH)
 		groups_label(&gs, &r);
+	struct task_report tr = {};
+	if (o->tasks && task_report_build(&tr, &d, r.interval_ns, false, o->threads, &s->fs, o->sort))
+		cgs_err("out of memory building the per-task rows");
 	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
 	if (o->json) {
@@ -170,7 +206,10 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		tracer_take_episodes(&s->tr, &el);
 		m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns,
 					      session_cgroup_name, s };
-		json_emit(stdout, json_report(&r, &m));
+		struct json_object *j = json_report(&r, &m);
+		if (o->tasks)
+			JADD(j, "tasks", json_tasks(&tr, false));
+		json_emit(stdout, j);
 		free(el.e);
 	} else {
 		char when[16], dur[16];
@@ -183,8 +222,11 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		if (r.group_by)
 			printf("by %s: %zu groups of %zu cgroups, %zu cgroups of none\n", r.group_by, gs.n,
 			       gs.nm, r.n - gs.n);
-		report_table(stdout, &r, summary ? 0 : o->rows);
-		if (summary)
+		if (o->tasks)
+			task_table(stdout, &tr, summary ? 0 : o->rows);
+		else
+			report_table(stdout, &r, summary ? 0 : o->rows);
+		if (summary && !o->tasks)
 			report_throttle_lines(stdout, &r);
 		if (summary || drops_total(d.drops))
 			report_drops(stdout, d.drops);
@@ -192,6 +234,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 			putchar('\n');
 		fflush(stdout);
 	}
+	task_report_free(&tr);
 	report_free(&r);
 	idtab_free(&kfigs);
 	groups_free(&gs);

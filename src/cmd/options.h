@@ -21,8 +21,8 @@ enum long_opt {
 	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
 	/* enforce */
 	OPT_CONTENTION, OPT_MIN_WAITS,
-	/* top */
-	OPT_GROUP_BY,
+	/* top and hist */
+	OPT_GROUP_BY, OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
 };
 
 #define COMMON_LONG_OPTS                                                       \

@@ -42,6 +42,8 @@ int session_open(struct session *s, const struct session_opts *o)
 	struct tracer_opts to = {
 		.max_cgroups = o->max_cgroups,
 		.max_tasks = 65536,
+		.tasks = o->tasks,
+		.max_task_rows = o->max_task_rows,
 		.filter_ids = s->filter_ids,
 		.nfilter = s->nfilter,
 		.hist_ms = o->hist_ms,

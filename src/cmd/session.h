@@ -17,6 +17,8 @@ struct session_opts {
 	bool hist_ms;
 	const char *sched_backend; /* NULL: probe */
 	const char *thr_backend;   /* --throttle-backend; NULL: probe */
+	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
+	uint32_t max_task_rows;    /* --max-tasks */
 };
 
 struct session {

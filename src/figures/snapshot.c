@@ -22,6 +22,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_OPEN_FULL] = "throttle_open_full",
 	[CGS_DROP_THR_STALE] = "throttle_stale",
 	[CGS_DROP_EPISODE_LOST] = "episode_lost",
+	[CGS_DROP_TASKS_FULL] = "tasks_full",
 };
 
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
@@ -314,7 +315,8 @@ int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const str
 			     take_thr, &ctx)) ||
 	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
 			     t->ncpus, take_pre, s)) ||
-	    (err = take_running(t, s)) || (err = take_drops(t, s)))
+	    (err = take_running(t, s)) || (err = take_drops(t, s)) ||
+	    (t->fd_tasks >= 0 && (err = tasks_read(t, s, prev))))
 		return err;
 	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */
 		qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
@@ -342,6 +344,7 @@ void snapshot_free(struct snapshot *s)
 	}
 	free(s->cg);
 	free(s->pre);
+	free(s->tasks);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -409,7 +412,7 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 	}
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
 		out->drops[i] = sub(cur->drops[i], prev ? prev->drops[i] : 0);
-	return 0;
+	return tasks_delta(prev, cur, out);
 }
 
 /* A sample's place in a regrouping: its group's id, and where it is in d. */

@@ -102,6 +102,16 @@ struct cg_sample {
 	struct thr_cpu { uint64_t count, ns; } *thr_cpu; /* [ncpus] once it throttled */
 };
 
+/* One task's figures (top --tasks): cumulative, summed over CPUs. */
+struct task_sample {
+	uint64_t cgid;
+	uint32_t id, tgid;       /* id: the process (tgid), or the thread with --threads */
+	char comm[16];           /* as when first seen */
+	uint64_t oncpu_ns, wakeups, sw_vol, sw_invol, runq_count, runq_sum_ns;
+	uint64_t runq_max_ns, runq_max_all_ns; /* in the interval the read closed; since attach */
+	uint64_t runq_slots[CGS_HIST_SLOTS];
+};
+
 struct preempt_sample {
 	uint64_t victim, preemptor, count;
 };
@@ -115,6 +125,8 @@ struct snapshot {
 	size_t npre, precap;
 	struct preempt_sample *pre; /* sorted by (victim, preemptor) */
 	uint64_t drops[CGS_DROP__COUNT];
+	size_t ntasks;
+	struct task_sample *tasks; /* sorted by (cgid, id); none without per-task figures */
 };
 
 /*
@@ -140,6 +152,10 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64_t id), void *ctx,
 		     struct snapshot *out);
 const uint64_t *sample_slots(const struct cg_sample *s, enum metric m);
+/* The per-task figures (figures/task_snapshot.c): read into s, carrying prev's maxima; cur - prev. */
+struct tracer_view;
+int tasks_read(const struct tracer_view *v, struct snapshot *s, const struct snapshot *prev);
+int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /* Name of a drop counter for output. */
 const char *drop_name(int i);
 uint64_t drops_total(const uint64_t *d);

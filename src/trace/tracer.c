@@ -221,6 +221,8 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	bpf_map__set_max_entries(s->maps.slot_claim, o->max_cgroups);
 	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
+	s->rodata->targ_tasks = o->tasks;
+	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(s->maps.tasks, 0);
@@ -432,6 +434,8 @@ attached:
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
 	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
+	t->fd_tasks = o->tasks ? bpf_map__fd(t->skel->maps.task_stats) : -1;
+	t->max_task_rows = o->tasks ? o->max_task_rows : 0;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, &t->log, NULL);
 	if (!t->rb)
 		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
@@ -569,7 +573,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v)
 		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
 		.nslots = t->nslots, .owner = t->owner, .rank = t->rank, .nowned = t->nowned,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
-		.fd_drops = t->fd_drops,
+		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks,
 	};
 	return 0;
 }
@@ -581,5 +585,6 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	/* cg_stats (an array), cg_slot and slot_claim (hashes, ~64 B of overhead each) */
 	return cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * 2 * (12 + 64) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
-	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16);
+	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16) +
+	       (uint64_t)t->max_task_rows * (sizeof(struct cgs_task_key) + 64 + per_cpu * sizeof(struct cgs_task_stats));
 }

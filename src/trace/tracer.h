@@ -28,6 +28,8 @@ struct tracer_opts {
 	bool hist_ms;               /* histogram slots in ms, not us */
 	const char *force_backend;  /* --sched-backend, NULL: probe */
 	const char *force_thr;      /* --backend (throttle), NULL: probe */
+	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
+	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
 	const volatile int *stop;
 };
@@ -41,6 +43,8 @@ struct tracer {
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
 	int fd_cg, fd_slot, fd_claim, fd_preempt, fd_cur, fd_drops, fd_thr;
+	int fd_tasks;               /* per-task figures; -1: not asked for */
+	uint32_t max_task_rows;
 	uint32_t max_cgroups, max_preempt;
 	/*
 	 * The cgroup id of each cg_stats slot, once confirmed (slot_claim and
@@ -79,6 +83,7 @@ struct tracer_view {
 	const uint32_t *rank;           /* slot -> its place in cgroup-id order */
 	uint32_t nowned;                /* slots named */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
+	int fd_tasks;                   /* -1: no per-task figures */
 };
 /*
  * Begin a read: close the max epoch, name the slots claimed since the last

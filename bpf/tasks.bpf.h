@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-task figures for top --tasks and hist --per-task: a cgroup's rows, per
+ * process (or thread). Off unless asked: with targ_tasks zero the verifier
+ * prunes both hooks, and the map has one entry.
+ *
+ * Hooks from the switch path: tasks_oncpu (a slice of prev ended) and
+ * tasks_runq (a run-queue wait of next ended).
+ */
+#ifndef CGS_TASKS_BPF_H
+#define CGS_TASKS_BPF_H
+
+#include "common.bpf.h"
+
+const volatile __u32 targ_tasks = CGS_TASKS_OFF; /* enum cgs_tasks_mode */
+
+/*
+ * Per CPU, so that threads of one process on two CPUs never race on one
+ * counter; preallocated (the hash's default): no allocation in the switch
+ * path, and the bound is --max-tasks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1); /* --max-tasks when asked */
+	__type(key, struct cgs_task_key);
+	__type(value, struct cgs_task_stats);
+} task_stats SEC(".maps");
+
+/* The value a new entry starts from (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgs_task_stats);
+} task_stats_new SEC(".maps");
+
+static __always_inline struct cgs_task_stats *tasks_entry(struct task_struct *p, __u64 cg, __u64 now,
+							  bool direct)
+{
+	struct cgs_task_key k = { .cgid = cg };
+	struct cgs_task_stats *s, *z;
+	__u32 zero = 0;
+
+	k.id = targ_tasks == CGS_TASKS_THREAD ? task_pid(p, direct) : task_tgid(p, direct);
+	if ((s = bpf_map_lookup_elem(&task_stats, &k)))
+		return s;
+	if (!(z = bpf_map_lookup_elem(&task_stats_new, &zero)))
+		return NULL;
+	/* The scratch entry is this CPU's alone: fill it, insert a copy, leave it with the last name. */
+	z->tgid = task_tgid(p, direct);
+	z->comm_ns = now;
+	bpf_probe_read_kernel_str(z->comm, sizeof(z->comm), p->comm);
+	if (bpf_map_update_elem(&task_stats, &k, z, BPF_NOEXIST) && !bpf_map_lookup_elem(&task_stats, &k)) {
+		count_drop(CGS_DROP_TASKS_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&task_stats, &k);
+}
+
+/*
+ * A slice of p ended: d ns on CPU in cgroup cg; switched out runnable or
+ * asleep. p is still current: its name is had cheaply, and kept fresh (a
+ * process named "sh" until it exec'd shows under its new name).
+ */
+static __always_inline void tasks_oncpu(struct task_struct *p, __u64 cg, __u64 now, __u64 d, bool runnable,
+					bool direct)
+{
+	struct cgs_task_stats *s;
+
+	if (!targ_tasks || !(s = tasks_entry(p, cg, now, direct)))
+		return;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	s->comm_ns = now;
+	s->oncpu_ns += d;
+	if (runnable)
+		s->sw_invol++;
+	else
+		s->sw_vol++;
+}
+
+/* A run-queue wait of p ended: d ns; woken: it began with a wake-up. */
+static __always_inline void tasks_runq(struct task_struct *p, __u64 cg, __u64 now, __u64 d, __u32 woken,
+				       bool direct)
+{
+	struct cgs_task_stats *s;
+
+	if (!targ_tasks || !(s = tasks_entry(p, cg, now, direct)))
+		return;
+	s->wakeups += woken;
+	s->runq_count++;
+	s->runq_sum_ns += d;
+	max_update(s->runq_max, d);
+	s->runq_slots[log2_slot(d / targ_hist_div)]++;
+}
+
+#endif /* CGS_TASKS_BPF_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The per-task figures of top --tasks and hist --per-task: read, and the delta of two reads. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/maputil.h"
+#include "figures/snapshot.h"
+#include "trace/tracer.h"
+
+struct tasks_ctx {
+	struct snapshot *s;
+	size_t cap;
+	uint64_t epoch;  /* the max epoch just closed */
+};
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task_sample *x = a, *y = b;
+
+	if (x->cgid != y->cgid)
+		return x->cgid < y->cgid ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* One entry: its CPUs' copies summed (values padded to 8 bytes each). */
+static int take_task(void *ctx, const void *key, const void *vals)
+{
+	struct tasks_ctx *c = ctx;
+	const struct cgs_task_key *k = key;
+	size_t vsz = (sizeof(struct cgs_task_stats) + 7) & ~(size_t)7;
+	struct task_sample *t;
+
+	if (c->s->ntasks == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct task_sample *n = realloc(c->s->tasks, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->s->tasks = n;
+		c->cap = cap;
+	}
+	t = &c->s->tasks[c->s->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->cgid = k->cgid;
+	t->id = k->id;
+	uint64_t newest = 0;
+	for (int cpu = 0; cpu < c->s->ncpus; cpu++) {
+		const struct cgs_task_stats *v = (const void *)((const char *)vals + cpu * vsz);
+		/* The name last taken, on whichever CPU (per-CPU clocks: close enough to order an exec). */
+		if (v->comm[0] && v->comm_ns >= newest) {
+			memcpy(t->comm, v->comm, sizeof(t->comm) - 1);
+			newest = v->comm_ns;
+		}
+		if (v->tgid)
+			t->tgid = v->tgid;
+		t->oncpu_ns += v->oncpu_ns;
+		t->wakeups += v->wakeups;
+		t->sw_vol += v->sw_vol;
+		t->sw_invol += v->sw_invol;
+		t->runq_count += v->runq_count;
+		t->runq_sum_ns += v->runq_sum_ns;
+		const struct cgs_max *m = &v->runq_max[c->epoch & 1];
+		if (m->epoch == c->epoch && m->value > t->runq_max_ns)
+			t->runq_max_ns = m->value;
+		for (int i = 0; i < CGS_HIST_SLOTS; i++)
+			t->runq_slots[i] += v->runq_slots[i];
+	}
+	return 0;
+}
+
+int tasks_read(const struct tracer_view *v, struct snapshot *s, const struct snapshot *prev)
+{
+	struct tasks_ctx c = { .s = s, .epoch = v->epoch };
+	int err = each_elem(v->fd_tasks, sizeof(struct cgs_task_key), sizeof(struct cgs_task_stats), v->ncpus,
+			    take_task, &c);
+
+	if (err)
+		return err;
+	if (s->ntasks)
+		qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
+	for (size_t i = 0; i < s->ntasks; i++) {
+		struct task_sample *t = &s->tasks[i];
+		const struct task_sample *p = prev && prev->ntasks
+			? bsearch(t, prev->tasks, prev->ntasks, sizeof(*t), cmp_task) : NULL;
+		t->runq_max_all_ns = t->runq_max_ns;
+		if (p && p->runq_max_all_ns > t->runq_max_all_ns)
+			t->runq_max_all_ns = p->runq_max_all_ns;
+	}
+	return 0;
+}
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
+{
+	if (!cur->ntasks)
+		return 0;
+	if (!(out->tasks = malloc(cur->ntasks * sizeof(*out->tasks))))
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->ntasks; i++) {
+		const struct task_sample *c = &cur->tasks[i];
+		const struct task_sample *p = prev && prev->ntasks
+			? bsearch(c, prev->tasks, prev->ntasks, sizeof(*c), cmp_task) : NULL;
+		struct task_sample *o = &out->tasks[out->ntasks];
+		*o = *c;
+		if (p) {
+			o->oncpu_ns = sub(c->oncpu_ns, p->oncpu_ns);
+			o->wakeups = sub(c->wakeups, p->wakeups);
+			o->sw_vol = sub(c->sw_vol, p->sw_vol);
+			o->sw_invol = sub(c->sw_invol, p->sw_invol);
+			o->runq_count = sub(c->runq_count, p->runq_count);
+			o->runq_sum_ns = sub(c->runq_sum_ns, p->runq_sum_ns);
+			for (int k = 0; k < CGS_HIST_SLOTS; k++)
+				o->runq_slots[k] = sub(c->runq_slots[k], p->runq_slots[k]);
+		} else {
+			o->runq_max_ns = c->runq_max_all_ns; /* since attach */
+		}
+		/* Tasks that neither ran nor waited in the interval are left out. */
+		if (o->oncpu_ns || o->runq_count || o->sw_vol || o->sw_invol)
+			out->ntasks++;
+	}
+	return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "kernel/cgroupfs.h"
+#include "out/hist.h"
+#include "out/json_out.h"
+#include "out/tasks_out.h"
+#include "lib/util.h"
+
+static double key_of(const struct task_row *w, enum sort_key k)
+{
+	switch (k) {
+	case SORT_P50: return w->runq_p50_ns;
+	case SORT_P99: return w->runq_p99_ns;
+	case SORT_MAX: return w->t->runq_max_ns;
+	case SORT_WAKEUPS: return w->t->wakeups;
+	case SORT_VOL: return w->t->sw_vol;
+	case SORT_INVOL: return w->t->sw_invol;
+	default: return w->cpu_pct;
+	}
+}
+
+/* Largest first, then by cgroup path and id (SORT_PATH: path and id only): stable output. */
+static int cmp_row(const void *a, const void *b, void *key)
+{
+	const struct task_row *x = a, *y = b;
+	enum sort_key k = *(const enum sort_key *)key;
+	int c;
+
+	if (k != SORT_PATH) {
+		double u = key_of(x, k), v = key_of(y, k);
+		if (u != v)
+			return u < v ? 1 : -1;
+	}
+	if ((c = strcmp(x->path ? x->path : "~", y->path ? y->path : "~")))
+		return c;
+	return x->t->id < y->t->id ? -1 : x->t->id > y->t->id;
+}
+
+int task_report_build(struct task_report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		      bool threads, struct cgfs *fs, enum sort_key k)
+{
+	double unit = hist_ms ? 1e6 : 1e3;
+
+	memset(r, 0, sizeof(*r));
+	r->interval_ns = interval_ns;
+	r->threads = threads;
+	if (!(r->rows = calloc(d->ntasks ? d->ntasks : 1, sizeof(*r->rows))))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->ntasks; i++) {
+		const struct task_sample *t = &d->tasks[i];
+		struct task_row *w = &r->rows[r->n++];
+		w->t = t;
+		w->path = cgfs_path(fs, t->cgid, false, NULL);
+		w->cpu_pct = interval_ns ? 100.0 * t->oncpu_ns / interval_ns : 0;
+		w->runq_p50_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 50, t->runq_max_ns / unit) * unit;
+		w->runq_p99_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 99, t->runq_max_ns / unit) * unit;
+	}
+	if (r->n)
+		qsort_r(r->rows, r->n, sizeof(*r->rows), cmp_row, &k);
+	return 0;
+}
+
+void task_report_free(struct task_report *r)
+{
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Long paths keep their tail, the part that tells cgroups apart. */
+static const char *clip(const char *s, char *buf, size_t width)
+{
+	size_t l = strlen(s);
+
+	if (l <= width)
+		return s;
+	snprintf(buf, width + 1, "..%s", s + l - (width - 2));
+	return buf;
+}
+
+void task_table(FILE *f, const struct task_report *r, size_t limit)
+{
+	size_t n = limit && limit < r->n ? limit : r->n;
+	char a[16], b[16], c[16], comm[4 * 16], esc[4 * PATH_MAX], cl[PATH_MAX];
+
+	if (r->threads)
+		fprintf(f, "%7s ", "TID");
+	fprintf(f, "%7s %-16s %-30s %6s %9s %9s %9s %8s %7s %7s\n", "PID", "COMM", "CGROUP", "CPU%",
+		"RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS", "SW_VOL", "SW_INV");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_row *w = &r->rows[i];
+		const struct task_sample *t = w->t;
+		if (r->threads)
+			fprintf(f, "%7u ", t->id);
+		fprintf(f, "%7u %-16s %-30s %6.1f %9s %9s %9s %8llu %7llu %7llu\n", r->threads ? t->tgid : t->id,
+			text_escape(t->comm, comm, sizeof(comm)),
+			clip(w->path ? text_escape(w->path, esc, sizeof(esc)) : "(removed)", cl, 30), w->cpu_pct,
+			t->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
+			t->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
+			t->runq_count ? fmt_duration(c, sizeof(c), t->runq_max_ns) : "-",
+			(unsigned long long)t->wakeups, (unsigned long long)t->sw_vol,
+			(unsigned long long)t->sw_invol);
+	}
+}
+
+struct json_object *json_tasks(const struct task_report *r, bool hist_ms)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct task_row *w = &r->rows[i];
+		const struct task_sample *t = w->t;
+		struct json_object *o = json_object_new_object(), *sw, *rq;
+		JADD(o, "pid", JU64(r->threads ? t->tgid : t->id));
+		if (r->threads)
+			JADD(o, "tid", JU64(t->id));
+		JADD(o, "comm", json_name(t->comm));
+		JADD(o, "cgroup_id", JU64(t->cgid));
+		JADD(o, "path", json_name(w->path));
+		JADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
+		JADD(o, "oncpu_ns", JU64(t->oncpu_ns));
+		JADD(o, "wakeups", JU64(t->wakeups));
+		sw = json_object_new_object();
+		JADD(sw, "voluntary", JU64(t->sw_vol));
+		JADD(sw, "involuntary", JU64(t->sw_invol));
+		JADD(o, "switches", sw);
+		rq = json_object_new_object();
+		JADD(rq, "count", JU64(t->runq_count));
+		JADD(rq, "sum_ns", JU64(t->runq_sum_ns));
+		JADD(rq, "p50_ns", JU64((uint64_t)w->runq_p50_ns));
+		JADD(rq, "p99_ns", JU64((uint64_t)w->runq_p99_ns));
+		JADD(rq, "max_ns", JU64(t->runq_max_ns));
+		JADD(rq, "hist_unit", json_object_new_string(hist_ms ? "ms" : "us"));
+		JADD(rq, "hist", json_hist(t->runq_slots));
+		JADD(o, "runq", rq);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
