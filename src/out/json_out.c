@@ -157,6 +157,7 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus, const char
 		struct json_object *p = json_object_new_object();
 		JADD(p, "id", JU64(w->pre[i].id));
 		JADD(p, "path", json_name(w->pre[i].path));
+		JADD(p, "name", json_who(w->pre[i].who));
 		JADD(p, "count", JU64(w->pre[i].count));
 		json_object_array_add(pre, p);
 	}

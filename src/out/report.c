@@ -117,10 +117,14 @@ static void resolve_row(struct row *w, struct cgfs *fs)
 		w->path = last;
 	}
 	w->who = cgfs_who(fs, w->id);
-	if (w->s->thr_inh_by)
+	if (w->s->thr_inh_by) {
 		w->inh_path = cgfs_path(fs, w->s->thr_inh_by, false, NULL);
-	for (int k = 0; k < w->npre; k++)
+		w->inh_who = cgfs_who(fs, w->s->thr_inh_by);
+	}
+	for (int k = 0; k < w->npre; k++) {
 		w->pre[k].path = cgfs_path(fs, w->pre[k].id, false, NULL);
+		w->pre[k].who = cgfs_who(fs, w->pre[k].id);
+	}
 }
 
 void report_resolve(struct report *r, struct cgfs *fs, size_t limit)
@@ -263,9 +267,13 @@ static const char *clip_end(const char *s, char *buf, size_t width)
 	return buf;
 }
 
-/* For text: escaped (util.h text_escape). */
-static const char *name_or_id(const char *path, uint64_t id, char *buf, size_t len)
+/* For text: who it is when the path says (a pod, a container, a unit), else the path; escaped. */
+static const char *name_or_id(const char *path, const struct cgname *who, uint64_t id, char *buf, size_t len)
 {
+	char s[CGNAME_SHORT_MAX];
+
+	if (who && cgname_short(who, s, sizeof(s)))
+		return text_escape(s, buf, len);
 	if (path)
 		return text_escape(path, buf, len);
 	snprintf(buf, len, "(id %llu)", (unsigned long long)id);
@@ -321,13 +329,13 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 		notes[0] = 0;
 		if (w->npre)
 			o += snprintf(notes + o, sizeof(notes) - o, "preempted by %s (%llu)",
-				      clip(name_or_id(w->pre[0].path, w->pre[0].id, idb, sizeof(idb)),
-					   clipbuf, 40),
+				      clip(name_or_id(w->pre[0].path, w->pre[0].who, w->pre[0].id, idb, sizeof(idb)),
+					   clipbuf, 56), /* "pod <uid>/<id12>" whole */
 				      (unsigned long long)w->pre[0].count);
 		if (w->inh_pct > 0 && o < sizeof(notes))
 			o += snprintf(notes + o, sizeof(notes) - o, "%sheld %.0f%% by %s's quota",
 				      o ? "; " : "", w->inh_pct,
-				      name_or_id(w->inh_path, w->s->thr_inh_by, idb, sizeof(idb)));
+				      name_or_id(w->inh_path, w->inh_who, w->s->thr_inh_by, idb, sizeof(idb)));
 		if (w->quota_used_pct >= 0)
 			snprintf(q, sizeof(q), "%.0f", w->quota_used_pct);
 		else

@@ -19,6 +19,7 @@ struct idtab;
 struct preemptor {
 	uint64_t id, count;
 	const char *path;     /* NULL when the cgroup is gone */
+	const struct cgname *who; /* what its path says (NULL: nothing) */
 };
 
 /*
@@ -46,6 +47,7 @@ struct row {
 	uint64_t thr_max_ns;
 	double inh_pct;       /* its tasks' waits while an ancestor was throttled */
 	const char *inh_path; /* that ancestor */
+	const struct cgname *inh_who;
 	/* The kernel's account: configuration now, counters over the interval. */
 	struct kstat k;
 	uint64_t k_periods, k_throttled, k_throttled_ns;

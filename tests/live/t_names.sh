@@ -63,8 +63,8 @@ test_names_from_layouts() {
 	cgs_start top --cgroup "$T" --json -i 1h || fail "top --json did not start"
 	names_burn 1 || fail "burners"
 	cgs_stop || fail "top --json"
-	python3 -c 'import sys; [__import__("json").loads(l) for l in open(sys.argv[1], encoding="utf-8", errors="strict")]' \
-		"$TMP/cgs.out" || fail "the JSON is not valid UTF-8 JSON"
+	"$UTF8CHECK" "$TMP/cgs.out" || fail "the JSON is not UTF-8"
+	jq -e . "$TMP/cgs.out" >/dev/null || fail "the JSON does not parse"
 	want() { # want PATH JQ_EXPR EXPECTED
 		got=$(cgs_summary "$1" "$2")
 		[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
