@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
+#include "kernel/runtime_state.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 
@@ -378,6 +379,38 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 	return NULL;
 }
 
+/*
+ * A pod's own cgroup names no container, so its name and namespace come from
+ * the state of a container below it (any one: they all carry the pod's).
+ */
+static void pod_names_from_children(struct cgfs *fs, const char *path, struct cgname *pod)
+{
+	const char *r = path[0] == '/' ? path + 1 : path;
+	int fd = openat(fs->mnt_fd, *r ? r : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char child[PATH_MAX];
+	struct dirent *e;
+	struct cgname c;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
+			continue;
+		cgname_decode(child, &c);
+		if (!c.container[0] || strcmp(c.pod_uid, pod->pod_uid) || !runtime_names(&c) || !c.pod_name[0])
+			continue;
+		memcpy(pod->pod_name, c.pod_name, sizeof(c.pod_name));
+		memcpy(pod->pod_namespace, c.pod_namespace, sizeof(c.pod_namespace));
+		break;
+	}
+	closedir(d);
+}
+
 const struct cgname *cgfs_who(struct cgfs *fs, uint64_t id)
 {
 	struct cgfs_name *s;
@@ -388,6 +421,11 @@ const struct cgname *cgfs_who(struct cgfs *fs, uint64_t id)
 	if (!s->who_done) {
 		s->who_done = true;
 		cgname_decode(s->path, &n);
+		/* Once per cgroup (the result is kept): a few small reads of the runtimes' state. */
+		if (n.container[0])
+			runtime_names(&n);
+		else if (n.pod_uid[0])
+			pod_names_from_children(fs, s->path, &n);
 		if (cgname_known(&n) && (s->who = malloc(sizeof(n))))
 			*s->who = n;
 	}

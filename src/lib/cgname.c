@@ -204,12 +204,16 @@ void cgname_decode(const char *path, struct cgname *c)
 
 const char *cgname_short(const struct cgname *c, char *buf, size_t len)
 {
-	if (c->pod_uid[0])
-		snprintf(buf, len, "pod %s%s%.*s", c->pod_uid, c->container[0] ? "/" : "", CGNAME_ID_SHORT,
-			 c->container);
+	const char *ctr = c->container_name[0] ? c->container_name : c->container;
+	int clen = c->container_name[0] ? (int)sizeof(c->container_name) : CGNAME_ID_SHORT;
+
+	if (c->pod_uid[0] && c->pod_name[0])
+		snprintf(buf, len, "pod %s/%s%s%.*s", c->pod_namespace, c->pod_name, c->container[0] ? "/" : "",
+			 clen, ctr);
+	else if (c->pod_uid[0])
+		snprintf(buf, len, "pod %s%s%.*s", c->pod_uid, c->container[0] ? "/" : "", clen, ctr);
 	else if (c->container[0])
-		snprintf(buf, len, "%s %.*s", c->runtime[0] ? c->runtime : "container", CGNAME_ID_SHORT,
-			 c->container);
+		snprintf(buf, len, "%s %.*s", c->runtime[0] ? c->runtime : "container", clen, ctr);
 	else if (c->unit[0])
 		snprintf(buf, len, "unit %s", c->unit);
 	else

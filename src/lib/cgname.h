@@ -13,8 +13,9 @@
  *                 (cgroupfs); guaranteed pods sit directly under kubepods
  *
  * Nothing is guessed: what the path does not say stays empty. Pure: no file
- * is read (a pod's name and namespace, where the host keeps them, are for
- * the caller to add).
+ * is read. A pod's name and namespace and a container's name are not in the
+ * path: kernel/runtime_state.c adds them from the runtimes' state files where
+ * the host keeps them.
  */
 #ifndef CGS_CGNAME_H
 #define CGS_CGNAME_H
@@ -25,8 +26,8 @@
 /* Container ids: 64 hex digits for Docker, containerd and CRI-O. */
 #define CGNAME_ID_MAX 64
 #define CGNAME_ID_SHORT 12
-/* Room for cgname_short's longest: "unit " and a whole unit name. */
-#define CGNAME_SHORT_MAX 272
+/* Room for cgname_short's longest: "pod ", a namespace, a pod name and a container name. */
+#define CGNAME_SHORT_MAX 400
 
 struct cgname {
 	char unit[256];         /* the innermost systemd unit, unescaped; "" if none */
@@ -34,6 +35,10 @@ struct cgname {
 	char container[CGNAME_ID_MAX + 1]; /* the container id, whole; "" if none */
 	char pod_uid[40];       /* the Kubernetes pod's UID, with dashes; "" if none */
 	char qos[16];           /* "guaranteed", "burstable" or "besteffort"; "" if no pod */
+	/* From the runtime's state, not the path; "" where the host does not say. */
+	char pod_name[254];     /* a DNS subdomain: at most 253 */
+	char pod_namespace[64]; /* a DNS label: at most 63 */
+	char container_name[128];
 };
 
 /* Read what path (relative to the hierarchy, "/a/b") says. Never fails: unknown layouts leave it empty. */
@@ -49,8 +54,9 @@ static inline const char *cgname_kind(const struct cgname *n)
 	return n->pod_uid[0] ? "pod" : n->container[0] ? "container" : n->unit[0] ? "unit" : "";
 }
 /*
- * A short name for a table: "pod <uid>/<id12>", "docker <id12>", "unit
- * <name>", or NULL when the path says nothing more than itself.
+ * A short name for a table: "pod <namespace>/<name>/<container name>" where
+ * the runtime said, else "pod <uid>/<id12>"; "docker <name>" or "docker
+ * <id12>"; "unit <name>"; NULL when the path says nothing more than itself.
  */
 const char *cgname_short(const struct cgname *n, char *buf, size_t len);
 /* systemd's unit-name escaping undone (\xNN), into out; false if it did not fit. */

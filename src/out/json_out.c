@@ -114,6 +114,13 @@ struct json_object *json_who(const struct cgname *n)
 		JADD(o, "pod_uid", json_object_new_string(n->pod_uid));
 	if (n->qos[0])
 		JADD(o, "qos", json_object_new_string(n->qos));
+	/* From the runtime's state: only where the host keeps it. */
+	if (n->pod_name[0]) {
+		JADD(o, "pod_name", json_name(n->pod_name));
+		JADD(o, "pod_namespace", json_name(n->pod_namespace));
+	}
+	if (n->container_name[0])
+		JADD(o, "container_name", json_name(n->container_name));
 	return o;
 }
 

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <json-c/json.h>
 
+#include "kernel/runtime_state.h"
 #include "lib/cgname.h"
 #include "out/hist.h"
 #include "out/json_out.h"
@@ -130,6 +131,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	}
 	JADD(o, "cgroup", json_name(rs->cgroup));
 	cgname_decode(rs->cgroup, &who);
+	runtime_names(&who);
 	JADD(o, "name", json_who(cgname_known(&who) ? &who : NULL));
 	JADD(o, "attached", json_object_new_boolean(rs->attached));
 	x = json_object_new_object();
@@ -208,6 +210,7 @@ void record_print(FILE *f, const struct record_summary *rs)
 
 	fprintf(f, "\n cgsched record: %s", text_escape(rs->cgroup, esc, sizeof(esc)));
 	cgname_decode(rs->cgroup, &who);
+	runtime_names(&who);
 	if (cgname_short(&who, name, sizeof(name)))
 		fprintf(f, " (%s)", text_escape(name, esc, sizeof(esc)));
 	if (rs->argv) {

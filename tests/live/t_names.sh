@@ -92,6 +92,57 @@ test_names_from_layouts() {
 	! grep -q "$(printf '\033')" "$TMP/table" || fail "a raw escape byte reached the terminal"
 }
 
+# Pod, namespace and container names from the runtimes' state files, laid
+# out as containerd, CRI-O and Docker write them under a host root of the
+# test's own (CGSCHED_HOST_ROOT, as for cgsched run in a container with the
+# host's / mounted there); a file naming another pod adds nothing.
+names_state() { # names_state DIR: the files for the layout's containers
+	_h=$1
+	_c=$1/run/containerd/io.containerd.runtime.v2.task/k8s.io
+	_o=$1/run/containers/storage/overlay-containers
+	mkdir -p "$_c/$ID1" "$_c/$ID2" "$_c/$ID3" "$_o/$ID6/userdata" "$1/var/lib/docker/containers/$ID4" || return 1
+	for _x in "$ID1 nginx" "$ID2 sidecar"; do
+		set -- $_x
+		printf '{"annotations":{"io.kubernetes.cri.container-type":"container","io.kubernetes.cri.sandbox-name":"web-7d4f9","io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"%s"}}\n' \
+			"$PUID1" "$2" >"$_c/$1/config.json"
+	done
+	printf '{"annotations":{"io.kubernetes.cri.sandbox-name":"intruder","io.kubernetes.cri.sandbox-namespace":"x","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"intruder"}}\n' \
+		"$PUID1" >"$_c/$ID3/config.json"
+	printf '{"annotations":{"io.kubernetes.pod.name":"db-0","io.kubernetes.pod.namespace":"data","io.kubernetes.pod.uid":"%s","io.kubernetes.container.name":"postgres"}}\n' \
+		"$PUID3" >"$_o/$ID6/userdata/config.json"
+	printf '{"ID":"%s","Name":"/web","Config":{"Labels":{}}}\n' "$ID4" >"$_h/var/lib/docker/containers/$ID4/config.v2.json"
+}
+
+test_names_from_runtime_state() {
+	cg_create rtstate && names_layout "$CG" || fail "cannot build the layouts"
+	names_state "$TMP/host" || fail "cannot write the state files"
+	export CGSCHED_HOST_ROOT="$TMP/host"
+	cgs_start top --cgroup "$T" --json -i 1h || fail "top --json did not start"
+	names_burn 1 || fail "burners"
+	cgs_stop || fail "top --json"
+	want() { # want PATH JQ_EXPR EXPECTED
+		got=$(cgs_summary "$1" "$2")
+		[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
+	}
+	want "$C1" '.name | [.pod_namespace, .pod_name, .container_name, .pod_uid] | join(" ")' "shop web-7d4f9 nginx $PUID1"
+	want "$C2" '.name.container_name' "sidecar"
+	want "$C3" '.name | [.pod_name, .container_name, .pod_uid] | map(. // "-") | join(" ")' "- - $PUID2"
+	want "$C6" '.name | [.pod_namespace, .pod_name, .container_name] | join(" ")' "data db-0 postgres"
+	want "$D4" '.name | [.container_name, (.pod_name // "-")] | join(" ")' "web -"
+	want "$D5" '.name.container_name // "-"' "-"
+	echo "runtime state: names as the files say, none from another pod's file"
+
+	cgs_start top --cgroup "$T" --group-by pod -i 1h || fail "top --group-by pod did not start"
+	names_burn 1 || fail "burners"
+	cgs_stop || fail "top --group-by pod"
+	sed -n '/^Summary/,$p' "$TMP/cgs.out" >"$TMP/table"
+	cat "$TMP/table"
+	for w in "pod shop/web-7d4f9" "pod data/db-0" "pod $PUID2" "docker web"; do
+		grep -qF -- "$w " "$TMP/table" || fail "the table does not show '$w'"
+	done
+	! grep -q "intruder" "$TMP/table" || fail "a name from another pod's file"
+}
+
 # --group-by pod|container|unit: each group's row is the sum of its cgroups'
 # rows (counts, times and every histogram slot), seen by a second cgsched
 # tracing the same run by path; cgroups of no group keep their rows.
