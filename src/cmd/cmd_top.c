@@ -220,8 +220,9 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		else
 			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
 		if (r.group_by)
-			printf("by %s: %zu groups of %zu cgroups, %zu cgroups of none\n", r.group_by, gs.n,
-			       gs.nm, r.n - gs.n);
+			printf("by %s: %zu group%s of %zu cgroup%s, %zu cgroup%s in none\n", r.group_by, gs.n,
+			       gs.n == 1 ? "" : "s", gs.nm, gs.nm == 1 ? "" : "s", r.n - gs.n,
+			       r.n - gs.n == 1 ? "" : "s");
 		if (o->tasks)
 			task_table(stdout, &tr, summary ? 0 : o->rows);
 		else

@@ -444,8 +444,6 @@ static int sample_add(struct cg_sample *dst, const struct cg_sample *src, int nc
 	dst->thr_max_ns = max_u64(dst->thr_max_ns, src->thr_max_ns);
 	dst->runq_max_all_ns = max_u64(dst->runq_max_all_ns, src->runq_max_all_ns);
 	dst->thr_max_all_ns = max_u64(dst->thr_max_all_ns, src->thr_max_all_ns);
-	if (!dst->thr_inh_by)
-		dst->thr_inh_by = src->thr_inh_by;
 	if (src->thr_cpu) {
 		if (!dst->thr_cpu && !(dst->thr_cpu = calloc(ncpus, sizeof(*dst->thr_cpu))))
 			return -ENOMEM;
@@ -481,7 +479,18 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 	for (size_t i = 0; i < d->n && !err; i++) {
 		struct cg_sample *o = out->n && out->cg[out->n - 1].id == e[i].gid ? &out->cg[out->n - 1]
 										   : cg_add(out, e[i].gid);
-		err = o ? sample_add(o, &d->cg[e[i].i], d->ncpus) : -ENOMEM;
+		const struct cg_sample *src = &d->cg[e[i].i];
+		err = o ? sample_add(o, src, d->ncpus) : -ENOMEM;
+		/*
+		 * Waits held by an ancestor's quota: that ancestor's group is
+		 * named instead. When it is this group (a container held by its
+		 * pod's quota), the quota is the group's own: not inherited.
+		 */
+		uint64_t by = !err && src->thr_inh_by ? map(ctx, src->thr_inh_by) : 0;
+		if (by == e[i].gid)
+			o->c.thr_inh_ns -= src->c.thr_inh_ns;
+		else if (by && !o->thr_inh_by)
+			o->thr_inh_by = by;
 	}
 	free(e);
 	for (size_t i = 0; i < d->npre && !err; i++)

@@ -245,8 +245,7 @@ const char *row_name(const struct row *w, char *buf, size_t len)
 	return buf;
 }
 
-/* Long paths keep their tail, the part that tells cgroups apart. */
-static const char *clip(const char *s, char *buf, size_t width)
+const char *clip(const char *s, char *buf, size_t width)
 {
 	size_t l = strlen(s);
 
@@ -256,8 +255,7 @@ static const char *clip(const char *s, char *buf, size_t width)
 	return buf;
 }
 
-/* Names keep their head, the kind and the start of the id. */
-static const char *clip_end(const char *s, char *buf, size_t width)
+const char *clip_end(const char *s, char *buf, size_t width)
 {
 	if (strlen(s) <= width)
 		return s;

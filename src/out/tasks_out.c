@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "kernel/cgroupfs.h"
+#include "lib/cgname.h"
 #include "out/hist.h"
 #include "out/json_out.h"
 #include "out/tasks_out.h"
@@ -56,6 +57,7 @@ int task_report_build(struct task_report *r, const struct snapshot *d, uint64_t 
 		struct task_row *w = &r->rows[r->n++];
 		w->t = t;
 		w->path = cgfs_path(fs, t->cgid, false, NULL);
+		w->who = cgfs_who(fs, t->cgid);
 		w->cpu_pct = interval_ns ? 100.0 * t->oncpu_ns / interval_ns : 0;
 		w->runq_p50_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 50, t->runq_max_ns / unit) * unit;
 		w->runq_p99_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 99, t->runq_max_ns / unit) * unit;
@@ -71,34 +73,36 @@ void task_report_free(struct task_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Long paths keep their tail, the part that tells cgroups apart. */
-static const char *clip(const char *s, char *buf, size_t width)
-{
-	size_t l = strlen(s);
-
-	if (l <= width)
-		return s;
-	snprintf(buf, width + 1, "..%s", s + l - (width - 2));
-	return buf;
-}
-
 void task_table(FILE *f, const struct task_report *r, size_t limit)
 {
-	size_t n = limit && limit < r->n ? limit : r->n;
+	size_t n = limit && limit < r->n ? limit : r->n, wwho = 0, l;
 	char a[16], b[16], c[16], comm[4 * 16], esc[4 * PATH_MAX], cl[PATH_MAX];
+	char s[CGNAME_SHORT_MAX], who[4 * CGNAME_SHORT_MAX], wcl[4 * CGNAME_SHORT_MAX];
 
+	/* WHO as in the cgroup table: only where some row's cgroup has one. */
+	for (size_t i = 0; i < n; i++)
+		if (r->rows[i].who && cgname_short(r->rows[i].who, s, sizeof(s)) &&
+		    (l = strlen(text_escape(s, who, sizeof(who)))) > wwho)
+			wwho = l < 3 ? 3 : l > 40 ? 40 : l;
 	if (r->threads)
 		fprintf(f, "%7s ", "TID");
-	fprintf(f, "%7s %-16s %-30s %6s %9s %9s %9s %8s %7s %7s\n", "PID", "COMM", "CGROUP", "CPU%",
-		"RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS", "SW_VOL", "SW_INV");
+	fprintf(f, "%7s %-16s %-30s", "PID", "COMM", "CGROUP");
+	if (wwho)
+		fprintf(f, " %-*s", (int)wwho, "WHO");
+	fprintf(f, " %6s %9s %9s %9s %8s %7s %7s\n", "CPU%", "RUNQ_P50", "RUNQ_P99", "RUNQ_MAX", "WAKEUPS",
+		"SW_VOL", "SW_INV");
 	for (size_t i = 0; i < n; i++) {
 		const struct task_row *w = &r->rows[i];
 		const struct task_sample *t = w->t;
 		if (r->threads)
 			fprintf(f, "%7u ", t->id);
-		fprintf(f, "%7u %-16s %-30s %6.1f %9s %9s %9s %8llu %7llu %7llu\n", r->threads ? t->tgid : t->id,
-			text_escape(t->comm, comm, sizeof(comm)),
-			clip(w->path ? text_escape(w->path, esc, sizeof(esc)) : "(removed)", cl, 30), w->cpu_pct,
+		fprintf(f, "%7u %-16s %-30s", r->threads ? t->tgid : t->id, text_escape(t->comm, comm, sizeof(comm)),
+			clip(w->path ? text_escape(w->path, esc, sizeof(esc)) : "(removed)", cl, 30));
+		if (wwho)
+			fprintf(f, " %-*s", (int)wwho,
+				w->who && cgname_short(w->who, s, sizeof(s))
+					? clip_end(text_escape(s, who, sizeof(who)), wcl, wwho) : "-");
+		fprintf(f, " %6.1f %9s %9s %9s %8llu %7llu %7llu\n", w->cpu_pct,
 			t->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
 			t->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
 			t->runq_count ? fmt_duration(c, sizeof(c), t->runq_max_ns) : "-",
@@ -121,6 +125,7 @@ struct json_object *json_tasks(const struct task_report *r, bool hist_ms)
 		JADD(o, "comm", json_name(t->comm));
 		JADD(o, "cgroup_id", JU64(t->cgid));
 		JADD(o, "path", json_name(w->path));
+		JADD(o, "name", json_who(w->who));
 		JADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
 		JADD(o, "oncpu_ns", JU64(t->oncpu_ns));
 		JADD(o, "wakeups", JU64(t->wakeups));

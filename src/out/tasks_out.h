@@ -14,6 +14,7 @@ struct json_object;
 struct task_row {
 	const struct task_sample *t;
 	const char *path;       /* its cgroup's; NULL when gone */
+	const struct cgname *who; /* its cgroup's name (lib/cgname.h); NULL: the path says nothing more */
 	double cpu_pct, runq_p50_ns, runq_p99_ns;
 };
 

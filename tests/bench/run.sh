@@ -39,7 +39,9 @@ command -v perf >/dev/null || { echo "bench: perf missing (make deps)" >&2; exit
 . "$ROOT/tests/live/lib.sh"
 . "$ROOT/tests/bench/storm.sh"
 cg_detect || exit 2
-modes="none floor cgsched"
+# tasks: cgsched with top --tasks (every cgroup's tasks, the per-task map's
+# 4096 entries ample for the storm's 32), for what the drill-down adds.
+modes="none floor cgsched tasks"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 
 STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
@@ -81,6 +83,7 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 	floor) "$FLOOR" 2>"$T/err" & TP=$!; wait_for "$T/err" ready ;;
 	cgsched) "$CGSCHED" top -v -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing
 		sed -n 's/.*; \([0-9.]*\) ms after start/\1/p' "$T/err" >>"$T/startup" ;;
+	tasks) "$CGSCHED" top --tasks -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	runqlat) stdbuf -oL runqlat 3600 >"$T/err" 2>&1 & TP=$!; wait_for "$T/err" Tracing ;;
 	esac
 }
@@ -146,6 +149,10 @@ awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (scpu[r, "cgsched"] - scpu[r, "none"]) / (scpu[r, "runqlat"] - scpu[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm cpu)", "x")
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm wall)", "x")
 		}
+		if (("1", "runqlat") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio tasks/runqlat (storm program)", "x")
+		}
+		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio tasks/cgsched (storm program)", "x")
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "floor"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/floor (pipe)", "x")
 		print json > "/dev/stderr"
 	}' "$T/samples" 2>"$T/json" | tee "$T/table"

@@ -141,6 +141,13 @@ test_names_from_runtime_state() {
 		grep -qF -- "$w " "$TMP/table" || fail "the table does not show '$w'"
 	done
 	! grep -q "intruder" "$TMP/table" || fail "a name from another pod's file"
+
+	# --tasks: each process's row names its container too.
+	cgs_start top --cgroup "$POD1" --tasks --json -i 1h || fail "top --tasks did not start"
+	names_burn 1 || fail "burners"
+	cgs_stop || fail "top --tasks"
+	got=$(jq -r 'select(.kind == "summary") | [.tasks[].name.container_name] | sort | unique | join(" ")' "$TMP/cgs.out")
+	[ "$got" = "nginx sidecar" ] || fail "the tasks' containers are '$got', expected 'nginx sidecar'"
 }
 
 # --group-by pod|container|unit: each group's row is the sum of its cgroups'

@@ -55,3 +55,29 @@ Test(regroup, sums_counters_slots_maxima_and_preemptions)
 	cg[1].thr_cpu = NULL;
 	snapshot_free(&g);
 }
+
+/*
+ * Waits held by an ancestor's quota: inherited when the ancestor is of
+ * another group (named by that group), the group's own when it is in it.
+ */
+Test(regroup, inherited_throttling_by_group)
+{
+	struct cg_sample cg[3] = {};
+	struct snapshot d = { .t_ns = 9, .ncpus = 2, .n = 3, .cg = cg }, g;
+
+	for (int i = 0; i < 3; i++)
+		cg[i].id = i + 1;
+	cg[1].c.thr_wait_ns = cg[1].c.thr_inh_ns = 500; /* 2, held by 1: both in group 10 */
+	cg[1].thr_inh_by = 1;
+	cg[2].c.thr_wait_ns = cg[2].c.thr_inh_ns = 70; /* 3, held by 2: group 10 */
+	cg[2].thr_inh_by = 2;
+	cr_assert_eq(snapshot_regroup(&d, map, NULL, &g), 0);
+	const struct cg_sample *s = snapshot_find(&g, 10);
+	cr_assert_eq(s->c.thr_wait_ns, 500);
+	cr_assert_eq(s->c.thr_inh_ns, 0, "the group's own quota: %llu", (unsigned long long)s->c.thr_inh_ns);
+	cr_assert_eq(s->thr_inh_by, 0);
+	s = snapshot_find(&g, 3);
+	cr_assert_eq(s->c.thr_inh_ns, 70);
+	cr_assert_eq(s->thr_inh_by, 10, "named by the ancestor's group");
+	snapshot_free(&g);
+}
