@@ -3,7 +3,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "lib/cgname.h"
+#include "out/json_out.h"
 
 #define ID "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d"
 #define ID2 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -42,6 +45,9 @@ Test(cgname, layouts)
 		{ "/system.slice/system-getty.slice/getty@tty1.service", "getty@tty1.service", "", "", "", "", "unit getty@tty1.service" },
 		{ "/system.slice/foo\\x2dbar.service", "foo-bar.service", "", "", "", "", "unit foo-bar.service" },
 		{ "/system.slice", "system.slice", "", "", "", "", "unit system.slice" },
+		/* Unicode: as it is, or as systemd escapes it (one \xNN per byte) */
+		{ "/system.slice/caf\xc3\xa9.service", "caf\xc3\xa9.service", "", "", "", "", "unit caf\xc3\xa9.service" },
+		{ "/system.slice/caf\\xc3\\xa9.service", "caf\xc3\xa9.service", "", "", "", "", "unit caf\xc3\xa9.service" },
 		/* Docker */
 		{ "/system.slice/docker-" ID ".scope", "docker-" ID ".scope", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
 		{ "/docker/" ID, "", "docker", ID, "", "", "docker 9e8d7c6b5a4f" },
@@ -114,4 +120,18 @@ Test(cgname, long_unit)
 	strcpy(path + 601, ".service");
 	cgname_decode(path, &c);
 	cr_assert_eq(strlen(c.unit), sizeof(c.unit) - 1);
+}
+
+/* JSON of an odd name: control bytes escaped, a broken byte replaced, unicode kept; valid UTF-8 throughout. */
+Test(cgname, json_of_odd_names)
+{
+	struct cgname c;
+
+	cgname_decode("/system.slice/odd\\x1b\\xff-caf\\xc3\\xa9.service", &c);
+	struct json_object *j = json_who(&c);
+	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	cr_assert(strstr(s, "\"unit\":\"odd\\u001b\xef\xbf\xbd-caf\xc3\xa9.service\""), "%s", s);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cr_assert(*p >= 0x20, "a raw control byte at %td", p - (const unsigned char *)s);
+	json_object_put(j);
 }
