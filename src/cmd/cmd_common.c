@@ -14,6 +14,17 @@ void common_init(struct common_opts *c)
 	memset(c, 0, sizeof(*c));
 	c->so.cgroups = c->cgroups;
 	c->so.max_cgroups = 1024;
+	c->so.max_task_rows = 4096;
+}
+
+int common_tasks_finish(struct common_opts *c, const char *tasks_opt)
+{
+	if (c->threads && !c->tasks) {
+		cgs_err("--threads: only with %s (per thread instead of per process)", tasks_opt);
+		return CGS_EXIT_USAGE;
+	}
+	c->so.tasks = !c->tasks ? CGS_TASKS_OFF : c->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+	return 0;
 }
 
 int no_own_options(void *ctx, int c, const char *arg)
@@ -54,6 +65,20 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		return 0;
 	case OPT_THROTTLE_BACKEND:
 		c->so.thr_backend = arg;
+		return 0;
+	/* Only commands whose table lists them (top, hist) can get these. */
+	case OPT_TASKS:
+		c->tasks = true;
+		return 0;
+	case OPT_THREADS:
+		c->threads = true;
+		return 0;
+	case OPT_MAX_TASKS:
+		if (parse_u64(arg, 1, 1 << 20, &v)) {
+			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
+			return -1;
+		}
+		c->so.max_task_rows = v;
 		return 0;
 	}
 	return 1;

@@ -45,13 +45,12 @@ struct hist_opts {
 	struct common_opts c;
 	uint64_t duration_ns;
 	enum metric metric;
-	bool per_cpu, per_task, threads, json, quiet;
+	bool per_cpu, json, quiet;
 };
 
 static int hist_opt(void *ctx, int c, const char *arg)
 {
 	struct hist_opts *o = ctx;
-	uint64_t v;
 
 	switch (c) {
 	case 'd':
@@ -63,19 +62,6 @@ static int hist_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_PER_CPU:
 		o->per_cpu = true;
-		return 0;
-	case OPT_TASKS:
-		o->per_task = true;
-		return 0;
-	case OPT_THREADS:
-		o->threads = true;
-		return 0;
-	case OPT_MAX_TASKS:
-		if (parse_u64(arg, 1, 1 << 20, &v)) {
-			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
-			return -1;
-		}
-		o->c.so.max_task_rows = v;
 		return 0;
 	case OPT_METRIC:
 		if (!strcmp(arg, "runq"))
@@ -107,9 +93,7 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	static const struct option longs[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
-		{ "per-task", no_argument, NULL, OPT_TASKS },
-		{ "threads", no_argument, NULL, OPT_THREADS },
-		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		TASKS_LONG_OPTS("per-task"),
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "milliseconds", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -121,18 +105,14 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	int first;
 
 	common_init(&o->c);
-	o->c.so.max_task_rows = 4096;
 	int err = cmd_parse(&spec, argc, argv, &first);
-	if (!err && o->threads && !o->per_task) {
-		cgs_err("--threads: only with --per-task (one histogram per thread)");
-		return CGS_EXIT_USAGE;
-	}
-	if (!err && o->per_task && (o->metric != METRIC_RUNQ || o->per_cpu)) {
+	if (!err)
+		err = common_tasks_finish(&o->c, "--per-task");
+	if (!err && o->c.tasks && (o->metric != METRIC_RUNQ || o->per_cpu)) {
 		cgs_err("--per-task: run-queue latency only, all CPUs together (no --metric %s, no --per-cpu)",
 			o->metric == METRIC_ONCPU ? "oncpu" : o->metric == METRIC_THROTTLE ? "throttle" : "runq");
 		return CGS_EXIT_USAGE;
 	}
-	o->c.so.tasks = !o->per_task ? CGS_TASKS_OFF : o->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
 	return err;
 }
 
@@ -226,16 +206,16 @@ int cmd_hist(int argc, char **argv)
 	}
 	report_sort(&r, &s.fs, SORT_PATH, 0);
 	struct task_report tr = {};
-	if (o.per_task && task_report_build(&tr, &d, r.interval_ns, o.c.so.hist_ms, o.threads, &s.fs, SORT_PATH))
+	if (o.c.tasks && task_report_build(&tr, &d, r.interval_ns, o.c.so.hist_ms, o.c.threads, &s.fs, SORT_PATH))
 		cgs_err("out of memory building the per-task rows");
 	if (o.json) {
 		struct json_meta m;
 		session_json_meta(&s, "summary", &m);
 		struct json_object *j = json_report(&r, &m);
-		if (o.per_task)
+		if (o.c.tasks)
 			JADD(j, "tasks", json_tasks(&tr, o.c.so.hist_ms));
 		json_emit(stdout, j);
-	} else if (o.per_task) {
+	} else if (o.c.tasks) {
 		print_task_hists(&tr, o.c.so.hist_ms ? "msecs" : "usecs");
 		putchar('\n');
 		report_drops(stdout, d.drops);

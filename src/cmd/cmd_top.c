@@ -57,13 +57,12 @@ struct top_opts {
 	uint64_t rows;
 	enum sort_key sort;
 	enum group_by group;
-	bool json, quiet, tasks, threads;
+	bool json, quiet;
 };
 
 static int top_opt(void *ctx, int c, const char *arg)
 {
 	struct top_opts *o = ctx;
-	uint64_t v;
 
 	switch (c) {
 	case 'i':
@@ -94,19 +93,6 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
-	case OPT_TASKS:
-		o->tasks = true;
-		return 0;
-	case OPT_THREADS:
-		o->threads = true;
-		return 0;
-	case OPT_MAX_TASKS:
-		if (parse_u64(arg, 1, 1 << 20, &v)) {
-			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
-			return -1;
-		}
-		o->c.so.max_task_rows = v;
-		return 0;
 	case OPT_GROUP_BY:
 		if (group_by_parse(arg, &o->group)) {
 			cgs_err("--group-by %s: group by unit, container, pod or path", arg);
@@ -129,9 +115,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
-		{ "tasks", no_argument, NULL, OPT_TASKS },
-		{ "threads", no_argument, NULL, OPT_THREADS },
-		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		TASKS_LONG_OPTS("tasks"),
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -143,17 +127,13 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	o->interval_ns = 1000000000ULL;
 	o->rows = 20;
 	o->sort = SORT_CPU;
-	o->c.so.max_task_rows = 4096;
 	int err = cmd_parse(&spec, argc, argv, &first);
-	if (!err && o->threads && !o->tasks) {
-		cgs_err("--threads: only with --tasks (one row per thread of each process)");
-		return CGS_EXIT_USAGE;
-	}
-	if (!err && o->tasks && o->group != GROUP_PATH) {
+	if (!err)
+		err = common_tasks_finish(&o->c, "--tasks");
+	if (!err && o->c.tasks && o->group != GROUP_PATH) {
 		cgs_err("--tasks with --group-by: choose one (rows per task, or per group)");
 		return CGS_EXIT_USAGE;
 	}
-	o->c.so.tasks = !o->tasks ? CGS_TASKS_OFF : o->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
 	return err;
 }
 
@@ -194,7 +174,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	if (o->group != GROUP_PATH)
 		groups_label(&gs, &r);
 	struct task_report tr = {};
-	if (o->tasks && task_report_build(&tr, &d, r.interval_ns, false, o->threads, &s->fs, o->sort))
+	if (o->c.tasks && task_report_build(&tr, &d, r.interval_ns, false, o->c.threads, &s->fs, o->sort))
 		cgs_err("out of memory building the per-task rows");
 	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
@@ -207,7 +187,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns,
 					      session_cgroup_name, s };
 		struct json_object *j = json_report(&r, &m);
-		if (o->tasks)
+		if (o->c.tasks)
 			JADD(j, "tasks", json_tasks(&tr, false));
 		json_emit(stdout, j);
 		free(el.e);
@@ -223,11 +203,11 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 			printf("by %s: %zu group%s of %zu cgroup%s, %zu cgroup%s in none\n", r.group_by, gs.n,
 			       gs.n == 1 ? "" : "s", gs.nm, gs.nm == 1 ? "" : "s", r.n - gs.n,
 			       r.n - gs.n == 1 ? "" : "s");
-		if (o->tasks)
+		if (o->c.tasks)
 			task_table(stdout, &tr, summary ? 0 : o->rows);
 		else
 			report_table(stdout, &r, summary ? 0 : o->rows);
-		if (summary && !o->tasks)
+		if (summary && !o->c.tasks)
 			report_throttle_lines(stdout, &r);
 		if (summary || drops_total(d.drops))
 			report_drops(stdout, d.drops);

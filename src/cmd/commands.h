@@ -20,9 +20,12 @@ int cmd_enforce(int argc, char **argv);
 struct common_opts {
 	struct session_opts so;
 	const char *cgroups[CGS_MAX_FILTERS + 1];
+	bool tasks, threads;          /* top --tasks, hist --per-task; --threads */
 };
 
 void common_init(struct common_opts *c);
+/* After parsing: --threads only with the command's tasks option (named in the error); sets so.tasks. */
+int common_tasks_finish(struct common_opts *c, const char *tasks_opt);
 
 struct rules;
 

@@ -21,8 +21,10 @@ enum long_opt {
 	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
 	/* enforce */
 	OPT_CONTENTION, OPT_MIN_WAITS,
-	/* top and hist */
-	OPT_GROUP_BY, OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
+	/* top */
+	OPT_GROUP_BY,
+	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */
+	OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
 };
 
 #define COMMON_LONG_OPTS                                                       \
@@ -33,6 +35,12 @@ enum long_opt {
 	{ "backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, /* its old name */ \
 	{ "verbose", no_argument, NULL, 'v' },                                 \
 	{ "help", no_argument, NULL, 'h' }
+
+/* top (--tasks) and hist (--per-task): the drill-down into tasks (common_opt) */
+#define TASKS_LONG_OPTS(tasks_name)                                    \
+	{ tasks_name, no_argument, NULL, OPT_TASKS },                  \
+	{ "threads", no_argument, NULL, OPT_THREADS },                 \
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS }
 
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \

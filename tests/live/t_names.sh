@@ -43,6 +43,12 @@ names_layout() {
 	fi
 }
 
+# want PATH JQ_EXPR EXPECTED: the summary row of PATH in top's JSON says so.
+want() {
+	got=$(cgs_summary "$1" "$2")
+	[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
+}
+
 # One burner in each leaf, all on CPU 0 at once (they wait for each other), for SECS.
 names_burn() {
 	pids=""
@@ -65,10 +71,6 @@ test_names_from_layouts() {
 	cgs_stop || fail "top --json"
 	"$UTF8CHECK" "$TMP/cgs.out" || fail "the JSON is not UTF-8"
 	jq -e . "$TMP/cgs.out" >/dev/null || fail "the JSON does not parse"
-	want() { # want PATH JQ_EXPR EXPECTED
-		got=$(cgs_summary "$1" "$2")
-		[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
-	}
 	want "$C1" '.name | [.kind, .runtime, .container_id, .pod_uid, .qos] | join(" ")' "pod containerd $ID1 $PUID1 burstable"
 	want "$C2" '.name.container_id' "$ID2"
 	want "$C3" '.name | [.kind, .container_id, .pod_uid, .qos, (.runtime // "-")] | join(" ")' "pod $ID3 $PUID2 besteffort -"
@@ -120,10 +122,6 @@ test_names_from_runtime_state() {
 	cgs_start top --cgroup "$T" --json -i 1h || fail "top --json did not start"
 	names_burn 1 || fail "burners"
 	cgs_stop || fail "top --json"
-	want() { # want PATH JQ_EXPR EXPECTED
-		got=$(cgs_summary "$1" "$2")
-		[ "$got" = "$3" ] || fail "$1: $2 is '$got', expected '$3'"
-	}
 	want "$C1" '.name | [.pod_namespace, .pod_name, .container_name, .pod_uid] | join(" ")' "shop web-7d4f9 nginx $PUID1"
 	want "$C2" '.name.container_name' "sidecar"
 	want "$C3" '.name | [.pod_name, .container_name, .pod_uid] | map(. // "-") | join(" ")' "- - $PUID2"
