@@ -498,7 +498,8 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 	if (err)
 		return err;
 	/* Two members' preemptions by members of one other group are one pair now. */
-	qsort(out->pre, out->npre, sizeof(*out->pre), cmp_pre);
+	if (out->npre) /* no qsort of a NULL array: undefined even for 0 elements */
+		qsort(out->pre, out->npre, sizeof(*out->pre), cmp_pre);
 	size_t w = 0;
 	for (size_t i = 0; i < out->npre; i++) {
 		if (w && !cmp_pre(&out->pre[w - 1], &out->pre[i]))
