@@ -115,9 +115,9 @@ static bool from_source(const struct source *src, const char *root, struct cgnam
 		memcpy(n->pod_name, pod, sizeof(pod));
 		memcpy(n->pod_namespace, ns, sizeof(ns));
 	}
-	if (take(o, src->ctr_name, ctr, sizeof(n->container_name)))
-		memcpy(n->container_name, ctr, sizeof(n->container_name));
-	else if (src->docker_name && take(j, "Name", ctr, sizeof(ctr)) && ctr[0] == '/' && ctr[1])
+	/* take writes only what it accepts: a refused label leaves the name to Docker's own. */
+	if (!take(o, src->ctr_name, n->container_name, sizeof(n->container_name)) && src->docker_name &&
+	    take(j, "Name", ctr, sizeof(ctr)) && ctr[0] == '/' && ctr[1])
 		memmove(n->container_name, ctr + 1, strlen(ctr)); /* fits: one byte shorter than ctr */
 out:
 	json_object_put(j);

@@ -113,6 +113,14 @@ static double pctl(const uint64_t *slots, double p, uint64_t max)
 	return hist_percentile(slots, CGS_HIST_SLOTS, p, max / 1e3) * 1e3;
 }
 
+/* Who the recorded cgroup is: its path, and the runtime's state where the host keeps it. */
+static const struct cgname *record_who(const struct record_summary *rs, struct cgname *who)
+{
+	cgname_decode(rs->cgroup, who);
+	runtime_names(who);
+	return cgname_known(who) ? who : NULL;
+}
+
 struct json_object *record_json(const struct record_summary *rs)
 {
 	struct json_object *o = json_object_new_object(), *x;
@@ -130,9 +138,7 @@ struct json_object *record_json(const struct record_summary *rs)
 		JADD(o, "command", NULL);
 	}
 	JADD(o, "cgroup", json_name(rs->cgroup));
-	cgname_decode(rs->cgroup, &who);
-	runtime_names(&who);
-	JADD(o, "name", json_who(cgname_known(&who) ? &who : NULL));
+	JADD(o, "name", json_who(record_who(rs, &who)));
 	JADD(o, "attached", json_object_new_boolean(rs->attached));
 	x = json_object_new_object();
 	if (rs->limits.has_max) {
@@ -205,14 +211,12 @@ struct json_object *record_json(const struct record_summary *rs)
 
 void record_print(FILE *f, const struct record_summary *rs)
 {
-	char a[16], b[16], c[16], esc[4 * PATH_MAX], name[CGNAME_SHORT_MAX];
+	char a[16], b[16], c[16], esc[4 * PATH_MAX];
 	struct cgname who;
 
 	fprintf(f, "\n cgsched record: %s", text_escape(rs->cgroup, esc, sizeof(esc)));
-	cgname_decode(rs->cgroup, &who);
-	runtime_names(&who);
-	if (cgname_short(&who, name, sizeof(name)))
-		fprintf(f, " (%s)", text_escape(name, esc, sizeof(esc)));
+	if (who_text(record_who(rs, &who), esc, sizeof(esc)))
+		fprintf(f, " (%s)", esc);
 	if (rs->argv) {
 		fputs(" --", f);
 		for (char *const *x = rs->argv; *x; x++)

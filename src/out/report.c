@@ -265,13 +265,20 @@ const char *clip_end(const char *s, char *buf, size_t width)
 	return buf;
 }
 
-/* For text: who it is when the path says (a pod, a container, a unit), else the path; escaped. */
-static const char *name_or_id(const char *path, const struct cgname *who, uint64_t id, char *buf, size_t len)
+const char *who_text(const struct cgname *who, char *buf, size_t len)
 {
 	char s[CGNAME_SHORT_MAX];
 
-	if (who && cgname_short(who, s, sizeof(s)))
-		return text_escape(s, buf, len);
+	if (!who || !cgname_short(who, s, sizeof(s)))
+		return NULL;
+	return text_escape(s, buf, len);
+}
+
+/* For text: who it is when the path says (a pod, a container, a unit), else the path; escaped. */
+static const char *name_or_id(const char *path, const struct cgname *who, uint64_t id, char *buf, size_t len)
+{
+	if (who_text(who, buf, len))
+		return buf;
 	if (path)
 		return text_escape(path, buf, len);
 	snprintf(buf, len, "(id %llu)", (unsigned long long)id);
@@ -286,11 +293,7 @@ static int column_width(size_t k)
 
 const char *row_who(const struct row *w, char *buf, size_t len)
 {
-	char s[CGNAME_SHORT_MAX];
-
-	if (!w->who || !cgname_short(w->who, s, sizeof(s)))
-		return NULL;
-	return text_escape(s, buf, len);
+	return who_text(w->who, buf, len);
 }
 
 void report_table(FILE *f, const struct report *r, size_t limit)

@@ -89,6 +89,8 @@ void report_free(struct report *r);
 const char *row_name(const struct row *w, char *buf, size_t len);
 /* Who a row belongs to for text ("pod <uid>/<id12>", escaped), or NULL. */
 const char *row_who(const struct row *w, char *buf, size_t len);
+/* A name (lib/cgname.h) as text: cgname_short, escaped into buf; NULL when there is none. */
+const char *who_text(const struct cgname *who, char *buf, size_t len);
 /* For a column of width: long paths keep their tail, the part that tells cgroups apart ("..b/c"). */
 const char *clip(const char *s, char *buf, size_t width);
 /* Names keep their head, the kind and the start of the id ("pod 3f0c.."). */

@@ -77,12 +77,11 @@ void task_table(FILE *f, const struct task_report *r, size_t limit)
 {
 	size_t n = limit && limit < r->n ? limit : r->n, wwho = 0, l;
 	char a[16], b[16], c[16], comm[4 * 16], esc[4 * PATH_MAX], cl[PATH_MAX];
-	char s[CGNAME_SHORT_MAX], who[4 * CGNAME_SHORT_MAX], wcl[4 * CGNAME_SHORT_MAX];
+	char who[4 * CGNAME_SHORT_MAX], wcl[4 * CGNAME_SHORT_MAX];
 
 	/* WHO as in the cgroup table: only where some row's cgroup has one. */
 	for (size_t i = 0; i < n; i++)
-		if (r->rows[i].who && cgname_short(r->rows[i].who, s, sizeof(s)) &&
-		    (l = strlen(text_escape(s, who, sizeof(who)))) > wwho)
+		if (who_text(r->rows[i].who, who, sizeof(who)) && (l = strlen(who)) > wwho)
 			wwho = l < 3 ? 3 : l > 40 ? 40 : l;
 	if (r->threads)
 		fprintf(f, "%7s ", "TID");
@@ -100,8 +99,7 @@ void task_table(FILE *f, const struct task_report *r, size_t limit)
 			clip(w->path ? text_escape(w->path, esc, sizeof(esc)) : "(removed)", cl, 30));
 		if (wwho)
 			fprintf(f, " %-*s", (int)wwho,
-				w->who && cgname_short(w->who, s, sizeof(s))
-					? clip_end(text_escape(s, who, sizeof(who)), wcl, wwho) : "-");
+				who_text(w->who, who, sizeof(who)) ? clip_end(who, wcl, wwho) : "-");
 		fprintf(f, " %6.1f %9s %9s %9s %8llu %7llu %7llu\n", w->cpu_pct,
 			t->runq_count ? fmt_duration(a, sizeof(a), w->runq_p50_ns) : "-",
 			t->runq_count ? fmt_duration(b, sizeof(b), w->runq_p99_ns) : "-",
