@@ -89,6 +89,8 @@ struct sched_entity {
 
 struct task_struct {
 	unsigned int __state;
+	unsigned int flags;
+	int prio;
 	int pid;
 	int tgid;
 	char comm[16];

@@ -18,6 +18,7 @@
 #include "common.bpf.h"
 #include "throttle.bpf.h"
 #include "tasks.bpf.h"
+#include "why.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -71,7 +72,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096); /* 4 x --max-cgroups */
 	__type(key, struct cgs_preempt_key);
-	__type(value, __u64);
+	__type(value, struct cgs_preempt_val);
 } preempt SEC(".maps");
 
 struct {
@@ -144,6 +145,13 @@ static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
 	if (!s)
 		count_drop(CGS_DROP_CG_FULL);
 	return s;
+}
+
+static __always_inline struct cgs_cg_stats *cg_on(__u32 cpu, __u32 slot1)
+{
+	__u32 i = cpu * targ_max_cgroups + slot1 - 1;
+
+	return bpf_map_lookup_elem(&cg_stats, &i);
 }
 
 /*
@@ -224,6 +232,8 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_ns = now;
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
+	if (targ_why)
+		why_mark(t, cfs_rq_cpu(task_cfs_rq(p, direct), direct), now);
 	return 0;
 }
 
@@ -254,7 +264,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 {
 	bool runnable = task_state(prev, direct) == CGS_TASK_RUNNING, throttled = false;
 	struct cgs_cg_stats *s;
-	struct cgs_task *t;
+	struct cgs_task *t = NULL;
 
 	o->cg = cur->cgid;
 	o->slot1 = cur->slot1;
@@ -292,6 +302,9 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 		else
 			s->sw_vol++;
 	}
+	/* After its slice went into its figures: the mark copies them. */
+	if (runnable && o->cg && t)
+		why_mark(t, bpf_get_smp_processor_id(), now);
 	if (!runnable)
 		thr_switch_out_asleep(prev, cur, o->cg, now, direct);
 	/* Being throttled is not being preempted. */
@@ -329,10 +342,13 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 			d = elapsed(now, t->queued_ns);
 			tasks_runq(next, t->cgid, now, d, t->woken, direct);
 			/* Switching within one cgroup (common): its slot is at hand. */
-			if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1)))
+			if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1))) {
 				runq_wait(t, s, d);
+				why_split(t, s, d, now);
+			}
 		}
 	}
+	why_unmark(t, now);
 	t->queued_ns = 0;
 	t->thr_since = 0;
 	t->woken = 0;
@@ -340,18 +356,29 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 }
 
 /* Who took the CPU from a runnable task: the noisy neighbour. */
-static __always_inline void count_preemption(__u64 victim, __u64 preemptor)
+static __always_inline void pair_add(__u64 victim, __u64 preemptor, __u64 count, __u64 ns)
 {
 	struct cgs_preempt_key k = { .victim = victim, .preemptor = preemptor };
-	__u64 *n = bpf_map_lookup_elem(&preempt, &k);
+	struct cgs_preempt_val *v = bpf_map_lookup_elem(&preempt, &k);
 
-	if (n) {
-		(*n)++;
+	if (v) {
+		v->count += count;
+		v->behind_ns += ns;
 	} else {
-		__u64 one = 1;
-		if (bpf_map_update_elem(&preempt, &k, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&preempt, &k))
+		struct cgs_preempt_val n = { .count = count, .behind_ns = ns };
+		if (bpf_map_update_elem(&preempt, &k, &n, BPF_NOEXIST) && !bpf_map_lookup_elem(&preempt, &k))
 			count_drop(CGS_DROP_PREEMPT_FULL);
 	}
+}
+
+static __always_inline void count_preemption(__u64 victim, __u64 preemptor)
+{
+	pair_add(victim, preemptor, 1, 0);
+}
+
+static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
+{
+	pair_add(victim, other, 0, ns);
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
@@ -366,6 +393,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	if (!cur)
 		return 0;
 	clock_offset_refresh(cur, now, direct);
+	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
 	if (task_pid(prev, direct))
 		switch_out(prev, cur, now, &o, direct);
@@ -379,6 +407,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->tg = (__u64)task_tg(next, direct);
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
+	why_switch_end(tl, next, t ? t->cgid : 0, direct);
 	return 0;
 }
 

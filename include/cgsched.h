@@ -53,7 +53,15 @@ struct cgs_max {
 	X(runq_sum_ns,    CGJ_RUNQ,     "sum_ns",       0,         1)                          \
 	X(thr_wait_count, CGJ_THR_WAIT, "wait_count",   0,         0) /* waits throttled, not queued */ \
 	X(thr_wait_ns,    CGJ_THR_WAIT, "wait_ns",      0,         1)                          \
-	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1) /* of them, an ancestor's quota */
+	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1) /* of them, an ancestor's quota */ \
+	/* Why run-queue waits lasted (--why): what ran on the CPU meanwhile (docs/design.md). */ \
+	X(wb_same_ns,     CGJ_WHY,      "same_cgroup_ns",    0,  1) /* its own cgroup's other tasks */ \
+	X(wb_other_ns,    CGJ_WHY,      "other_cgroups_ns",  0,  1) /* tasks of other cgroups */ \
+	X(wb_kthread_ns,  CGJ_WHY,      "kernel_threads_ns", 0,  1) /* kernel threads (not real-time) */ \
+	X(wb_rt_ns,       CGJ_WHY,      "realtime_ns",       0,  1) /* real-time, deadline, stop tasks */ \
+	X(wb_idle_ns,     CGJ_WHY,      "idle_cpu_ns",       0,  1) /* the CPU idle: waking it, or a pull */ \
+	X(wb_unknown_ns,  CGJ_WHY,      "unattributed_ns",   0,  1) /* no mark at its start (see drops) */ \
+	X(some_ns,        CGJ_WHY,      "some_ns",           0,  1) /* wall time with >= 1 task waiting */
 
 /* Per cgroup, per CPU (an mmapped ARRAY of CPU x slot). */
 struct cgs_cg_stats {
@@ -64,6 +72,12 @@ struct cgs_cg_stats {
 	__u64 runq_slots[CGS_HIST_SLOTS];
 	__u64 oncpu_slots[CGS_HIST_SLOTS];   /* on-CPU slice lengths */
 	__u64 thr_inh_by;    /* the ancestor of thr_inh_ns (the latest seen) */
+	/*
+	 * --why: tasks of the cgroup waiting now, and since when (wall time with
+	 * one or more waiting: some_ns). Used in CPU 0's entry only, by every CPU.
+	 */
+	__s64 wait_n;
+	__u64 wait_since;
 };
 
 /*
@@ -115,10 +129,40 @@ enum cgs_thr_backend {
 	CGS_THR_TRACEPOINT,  /* sched_switch: runnable tasks switched out throttled */
 };
 
-/* Preemption attribution (PERCPU_HASH, value = count). */
+/*
+ * Preemption attribution and, with --why, waits behind another cgroup
+ * (PERCPU_HASH): victim, the waiting cgroup; preemptor, the one that ran.
+ */
 struct cgs_preempt_key {
-	__u64 victim;        /* cgroup of the task switched out runnable */
-	__u64 preemptor;     /* cgroup of the task switched in instead */
+	__u64 victim;        /* cgroup of the task switched out runnable, or waiting */
+	__u64 preemptor;     /* cgroup of the task switched in instead, or that ran meanwhile */
+};
+
+struct cgs_preempt_val {
+	__u64 count;         /* preemptions */
+	__u64 behind_ns;     /* victim's run-queue wait while preemptor ran (--why) */
+};
+
+/*
+ * What ran on a CPU, by kind, for the wait causes (--why; docs/design.md):
+ * each switch adds the slice that ended to its kind's total, and a slice of
+ * a cgroup's task also to a ring of the latest ones, which name the cgroups
+ * a wait was spent behind. An ARRAY indexed by CPU: each CPU writes its own
+ * entry, a wait that began on another CPU reads that CPU's.
+ */
+enum cgs_kind { CGS_KIND_CG, CGS_KIND_KTHREAD, CGS_KIND_RT, CGS_KIND_IDLE, CGS_KIND__COUNT };
+#define CGS_TL_RING 8 /* a power of two */
+struct cgs_tl_slice {
+	__u64 start, end;    /* hot-path clock */
+	__u64 cgid;
+};
+struct cgs_cpu_tl {
+	__u64 cum[CGS_KIND__COUNT]; /* ns each kind ran, up to `last` */
+	__u64 last;          /* this CPU's latest switch; 0: none seen yet */
+	__u64 cur_cgid;      /* what runs since then */
+	__u32 cur_kind;
+	__u32 head;          /* ring[head % CGS_TL_RING] is written next */
+	struct cgs_tl_slice ring[CGS_TL_RING];
 };
 
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
@@ -145,6 +189,11 @@ struct cgs_task {
 	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
+	/* --why: where its wait began (CPU + 1; 0: no mark), and that CPU's totals then. */
+	__u32 w_cpu1;
+	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
+	__u64 w_cum[CGS_KIND__COUNT];
+	__u64 w_own;         /* its own cgroup's on-CPU time on that CPU then */
 };
 
 /*

@@ -80,6 +80,9 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		}
 		c->so.max_task_rows = v;
 		return 0;
+	case OPT_WHY:
+		c->so.why = true;
+		return 0;
 	}
 	return 1;
 }

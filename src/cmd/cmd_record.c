@@ -24,6 +24,7 @@
 #include "out/json_out.h"
 #include "figures/kstat.h"
 #include "limits/cpu_limits.h"
+#include "kernel/psi.h"
 #include "out/record.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
@@ -169,6 +170,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		RULES_LONG_OPTS,
+		WHY_LONG_OPT,
 		COMMON_LONG_OPTS,
 		{},
 	};
@@ -411,6 +413,8 @@ int cmd_record(int argc, char **argv)
 	rs.attached = !!o.attach;
 	rs.limits = o.lim;
 	rs.k_ok = !kstat_read(&s.fs, rel, &k0);
+	uint64_t psi0 = 0, psi1;
+	bool psi_host, psi_ok = o.c.so.why && !psi_read_cgroup(&s.fs, rel, &psi0, &psi_host);
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	rs.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
@@ -497,6 +501,11 @@ int cmd_record(int argc, char **argv)
 	}
 	report_sort(&r, &s.fs, SORT_PATH, 0);
 	record_aggregate(&rs, &r);
+	if (o.c.so.why && !report_why(&r)) {
+		record_why(&rs, &r, &s.fs);
+		if (psi_ok && !psi_read_cgroup(&s.fs, rel, &psi1, &psi_host))
+			rs.why.psi = (struct why_psi){ true, psi_host, psi1 > psi0 ? (psi1 - psi0) * 1000 : 0 };
+	}
 	memcpy(rs.drops, d.drops, sizeof(rs.drops));
 	if (!o.attach) {
 		if (WIFEXITED(status)) {

@@ -10,6 +10,7 @@
 #include "out/json_out.h"
 #include "out/tasks_out.h"
 #include "figures/kstat_src.h"
+#include "kernel/psi.h"
 #include "out/report.h"
 #include "lib/util.h"
 
@@ -116,6 +117,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		TASKS_LONG_OPTS("tasks"),
+		WHY_LONG_OPT,
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -142,7 +144,22 @@ struct refresh_cost {
 	uint64_t maps_ns, kernel_ns, rest_ns;
 };
 
-static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks,
+/* --why: the kernel's PSI beside each row's causes (the cgroup's on v2, else the host's). */
+static void why_psi(struct report *r, struct session *s, struct psi_track *pt, bool summary, size_t limit)
+{
+	size_t n = limit && limit < r->n ? limit : r->n;
+
+	psi_track_host(pt);
+	for (size_t i = 0; i < n; i++) {
+		struct why_psi *p = &r->rows[i].why->psi;
+		if (!r->rows[i].members && psi_cg_ns(pt, &s->fs, r->rows[i].id, summary, &p->some_ns))
+			p->ok = true;
+		else if ((p->ok = psi_host_ns(pt, summary, &p->some_ns)))
+			p->host = true;
+	}
+}
+
+static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct psi_track *pt,
 		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
 		 struct refresh_cost *cost)
 {
@@ -171,6 +188,8 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		snapshot_free(&d);
 		return;
 	}
+	if (o->c.so.why && report_why(&r))
+		cgs_err("out of memory splitting the waits");
 	if (o->group != GROUP_PATH)
 		groups_label(&gs, &r);
 	struct task_report tr = {};
@@ -178,6 +197,8 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		cgs_err("out of memory building the per-task rows");
 	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
+	if (r.n && r.rows[0].why)
+		why_psi(&r, s, pt, summary, o->json || summary ? 0 : o->rows);
 	if (o->json) {
 		struct json_meta m;
 		struct episode_log el;
@@ -209,6 +230,8 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 			report_table(stdout, &r, summary ? 0 : o->rows);
 		if (summary && !o->c.tasks)
 			report_throttle_lines(stdout, &r);
+		if (summary && !o->c.tasks)
+			report_why_lines(stdout, &r);
 		if (summary || drops_total(d.drops))
 			report_drops(stdout, d.drops);
 		if (!summary)
@@ -229,6 +252,7 @@ int cmd_top(int argc, char **argv)
 	struct session s;
 	struct snapshot prev = {}, cur;
 	struct kstat_src ks = {};
+	struct psi_track pt = {};
 	int err = parse(&o, argc, argv);
 
 	if (err)
@@ -239,6 +263,8 @@ int cmd_top(int argc, char **argv)
 	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
+	if (o.c.so.why)
+		psi_track_host(&pt); /* the start of the summary's interval */
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
@@ -260,7 +286,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, have_prev ? &prev : NULL, &cur, false, &rc);
+		show(&o, &s, &ks, &pt, have_prev ? &prev : NULL, &cur, false, &rc);
 		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
 		if (cgs_verbose)
 			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
@@ -272,11 +298,12 @@ int cmd_top(int argc, char **argv)
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, NULL, &cur, true, &rc);
+		show(&o, &s, &ks, &pt, NULL, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
 	kstat_src_close(&ks);
+	psi_track_free(&pt);
 	session_close(&s);
 	return err ? CGS_EXIT_FAIL : 0;
 }

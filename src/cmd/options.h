@@ -25,6 +25,8 @@ enum long_opt {
 	OPT_GROUP_BY,
 	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */
 	OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
+	/* top and record (common_opt, where WHY_LONG_OPT lists it) */
+	OPT_WHY,
 };
 
 #define COMMON_LONG_OPTS                                                       \
@@ -41,6 +43,9 @@ enum long_opt {
 	{ tasks_name, no_argument, NULL, OPT_TASKS },                  \
 	{ "threads", no_argument, NULL, OPT_THREADS },                 \
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS }
+
+/* top and record: split each wait into its causes */
+#define WHY_LONG_OPT { "why", no_argument, NULL, OPT_WHY }
 
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \

@@ -44,6 +44,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.max_tasks = 65536,
 		.tasks = o->tasks,
 		.max_task_rows = o->max_task_rows,
+		.why = o->why,
 		.filter_ids = s->filter_ids,
 		.nfilter = s->nfilter,
 		.hist_ms = o->hist_ms,

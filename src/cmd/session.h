@@ -19,6 +19,7 @@ struct session_opts {
 	const char *thr_backend;   /* --throttle-backend; NULL: probe */
 	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
 	uint32_t max_task_rows;    /* --max-tasks */
+	bool why;                  /* --why: the causes of the waits (top, record) */
 };
 
 struct session {

@@ -113,7 +113,7 @@ static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
 	return (struct cg_sample *)snapshot_find(s, id);
 }
 
-static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count)
+static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count, uint64_t behind_ns)
 {
 	if (s->npre == s->precap) {
 		size_t cap = s->precap ? s->precap * 2 : 64;
@@ -123,7 +123,7 @@ static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint
 		s->pre = n;
 		s->precap = cap;
 	}
-	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count };
+	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count, behind_ns };
 	return 0;
 }
 
@@ -204,12 +204,14 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 {
 	struct snapshot *s = vctx;
 	const struct cgs_preempt_key *k = key;
-	const uint64_t *v = vals;
-	uint64_t sum = 0;
+	const struct cgs_preempt_val *v = vals;
+	uint64_t n = 0, ns = 0;
 
-	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		sum += v[cpu];
-	return pre_add(s, k->victim, k->preemptor, sum);
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		n += v[cpu].count;
+		ns += v[cpu].behind_ns;
+	}
+	return pre_add(s, k->victim, k->preemptor, n, ns);
 }
 
 /* Credit the slices running right now, so a task that never switches still shows. */
@@ -313,7 +315,7 @@ int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const str
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
-	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(uint64_t),
+	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(struct cgs_preempt_val),
 			     t->ncpus, take_pre, s)) ||
 	    (err = take_running(t, s)) || (err = take_drops(t, s)) ||
 	    (t->fd_tasks >= 0 && (err = tasks_read(t, s, prev))))
@@ -406,8 +408,8 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		const struct preempt_sample *p = NULL;
 		if (prev && prev->npre)
 			p = bsearch(c, prev->pre, prev->npre, sizeof(*c), cmp_pre);
-		uint64_t n = sub(c->count, p ? p->count : 0);
-		if (n && pre_add(out, c->victim, c->preemptor, n))
+		uint64_t n = sub(c->count, p ? p->count : 0), ns = sub(c->behind_ns, p ? p->behind_ns : 0);
+		if ((n || ns) && pre_add(out, c->victim, c->preemptor, n, ns))
 			return -ENOMEM;
 	}
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
@@ -494,7 +496,8 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 	}
 	free(e);
 	for (size_t i = 0; i < d->npre && !err; i++)
-		err = pre_add(out, map(ctx, d->pre[i].victim), map(ctx, d->pre[i].preemptor), d->pre[i].count);
+		err = pre_add(out, map(ctx, d->pre[i].victim), map(ctx, d->pre[i].preemptor), d->pre[i].count,
+			      d->pre[i].behind_ns);
 	if (err)
 		return err;
 	/* Two members' preemptions by members of one other group are one pair now. */
@@ -502,8 +505,10 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 		qsort(out->pre, out->npre, sizeof(*out->pre), cmp_pre);
 	size_t w = 0;
 	for (size_t i = 0; i < out->npre; i++) {
-		if (w && !cmp_pre(&out->pre[w - 1], &out->pre[i]))
+		if (w && !cmp_pre(&out->pre[w - 1], &out->pre[i])) {
 			out->pre[w - 1].count += out->pre[i].count;
+			out->pre[w - 1].behind_ns += out->pre[i].behind_ns;
+		}
 		else
 			out->pre[w++] = out->pre[i];
 	}

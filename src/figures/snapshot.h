@@ -33,6 +33,7 @@ enum cg_json {
 	CGJ_RUNQ,      /* "runq", before the percentiles */
 	CGJ_THR,       /* "throttle", before the percentage */
 	CGJ_THR_WAIT,  /* "throttle", after "per_cpu" */
+	CGJ_WHY,       /* "waited" (--why): what the waits were spent behind */
 };
 
 #define CG_ONE(...) +1
@@ -114,6 +115,7 @@ struct task_sample {
 
 struct preempt_sample {
 	uint64_t victim, preemptor, count;
+	uint64_t behind_ns;      /* victim's run-queue wait while preemptor ran (--why) */
 };
 
 struct snapshot {

@@ -169,6 +169,8 @@ struct json_object *json_row(const struct row *w, bool ms, int ncpus, const char
 		json_object_array_add(pre, p);
 	}
 	JADD(o, "preempted_by", pre);
+	if (w->why)
+		JADD(o, "waited", why_json(w->why, &s->c));
 	return o;
 }
 

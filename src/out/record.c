@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "kernel/runtime_state.h"
+#include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
 #include "out/hist.h"
 #include "out/json_out.h"
@@ -188,6 +189,8 @@ struct json_object *record_json(const struct record_summary *rs)
 		json_object_array_add(x, p);
 	}
 	JADD(o, "preempted_by", x);
+	if (rs->why_on)
+		JADD(o, "waited", why_json(&rs->why, &rs->why_c));
 	if (rs->k_ok) {
 		x = json_object_new_object();
 		JADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
@@ -224,9 +227,9 @@ void record_print(FILE *f, const struct record_summary *rs)
 	}
 	fprintf(f, "\n\n");
 	fprintf(f, "  %12s  wall time\n", fmt_duration(a, sizeof(a), rs->wall_ns));
-	fprintf(f, "  %12s  on CPU              # %.1f%% of one CPU per wall second\n",
+	fprintf(f, "  %12s  on CPU              # summed over CPUs: %.1f%% of one CPU per wall second\n",
 		fmt_duration(a, sizeof(a), rs->c.oncpu_ns), record_cpu_pct(rs));
-	fprintf(f, "  %12s  throttled           # %.1f%% of the wall time, %llu episodes, p99 %s\n",
+	fprintf(f, "  %12s  throttled (wall)    # wall time with a CPU of it throttled: %.1f%%; %llu episodes, p99 %s\n",
 		fmt_duration(a, sizeof(a), record_thr_wall_ns(rs)),
 		record_thr_pct(rs), (unsigned long long)rs->c.thr_count,
 		fmt_duration(b, sizeof(b), (uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
@@ -238,13 +241,17 @@ void record_print(FILE *f, const struct record_summary *rs)
 		(unsigned long long)(rs->c.sw_vol + rs->c.sw_invol), (unsigned long long)rs->c.sw_vol,
 		(unsigned long long)rs->c.sw_invol, (unsigned long long)rs->c.wakeups);
 	if (rs->k_ok)
-		fprintf(f, "  %12s  kernel cpu.stat     # throttled in %llu of %llu periods (quota %s)\n",
+		fprintf(f, "  %12s  kernel cpu.stat     # throttled time summed over CPUs; in %llu of %llu periods (quota %s)\n",
 			fmt_duration(a, sizeof(a), rs->k_throttled_ns), (unsigned long long)rs->k_throttled,
 			(unsigned long long)rs->k_periods,
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
 	for (int i = 0; i < rs->npre; i++)
 		fprintf(f, "  %12llu  preempted by %s\n", (unsigned long long)rs->pre[i].count,
 			rs->pre[i].path ? text_escape(rs->pre[i].path, esc, sizeof(esc)) : "(removed)");
+	if (rs->why_on) {
+		fputc('\n', f);
+		why_print(f, text_escape(rs->cgroup, esc, sizeof(esc)), &rs->why);
+	}
 	fputs("  ", f);
 	report_drops(f, rs->drops);
 	if (hist_total(rs->c.runq_slots, CGS_HIST_SLOTS)) {
@@ -256,4 +263,44 @@ void record_print(FILE *f, const struct record_summary *rs)
 		hist_print(f, rs->c.thr_slots, CGS_HIST_SLOTS, "usecs");
 	}
 	fputc('\n', f);
+}
+
+void record_why(struct record_summary *rs, const struct report *r, struct cgfs *fs)
+{
+	struct why_named named[WHY_NAMED_MAX];
+	struct cg_counters c = rs->c;
+	uint64_t inside = 0, inh_by = 0;
+	int nn = 0;
+
+	for (size_t i = 0; i < r->d->npre; i++) {
+		const struct preempt_sample *p = &r->d->pre[i];
+		if (!p->behind_ns || !in_subtree(r, p->victim))
+			continue;
+		if (in_subtree(r, p->preemptor))
+			inside += p->behind_ns;
+		else
+			why_named_add(named, &nn, p->preemptor, p->behind_ns);
+	}
+	inside = inside < c.wb_other_ns ? inside : c.wb_other_ns;
+	c.wb_same_ns += inside;
+	c.wb_other_ns -= inside;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct cg_sample *s = r->rows[i].s;
+		if (!s->c.thr_inh_ns)
+			continue;
+		if (in_subtree(r, s->thr_inh_by))
+			c.thr_inh_ns -= s->c.thr_inh_ns < c.thr_inh_ns ? s->c.thr_inh_ns : c.thr_inh_ns;
+		else if (!inh_by)
+			inh_by = s->thr_inh_by;
+	}
+	rs->why_c = c;
+	why_build(&rs->why, &c, inh_by, named, nn, rs->wall_ns);
+	for (int k = 0; k < rs->why.n; k++) {
+		struct why_part *p = &rs->why.p[k];
+		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
+			p->path = cgfs_path(fs, p->id, false, NULL);
+			p->who = cgfs_who(fs, p->id);
+		}
+	}
+	rs->why_on = true;
 }

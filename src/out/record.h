@@ -40,9 +40,20 @@ struct record_summary {
 	uint64_t k_periods, k_throttled, k_throttled_ns;
 	uint64_t drops[CGS_DROP__COUNT];
 	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
+	/* --why (record_why): the subtree's waits split into causes; the kernel's PSI over the run */
+	bool why_on;
+	struct why why;
+	struct cg_counters why_c;   /* the counters it was made from */
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 };
 
+/*
+ * --why, after record_aggregate (and report_why on r): the subtree's causes,
+ * a wait behind another cgroup of the subtree counted as behind its own
+ * tasks, as a throttle by a quota inside it as its own quota.
+ */
+struct cgfs;
+void record_why(struct record_summary *rs, const struct report *r, struct cgfs *fs);
 /* Sum a report's rows into rs (counters, maxima, preemptors from outside the subtree). */
 void record_aggregate(struct record_summary *rs, const struct report *r);
 double record_cpu_pct(const struct record_summary *rs);

@@ -125,6 +125,36 @@ static void resolve_row(struct row *w, struct cgfs *fs)
 		w->pre[k].path = cgfs_path(fs, w->pre[k].id, false, NULL);
 		w->pre[k].who = cgfs_who(fs, w->pre[k].id);
 	}
+	for (int k = 0; w->why && k < w->why->n; k++) {
+		struct why_part *p = &w->why->p[k];
+		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
+			p->path = cgfs_path(fs, p->id, false, NULL);
+			p->who = cgfs_who(fs, p->id);
+		}
+	}
+}
+
+int report_why(struct report *r)
+{
+	const struct snapshot *d = r->d;
+	size_t pi = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct row *w = &r->rows[i];
+		struct why_named named[WHY_NAMED_MAX];
+		int nn = 0;
+
+		if (!(w->why = malloc(sizeof(*w->why))))
+			return -ENOMEM;
+		/* Rows are in id order until sorted, as d->pre by victim. */
+		while (pi < d->npre && d->pre[pi].victim < w->id)
+			pi++;
+		for (; pi < d->npre && d->pre[pi].victim == w->id; pi++)
+			if (d->pre[pi].behind_ns)
+				why_named_add(named, &nn, d->pre[pi].preemptor, d->pre[pi].behind_ns);
+		why_build(w->why, &w->s->c, w->s->thr_inh_by, named, nn, r->interval_ns);
+	}
+	return 0;
 }
 
 void report_resolve(struct report *r, struct cgfs *fs, size_t limit)
@@ -230,6 +260,8 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 
 void report_free(struct report *r)
 {
+	for (size_t i = 0; r->rows && i < r->n; i++)
+		free(r->rows[i].why);
 	free(r->rows);
 	memset(r, 0, sizeof(*r));
 }
@@ -393,4 +425,20 @@ void report_drops(FILE *f, const uint64_t *drops)
 		if (drops[i])
 			fprintf(f, " %s=%llu", drop_name(i), (unsigned long long)drops[i]);
 	fputc('\n', f);
+}
+
+void report_why_lines(FILE *f, const struct report *r)
+{
+	char name[PATH_MAX + 32];
+	bool any = false;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		if (!w->why || !w->why->total_ns)
+			continue;
+		if (!any)
+			fputs("\nWhy they waited (--why: what ran on the CPU meanwhile, or the quota that held them)\n", f);
+		any = true;
+		why_print(f, row_name(w, name, sizeof(name)), w->why);
+	}
 }

@@ -9,6 +9,7 @@
 
 #include "figures/kstat.h"
 #include "figures/snapshot.h"
+#include "out/why.h"
 
 struct cgfs;
 struct cgname;
@@ -52,6 +53,8 @@ struct row {
 	struct kstat k;
 	uint64_t k_periods, k_throttled, k_throttled_ns;
 	double quota_used_pct; /* < 0: unlimited or unknown */
+	/* --why (report_why): what its waits were spent behind; NULL: not asked for */
+	struct why *why;
 };
 
 enum sort_key { SORT_CPU, SORT_P50, SORT_P99, SORT_MAX, SORT_WAKEUPS, SORT_VOL, SORT_INVOL,
@@ -76,6 +79,9 @@ int sort_key_parse(const char *s, enum sort_key *k);
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs);
+/* --why: split every row's waits into causes (out/why.h). 0 or -ENOMEM. */
+int report_why(struct report *r);
+
 /* Sort the rows by k; with first > 0 only the first `first` need be in order. */
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
 /*
@@ -99,6 +105,8 @@ const char *clip_end(const char *s, char *buf, size_t width);
 void report_table(FILE *f, const struct report *r, size_t limit);
 /* One sentence per throttled cgroup: periods, quota used, who held it. */
 void report_throttle_lines(FILE *f, const struct report *r);
+/* --why: each row's verdict and pressure lines (out/why.h), in row order. */
+void report_why_lines(FILE *f, const struct report *r);
 /* One line naming every nonzero drop counter, or "drops: none". */
 void report_drops(FILE *f, const uint64_t *drops);
 

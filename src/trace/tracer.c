@@ -223,6 +223,8 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	s->rodata->targ_tasks = o->tasks;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
+	s->rodata->targ_why = o->why;
+	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(s->maps.tasks, 0);

@@ -30,6 +30,7 @@ struct tracer_opts {
 	const char *force_thr;      /* --backend (throttle), NULL: probe */
 	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
+	bool why;                   /* --why: split each wait into its causes */
 	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
 	const volatile int *stop;
 };

@@ -16,6 +16,8 @@
  *        sleeper waking up preempts the burner on CFS and EEVDF alike, so each
  *        cgroup preempts the other
  *   cgwork wake SECONDS PERIOD_US      sleep/wake loop (wake-up storms)
+ *   cgwork rtduty SECONDS CPU RUN_US SLEEP_US
+ *        one SCHED_FIFO thread on CPU: runs RUN_US, sleeps SLEEP_US, in turn
  *   cgwork duty SECONDS CPU RUN_US SLEEP_US
  *        two threads on one CPU for SECONDS: one burns, the other runs RUN_US
  *        and sleeps SLEEP_US in turn, so that a quota often runs out as a
@@ -271,6 +273,24 @@ static int duty(double s, int cpu, long run_us, long sleep_us)
 	return 0;
 }
 
+/* One SCHED_FIFO thread on cpu: RUN_US of work, SLEEP_US asleep, for s seconds. */
+static int rtduty(double s, int cpu, long run_us, long sleep_us)
+{
+	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
+	struct sched_param sp = { .sched_priority = 10 };
+
+	duty_cpu = cpu;
+	duty_run_us = run_us;
+	duty_sleep_us = sleep_us;
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		perror("cgwork rtduty: sched_setscheduler");
+		return 1;
+	}
+	duty_sleeper(&end);
+	report(mono_ns() - t0);
+	return 0;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -367,6 +387,8 @@ int main(int argc, char **argv)
 		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 6 && !strcmp(argv[1], "duty"))
 		return duty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "rtduty"))
+		return rtduty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
 	if (argc == 4 && !strcmp(argv[1], "wake"))
 		return wake(atof(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of cgwork.c\n");
