@@ -281,9 +281,6 @@ void record_why(struct record_summary *rs, const struct report *r, struct cgfs *
 		else
 			why_named_add(named, &nn, p->preemptor, p->behind_ns);
 	}
-	inside = inside < c.wb_other_ns ? inside : c.wb_other_ns;
-	c.wb_same_ns += inside;
-	c.wb_other_ns -= inside;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cg_sample *s = r->rows[i].s;
 		if (!s->c.thr_inh_ns)
@@ -294,8 +291,8 @@ void record_why(struct record_summary *rs, const struct report *r, struct cgfs *
 			inh_by = s->thr_inh_by;
 	}
 	rs->why_c = c;
-	why_build(&rs->why, &c, inh_by, named, nn, rs->wall_ns);
-	for (int k = 0; k < rs->why.n; k++) {
+	why_build(&rs->why, &c, inh_by, named, nn, inside, rs->wall_ns);
+	for (int k = 0; fs && k < rs->why.n; k++) {
 		struct why_part *p = &rs->why.p[k];
 		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
 			p->path = cgfs_path(fs, p->id, false, NULL);

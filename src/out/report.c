@@ -142,6 +142,7 @@ int report_why(struct report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct row *w = &r->rows[i];
 		struct why_named named[WHY_NAMED_MAX];
+		uint64_t inside = 0;
 		int nn = 0;
 
 		if (!(w->why = malloc(sizeof(*w->why))))
@@ -150,9 +151,11 @@ int report_why(struct report *r)
 		while (pi < d->npre && d->pre[pi].victim < w->id)
 			pi++;
 		for (; pi < d->npre && d->pre[pi].victim == w->id; pi++)
-			if (d->pre[pi].behind_ns)
+			if (d->pre[pi].preemptor == w->id) /* --group-by: behind another member */
+				inside += d->pre[pi].behind_ns;
+			else if (d->pre[pi].behind_ns)
 				why_named_add(named, &nn, d->pre[pi].preemptor, d->pre[pi].behind_ns);
-		why_build(w->why, &w->s->c, w->s->thr_inh_by, named, nn, r->interval_ns);
+		why_build(w->why, &w->s->c, w->s->thr_inh_by, named, nn, inside, r->interval_ns);
 	}
 	return 0;
 }

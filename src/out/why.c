@@ -61,17 +61,19 @@ static int cmp_part(const void *a, const void *b)
 }
 
 void why_build(struct why *w, const struct cg_counters *c, uint64_t inh_by, const struct why_named *named,
-	       int nnamed, uint64_t interval_ns)
+	       int nnamed, uint64_t inside_ns, uint64_t interval_ns)
 {
-	uint64_t own = c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0, rest = c->wb_other_ns;
+	uint64_t own = c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
+	uint64_t inside = inside_ns < c->wb_other_ns ? inside_ns : c->wb_other_ns, rest = c->wb_other_ns - inside;
 
 	memset(w, 0, sizeof(*w));
+	w->inside_ns = inside;
 	w->total_ns = c->runq_sum_ns + c->thr_wait_ns;
 	w->some_ns = c->some_ns;
 	w->interval_ns = interval_ns;
 	add(w, WHY_OWN_QUOTA, own, 0);
 	add(w, WHY_ANCESTOR_QUOTA, c->thr_inh_ns, inh_by);
-	add(w, WHY_SAME, c->wb_same_ns, 0);
+	add(w, WHY_SAME, c->wb_same_ns + inside, 0);
 	for (int i = 0; i < nnamed && rest; i++) {
 		uint64_t ns = named[i].ns < rest ? named[i].ns : rest;
 		add(w, WHY_NAMED, ns, named[i].id);
@@ -151,8 +153,13 @@ struct json_object *why_json(const struct why *w, const struct cg_counters *c)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *x;
 
+	struct cg_counters t = *c;
+
+	/* Waits behind cgroups that count as its own are its own tasks' here, as in the causes. */
+	t.wb_same_ns += w->inside_ns;
+	t.wb_other_ns -= w->inside_ns;
 	JADD(o, "total_ns", JU64(w->total_ns));
-	json_counters(o, c, CGJ_WHY, false);
+	json_counters(o, &t, CGJ_WHY, false);
 	for (int i = 0; i < w->n; i++) {
 		x = json_object_new_object();
 		JADD(x, "cause", json_object_new_string(why_key(w->p[i].cause)));

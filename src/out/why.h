@@ -50,6 +50,7 @@ struct why {
 	uint64_t total_ns;           /* its tasks' waits, summed over tasks */
 	uint64_t some_ns;            /* wall time with one or more of them waiting (cgsched's) */
 	uint64_t interval_ns;        /* the wall time they are out of */
+	uint64_t inside_ns;          /* behind cgroups that count as its own (a group's members, record's subtree) */
 	int n;
 	struct why_part p[WHY_PARTS_MAX]; /* nonzero parts, largest first; they sum to total_ns */
 	struct why_psi psi;
@@ -63,10 +64,11 @@ struct why_named {
 /*
  * Split c's waits (its counters over interval_ns): named, the other cgroups
  * with their ns (at most WHY_NAMED_MAX, largest first; their sum at most
- * c->wb_other_ns); inh_by, the ancestor of the inherited throttling.
+ * c->wb_other_ns); inh_by, the ancestor of the inherited throttling;
+ * inside_ns, the part of c->wb_other_ns behind cgroups that count as its own.
  */
 void why_build(struct why *w, const struct cg_counters *c, uint64_t inh_by, const struct why_named *named,
-	       int nnamed, uint64_t interval_ns);
+	       int nnamed, uint64_t inside_ns, uint64_t interval_ns);
 /* Keep the `max` largest of (id, ns) in named[0..*n), largest first; an id already there adds up. */
 void why_named_add(struct why_named *named, int *n, uint64_t id, uint64_t ns);
 /* What a cause is called in JSON ("own_quota", ...). */

@@ -69,6 +69,7 @@ static struct json_object *holder(struct json_object *top, enum cg_json where)
 	case CGJ_RUNQ: name = "runq"; break;
 	case CGJ_THR:
 	case CGJ_THR_WAIT: name = "throttle"; break;
+	case CGJ_WHY: name = "waited"; break;
 	}
 	if (name)
 		cr_assert(json_object_object_get_ex(top, name, &o), "no object %s", name);
@@ -94,6 +95,7 @@ Test(counters, every_counter_reaches_json)
 	bool present;
 
 	distinct(&s.c);
+	cr_assert_eq(report_why(&r), 0);
 	struct json_object *j = json_row(&row, false, 1, NULL);
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *c = &cg_counter_defs[i];
@@ -104,6 +106,7 @@ Test(counters, every_counter_reaches_json)
 	json_object_put(j);
 
 	record_aggregate(&rs, &r);
+	record_why(&rs, &r, NULL);
 	j = record_json(&rs);
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *c = &cg_counter_defs[i];
@@ -116,6 +119,7 @@ Test(counters, every_counter_reaches_json)
 			cr_assert_eq(v, 1000 + i, "record: %s is %llu", c->field, (unsigned long long)v);
 	}
 	json_object_put(j);
+	free(row.why);
 }
 
 /* Each column of the list: its title in the header, the counter's value below it. */

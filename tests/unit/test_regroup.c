@@ -16,9 +16,9 @@ Test(regroup, sums_counters_slots_maxima_and_preemptions)
 {
 	struct cg_sample cg[4] = {};
 	struct preempt_sample pre[] = {
-		{ 1, 3, 5 }, { 2, 3, 7 }, /* both members by 3: one pair, 12 */
-		{ 3, 1, 2 }, { 3, 2, 4 }, /* 3 by both members: one pair, 6 */
-		{ 4, 1, 1 },
+		{ 1, 3, 5, 50 }, { 2, 3, 7, 70 }, /* both members by 3: one pair, 12 (120 ns behind) */
+		{ 3, 1, 2, 0 }, { 3, 2, 4, 9 }, /* 3 by both members: one pair, 6 (9 ns) */
+		{ 4, 1, 1, 1 },
 	};
 	struct snapshot d = { .t_ns = 9, .ncpus = 2, .n = 4, .cg = cg, .npre = 5, .pre = pre }, g;
 
@@ -49,8 +49,10 @@ Test(regroup, sums_counters_slots_maxima_and_preemptions)
 	cr_assert_eq(g.pre[0].victim, 3);
 	cr_assert_eq(g.pre[0].preemptor, 10);
 	cr_assert_eq(g.pre[0].count, 6);
+	cr_assert_eq(g.pre[0].behind_ns, 9);
 	cr_assert_eq(g.pre[1].victim, 10);
 	cr_assert_eq(g.pre[1].count, 12);
+	cr_assert_eq(g.pre[1].behind_ns, 120, "behind times add up as counts do");
 	cr_assert_eq(g.pre[2].victim, 20);
 	cg[1].thr_cpu = NULL;
 	snapshot_free(&g);
