@@ -263,8 +263,8 @@ int cmd_top(int argc, char **argv)
 	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
-	if (o.c.so.why)
-		psi_track_host(&pt); /* the start of the summary's interval */
+	if (o.c.so.why) /* the start of the summary's window */
+		psi_track_start(&pt, &s.fs, (const char *const *)s.filter_paths, s.nfilter);
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,

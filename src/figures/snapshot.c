@@ -245,6 +245,23 @@ static int take_running(const struct tracer_view *t, struct snapshot *s)
 		if (c->cpu)
 			c->cpu[cpu].oncpu_ns += s->t_ns - since;
 	}
+	/*
+	 * --why: a stretch with tasks waiting that is still open (why.bpf.h
+	 * counts it when the count falls to 0) is counted up to now, as the
+	 * running slices are; a cgroup that always has a task waiting would
+	 * otherwise show none. Its start is some CPU's clock: CPU 0's offset
+	 * (the clocks of two CPUs differ by far less than a refresh).
+	 */
+	for (uint32_t slot = 0; slot < t->nslots; slot++) {
+		const struct cgs_cg_stats *g = &t->cg[slot]; /* CPU 0's entry holds the count */
+		uint64_t since = g->wait_since + cur[0].clock_off;
+		struct cg_sample *c;
+
+		if (g->wait_n <= 0 || !g->wait_since || since > s->t_ns || !t->owner[slot] ||
+		    !(c = (struct cg_sample *)snapshot_find(s, t->owner[slot])))
+			continue;
+		c->c.some_ns += s->t_ns - since;
+	}
 out:
 	free(cur);
 	return err;

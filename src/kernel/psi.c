@@ -105,9 +105,11 @@ bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_sta
 	struct psi_cg *c = idtab_put(&t->cg, id, &fresh);
 	if (!c || psi_read(file, &v))
 		return false;
-	if (fresh || !c->ok)
-		c->first = c->prev = c->now = v;
-	else if (!since_start) {
+	/* Not there at the start (psi_track_start): its whole history is in the window. */
+	if (fresh || !c->ok) {
+		c->first = c->prev = t->started ? 0 : v;
+		c->now = v;
+	} else if (!since_start) {
 		c->prev = c->now;
 		c->now = v;
 	} else {
@@ -134,4 +136,38 @@ int psi_read_cgroup(struct cgfs *fs, const char *rel, uint64_t *total_us, bool *
 		return psi_read("/proc/pressure/cpu", total_us);
 	snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, rel);
 	return psi_read(file, total_us);
+}
+
+static int prime_one(void *ctx, const char *rel, uint64_t id)
+{
+	struct psi_track *t = ctx;
+	struct cgfs *fs = t->fs;
+	char file[PATH_MAX + 32];
+	uint64_t v;
+	bool fresh;
+
+	if (!strcmp(rel, "/"))
+		return 0; /* the root has no cpu.pressure: the host's file is its figure */
+	snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, rel);
+	if (psi_read(file, &v))
+		return 0;
+	struct psi_cg *c = idtab_put(&t->cg, id, &fresh);
+	if (c)
+		*c = (struct psi_cg){ .first = v, .prev = v, .now = v, .ok = true };
+	return 0;
+}
+
+void psi_track_start(struct psi_track *t, struct cgfs *fs, const char *const *below, int nbelow)
+{
+	psi_track_host(t);
+	t->started = true;
+	if (fs->version != 2)
+		return;
+	t->fs = fs;
+	if (!t->cg.esize)
+		t->cg = (struct idtab)IDTAB_INIT(struct psi_cg);
+	if (!nbelow)
+		cgfs_walk(fs, "/", false, prime_one, t);
+	for (int i = 0; i < nbelow; i++)
+		cgfs_walk(fs, below[i], false, prime_one, t);
 }

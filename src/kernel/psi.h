@@ -27,7 +27,14 @@ struct psi_track {
 	bool host_ok;
 	uint64_t host_first, host_prev, host_now; /* us */
 	struct idtab cg;                          /* id -> struct psi_cg */
+	bool started;                             /* psi_track_start was called */
+	struct cgfs *fs;
 };
+/*
+ * At the start of tracing: the host's figure, and (v2) every cgroup's under
+ * `below` (every cgroup when nbelow is 0), so a summary counts from then.
+ */
+void psi_track_start(struct psi_track *t, struct cgfs *fs, const char *const *below, int nbelow);
 void psi_track_host(struct psi_track *t);
 /* Host "some" in ns over the last interval (since_start: since the first call); false when unavailable. */
 bool psi_host_ns(const struct psi_track *t, bool since_start, uint64_t *ns);

@@ -93,6 +93,11 @@ test_why_same_cgroup() {
 	out=$(cg_run "$A" "$CGWORK" burn 4 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$A" same_cgroup "" "$(echo "$out" | kv rundelay_ns)"
+	# Three of the four always wait: a task is waiting all of their 2 s
+	# (a stretch still open at the read counts up to it).
+	some=$(cgs_summary "$A" '.waited.some_ns')
+	echo "a task waiting $some ns"
+	[ "$some" -ge 1800000000 ] || fail "$A: a task waiting only $some ns of its 2 s"
 }
 
 # A real-time thread (outside the test's cgroups: it stays in the shell's)
