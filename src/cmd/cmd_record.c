@@ -43,6 +43,7 @@ static const char usage[] =
 	"  --attach PATH        trace this existing cgroup instead of running CMD\n"
 	"  -d, --duration DUR   with --attach: stop after DUR\n"
 	"  --pid PID            with --attach: stop when PID exits\n"
+	"  --why                split the waits into causes: a verdict line, and \"waited\" in the report\n"
 	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
 	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
 	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"

@@ -31,6 +31,8 @@ static const char usage[] =
 	"                         path (default); the WHO column says whose a cgroup is\n"
 	"      --tasks            one row per process instead (with --cgroup: inside it)\n"
 	"      --threads          with --tasks: one row per thread\n"
+	"      --why              split each cgroup's waits into causes (its quota, a parent's,\n"
+	"                         another cgroup, ...); a verdict line each in the summary\n"
 	"      --max-tasks N      bound of the per-task map (default 4096); tasks beyond\n"
 	"                         it are counted as drops (tasks_full)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
