@@ -136,22 +136,22 @@ static __always_inline __u32 slot_of(__u64 cgid)
 	return 0;
 }
 
-/* This CPU's figures of a slot (slot1: the slot + 1; 0: none). */
-static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
-{
-	__u32 i = bpf_get_smp_processor_id() * targ_max_cgroups + slot1 - 1;
-	struct cgs_cg_stats *s = slot1 ? bpf_map_lookup_elem(&cg_stats, &i) : NULL;
-
-	if (!s)
-		count_drop(CGS_DROP_CG_FULL);
-	return s;
-}
-
+/* CPU cpu's figures of a slot (slot1: the slot + 1, nonzero), for reading another CPU's. */
 static __always_inline struct cgs_cg_stats *cg_on(__u32 cpu, __u32 slot1)
 {
 	__u32 i = cpu * targ_max_cgroups + slot1 - 1;
 
 	return bpf_map_lookup_elem(&cg_stats, &i);
+}
+
+/* This CPU's figures of a slot (slot1: the slot + 1; 0: none). */
+static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
+{
+	struct cgs_cg_stats *s = slot1 ? cg_on(bpf_get_smp_processor_id(), slot1) : NULL;
+
+	if (!s)
+		count_drop(CGS_DROP_CG_FULL);
+	return s;
 }
 
 /*

@@ -60,7 +60,7 @@ static __always_inline __u64 tl_at(const struct cgs_cpu_tl *tl, __u32 k, __u64 n
 	return v;
 }
 
-/* A cgroup's figures on a given CPU (slot1: slot + 1, nonzero). */
+/* Defined in sched.bpf.c, with the map. */
 static __always_inline struct cgs_cg_stats *cg_on(__u32 cpu, __u32 slot1);
 
 /* How long a cgroup's tasks have run on a CPU, up to now. */

@@ -153,6 +153,8 @@ static void why_psi(struct report *r, struct session *s, struct psi_track *pt, b
 
 	psi_track_host(pt);
 	for (size_t i = 0; i < n; i++) {
+		if (!r->rows[i].why)
+			continue; /* report_why ran out of memory before it */
 		struct why_psi *p = &r->rows[i].why->psi;
 		if (!r->rows[i].members && psi_cg_ns(pt, &s->fs, r->rows[i].id, summary, &p->some_ns))
 			p->ok = true;
@@ -199,7 +201,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		cgs_err("out of memory building the per-task rows");
 	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
-	if (r.n && r.rows[0].why)
+	if (o->c.so.why)
 		why_psi(&r, s, pt, summary, o->json || summary ? 0 : o->rows);
 	if (o->json) {
 		struct json_meta m;

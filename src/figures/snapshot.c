@@ -252,7 +252,7 @@ static int take_running(const struct tracer_view *t, struct snapshot *s)
 	 * otherwise show none. Its start is some CPU's clock: CPU 0's offset
 	 * (the clocks of two CPUs differ by far less than a refresh).
 	 */
-	for (uint32_t slot = 0; slot < t->nslots; slot++) {
+	for (uint32_t slot = 0; t->why && slot < t->nslots; slot++) {
 		const struct cgs_cg_stats *g = &t->cg[slot]; /* CPU 0's entry holds the count */
 		uint64_t since = g->wait_since + cur[0].clock_off;
 		struct cg_sample *c;

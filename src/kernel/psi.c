@@ -12,6 +12,8 @@
 
 #include "kernel/cgroupfs.h"
 
+#define PSI_HOST "/proc/pressure/cpu"
+
 int psi_parse_some(const char *text, uint64_t *total_us)
 {
 	const char *l = text;
@@ -61,11 +63,18 @@ struct psi_cg {
 	bool ok;
 };
 
+static struct psi_cg *cg_entry(struct psi_track *t, uint64_t id, bool *fresh)
+{
+	if (!t->cg.esize)
+		t->cg = (struct idtab)IDTAB_INIT(struct psi_cg);
+	return idtab_put(&t->cg, id, fresh);
+}
+
 void psi_track_host(struct psi_track *t)
 {
 	uint64_t v;
 
-	if (psi_read("/proc/pressure/cpu", &v)) {
+	if (psi_read(PSI_HOST, &v)) {
 		t->host_ok = false;
 		return;
 	}
@@ -88,22 +97,14 @@ bool psi_host_ns(const struct psi_track *t, bool since_start, uint64_t *ns)
 
 bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_start, uint64_t *ns)
 {
-	char file[PATH_MAX + 32];
 	const char *p;
 	uint64_t v;
-	bool fresh;
+	bool fresh, host;
 
 	if (fs->version != 2 || !(p = cgfs_path(fs, id, false, NULL)))
 		return false;
-	if (!t->cg.esize)
-		t->cg = (struct idtab)IDTAB_INIT(struct psi_cg);
-	/* The root cgroup has no cpu.pressure: the host's file is its figure. */
-	if (!strcmp(p, "/") || !*p)
-		snprintf(file, sizeof(file), "/proc/pressure/cpu");
-	else
-		snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, p);
-	struct psi_cg *c = idtab_put(&t->cg, id, &fresh);
-	if (!c || psi_read(file, &v))
+	struct psi_cg *c = cg_entry(t, id, &fresh);
+	if (!c || psi_read_cgroup(fs, p, &v, &host))
 		return false;
 	/* Not there at the start (psi_track_start): its whole history is in the window. */
 	if (fresh || !c->ok) {
@@ -131,27 +132,29 @@ int psi_read_cgroup(struct cgfs *fs, const char *rel, uint64_t *total_us, bool *
 {
 	char file[PATH_MAX + 32];
 
-	*host = fs->version != 2 || !strcmp(rel, "/");
+	/* The root cgroup has no cpu.pressure: the host's file is its figure. */
+	*host = fs->version != 2 || !*rel || !strcmp(rel, "/");
 	if (*host)
-		return psi_read("/proc/pressure/cpu", total_us);
+		return psi_read(PSI_HOST, total_us);
 	snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, rel);
 	return psi_read(file, total_us);
 }
 
+struct prime_ctx {
+	struct psi_track *t;
+	struct cgfs *fs;
+};
+
 static int prime_one(void *ctx, const char *rel, uint64_t id)
 {
-	struct psi_track *t = ctx;
-	struct cgfs *fs = t->fs;
-	char file[PATH_MAX + 32];
+	struct prime_ctx *x = ctx;
 	uint64_t v;
-	bool fresh;
+	bool fresh, host;
 
-	if (!strcmp(rel, "/"))
-		return 0; /* the root has no cpu.pressure: the host's file is its figure */
-	snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, rel);
-	if (psi_read(file, &v))
+	/* The root's figure is the host's, primed apart (psi_track_host). */
+	if (psi_read_cgroup(x->fs, rel, &v, &host) || host)
 		return 0;
-	struct psi_cg *c = idtab_put(&t->cg, id, &fresh);
+	struct psi_cg *c = cg_entry(x->t, id, &fresh);
 	if (c)
 		*c = (struct psi_cg){ .first = v, .prev = v, .now = v, .ok = true };
 	return 0;
@@ -159,15 +162,14 @@ static int prime_one(void *ctx, const char *rel, uint64_t id)
 
 void psi_track_start(struct psi_track *t, struct cgfs *fs, const char *const *below, int nbelow)
 {
+	struct prime_ctx x = { t, fs };
+
 	psi_track_host(t);
 	t->started = true;
 	if (fs->version != 2)
 		return;
-	t->fs = fs;
-	if (!t->cg.esize)
-		t->cg = (struct idtab)IDTAB_INIT(struct psi_cg);
 	if (!nbelow)
-		cgfs_walk(fs, "/", false, prime_one, t);
+		cgfs_walk(fs, "/", false, prime_one, &x);
 	for (int i = 0; i < nbelow; i++)
-		cgfs_walk(fs, below[i], false, prime_one, t);
+		cgfs_walk(fs, below[i], false, prime_one, &x);
 }

@@ -21,14 +21,13 @@ int psi_read(const char *path, uint64_t *total_us);
 
 /*
  * Deltas over an interval and since a cgroup was first seen: call
- * psi_track_host once per refresh, psi_track_cg for each cgroup wanted.
+ * psi_track_host once per refresh, psi_cg_ns for each cgroup wanted.
  */
 struct psi_track {
 	bool host_ok;
 	uint64_t host_first, host_prev, host_now; /* us */
 	struct idtab cg;                          /* id -> struct psi_cg */
 	bool started;                             /* psi_track_start was called */
-	struct cgfs *fs;
 };
 /*
  * At the start of tracing: the host's figure, and (v2) every cgroup's under

@@ -5,7 +5,6 @@
 #include <json-c/json.h>
 
 #include "kernel/runtime_state.h"
-#include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
 #include "out/hist.h"
 #include "out/json_out.h"
@@ -190,7 +189,7 @@ struct json_object *record_json(const struct record_summary *rs)
 	}
 	JADD(o, "preempted_by", x);
 	if (rs->why_on)
-		JADD(o, "waited", why_json(&rs->why, &rs->why_c));
+		JADD(o, "waited", why_json(&rs->why, &rs->c));
 	if (rs->k_ok) {
 		x = json_object_new_object();
 		JADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
@@ -290,14 +289,8 @@ void record_why(struct record_summary *rs, const struct report *r, struct cgfs *
 		else if (!inh_by)
 			inh_by = s->thr_inh_by;
 	}
-	rs->why_c = c;
 	why_build(&rs->why, &c, inh_by, named, nn, inside, rs->wall_ns);
-	for (int k = 0; fs && k < rs->why.n; k++) {
-		struct why_part *p = &rs->why.p[k];
-		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
-			p->path = cgfs_path(fs, p->id, false, NULL);
-			p->who = cgfs_who(fs, p->id);
-		}
-	}
+	if (fs)
+		why_resolve(&rs->why, fs);
 	rs->why_on = true;
 }

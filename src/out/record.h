@@ -43,7 +43,6 @@ struct record_summary {
 	/* --why (record_why): the subtree's waits split into causes; the kernel's PSI over the run */
 	bool why_on;
 	struct why why;
-	struct cg_counters why_c;   /* the counters it was made from */
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 };
 

@@ -125,13 +125,8 @@ static void resolve_row(struct row *w, struct cgfs *fs)
 		w->pre[k].path = cgfs_path(fs, w->pre[k].id, false, NULL);
 		w->pre[k].who = cgfs_who(fs, w->pre[k].id);
 	}
-	for (int k = 0; w->why && k < w->why->n; k++) {
-		struct why_part *p = &w->why->p[k];
-		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
-			p->path = cgfs_path(fs, p->id, false, NULL);
-			p->who = cgfs_who(fs, p->id);
-		}
-	}
+	if (w->why)
+		why_resolve(w->why, fs);
 }
 
 int report_why(struct report *r)

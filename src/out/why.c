@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 #include "out/json_out.h"
@@ -183,4 +184,15 @@ struct json_object *why_json(const struct why *w, const struct cg_counters *c)
 		JADD(o, "kernel_psi", NULL);
 	}
 	return o;
+}
+
+void why_resolve(struct why *w, struct cgfs *fs)
+{
+	for (int k = 0; k < w->n; k++) {
+		struct why_part *p = &w->p[k];
+		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
+			p->path = cgfs_path(fs, p->id, false, NULL);
+			p->who = cgfs_who(fs, p->id);
+		}
+	}
 }

@@ -438,6 +438,7 @@ attached:
 	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
 	t->fd_tasks = o->tasks ? bpf_map__fd(t->skel->maps.task_stats) : -1;
 	t->max_task_rows = o->tasks ? o->max_task_rows : 0;
+	t->why = o->why;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, &t->log, NULL);
 	if (!t->rb)
 		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
@@ -575,7 +576,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v)
 		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
 		.nslots = t->nslots, .owner = t->owner, .rank = t->rank, .nowned = t->nowned,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
-		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks,
+		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
 	};
 	return 0;
 }

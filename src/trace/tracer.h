@@ -47,6 +47,7 @@ struct tracer {
 	int fd_tasks;               /* per-task figures; -1: not asked for */
 	uint32_t max_task_rows;
 	uint32_t max_cgroups, max_preempt;
+	bool why;                   /* --why: the BPF side keeps waiting counts */
 	/*
 	 * The cgroup id of each cg_stats slot, once confirmed (slot_claim and
 	 * cg_slot agree); 0 while unknown. A confirmed slot is never given up,
@@ -85,6 +86,7 @@ struct tracer_view {
 	uint32_t nowned;                /* slots named */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
+	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
 };
 /*
  * Begin a read: close the max epoch, name the slots claimed since the last
