@@ -156,7 +156,7 @@ static void why_psi(struct report *r, struct session *s, struct psi_track *pt, b
 		if (!r->rows[i].why)
 			continue; /* report_why ran out of memory before it */
 		struct why_psi *p = &r->rows[i].why->psi;
-		if (!r->rows[i].members && psi_cg_ns(pt, &s->fs, r->rows[i].id, summary, &p->some_ns))
+		if (!r->rows[i].members && psi_cg_ns(pt, &s->fs, r->rows[i].id, summary, &p->some_ns, &p->host))
 			p->ok = true;
 		else if ((p->ok = psi_host_ns(pt, summary, &p->some_ns)))
 			p->host = true;

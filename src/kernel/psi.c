@@ -59,6 +59,7 @@ int psi_read(const char *path, uint64_t *total_us)
 }
 
 struct psi_cg {
+	uint64_t id;               /* idtab's key: the first member */
 	uint64_t first, prev, now; /* us */
 	bool ok;
 };
@@ -95,16 +96,16 @@ bool psi_host_ns(const struct psi_track *t, bool since_start, uint64_t *ns)
 	return true;
 }
 
-bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_start, uint64_t *ns)
+bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_start, uint64_t *ns, bool *host)
 {
 	const char *p;
 	uint64_t v;
-	bool fresh, host;
+	bool fresh;
 
 	if (fs->version != 2 || !(p = cgfs_path(fs, id, false, NULL)))
 		return false;
 	struct psi_cg *c = cg_entry(t, id, &fresh);
-	if (!c || psi_read_cgroup(fs, p, &v, &host))
+	if (!c || psi_read_cgroup(fs, p, &v, host))
 		return false;
 	/* Not there at the start (psi_track_start): its whole history is in the window. */
 	if (fresh || !c->ok) {
@@ -151,12 +152,14 @@ static int prime_one(void *ctx, const char *rel, uint64_t id)
 	uint64_t v;
 	bool fresh, host;
 
-	/* The root's figure is the host's, primed apart (psi_track_host). */
-	if (psi_read_cgroup(x->fs, rel, &v, &host) || host)
+	/* The root too (its figure is the host's file): else it would count from boot. */
+	if (psi_read_cgroup(x->fs, rel, &v, &host))
 		return 0;
 	struct psi_cg *c = cg_entry(x->t, id, &fresh);
-	if (c)
-		*c = (struct psi_cg){ .first = v, .prev = v, .now = v, .ok = true };
+	if (c) {
+		c->first = c->prev = c->now = v;
+		c->ok = true;
+	}
 	return 0;
 }
 

@@ -37,8 +37,11 @@ void psi_track_start(struct psi_track *t, struct cgfs *fs, const char *const *be
 void psi_track_host(struct psi_track *t);
 /* Host "some" in ns over the last interval (since_start: since the first call); false when unavailable. */
 bool psi_host_ns(const struct psi_track *t, bool since_start, uint64_t *ns);
-/* A v2 cgroup's "some" in ns: over the last interval (or since first seen); false when it has none. */
-bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_start, uint64_t *ns);
+/*
+ * A v2 cgroup's "some" in ns: over the last interval (or since the start);
+ * false when it has none. *host: the figure is the host's file (the root's).
+ */
+bool psi_cg_ns(struct psi_track *t, struct cgfs *fs, uint64_t id, bool since_start, uint64_t *ns, bool *host);
 void psi_track_free(struct psi_track *t);
 /* One cgroup's "some" total (us): its cpu.pressure on v2, else the host's (*host set). 0 or -errno. */
 int psi_read_cgroup(struct cgfs *fs, const char *rel, uint64_t *total_us, bool *host);

@@ -132,3 +132,20 @@ test_why_record_verdict() {
 		[ "$psi" != none ] || fail "the kernel has PSI but the report does not show it"
 	fi
 }
+
+# The kernel's "some" beside each row is over the same window (wall time,
+# so at most the window), for every row, the root's included: a figure
+# counted from boot would be far over it.
+test_why_psi_within_window() {
+	cg_create why-win && A=$CG
+	cgs_start top --why --json -i 1h || fail "cgsched refused"
+	cg_run "$A" "$CGWORK" burn 2 1 0 >/dev/null || fail "burn failed"
+	cgs_stop INT || fail "cgsched failed"
+	n=$(jq -r 'select(.kind == "summary") | [.cgroups[] | select(.waited.kernel_psi != null)] | length' "$TMP/cgs.out")
+	[ "${n:-0}" -ge 1 ] || fail "no row with the kernel's PSI"
+	over=$(jq -r 'select(.kind == "summary") | .cgroups[] | select(.waited.kernel_psi != null)
+		| select(.waited.kernel_psi.some_ns > .waited.interval_ns * 1.05)
+		| "\(.path): \(.waited.kernel_psi.some_ns) ns in \(.waited.interval_ns) ns"' "$TMP/cgs.out")
+	echo "$n rows with the kernel's PSI"
+	[ -z "$over" ] || fail "kernel PSI over the window: $over"
+}
