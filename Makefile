@@ -34,7 +34,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 CFLAGS   ?= -O2 -g
 CGS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -Isrc -I$(OUTPUT) -D_GNU_SOURCE
-LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lm -pthread
+LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lmicrohttpd -lyaml -lcrypt -lm -pthread
 # Sanitizers: the loader and unit tests again with ASan and UBSan (any report
 # fails), and the libFuzzer harnesses of tests/fuzz.
 SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -11,8 +11,9 @@
  * (docs/performance.md), hence: the cgroup's own fields are direct loads
  * through the iterator's BTF pointer; the task group is reached from its
  * css by a cast the verifier cannot follow (bpf_rdonly_cast needs v6.2), so
- * its bandwidth block comes in one probe read instead of one per field; and
- * the records go to an array slot per cgroup, with no hash update.
+ * its bandwidth block comes in one probe read instead of one per field (its
+ * weight, tg->shares, far before it, in a second); and the records go to an
+ * array slot per cgroup, with no hash update.
  */
 #ifdef CGS_VMLINUX_H
 #include CGS_VMLINUX_H
@@ -33,8 +34,13 @@ __u64 full = 0;
 /* Where a field of cfs_bandwidth is in the kernel, counted from `period`. */
 #define CFSB_OFF(f) (bpf_core_field_offset(struct cfs_bandwidth, f) - \
 		     bpf_core_field_offset(struct cfs_bandwidth, period))
-/* From period to throttled_time: the block read in one go (~230 B on 6.1-6.18). */
-#define CFSB_LEN (CFSB_OFF(throttled_time) + 8)
+/* Where a field of cfs_bandwidth ends, counted from `period`. */
+#define CFSB_END(f) (CFSB_OFF(f) + bpf_core_field_size(struct cfs_bandwidth, f))
+/*
+ * The block read in one go: from period to throttled_time, or to burst_time
+ * where the kernel counts bursts (5.14+; ~230 B on 6.1-6.18). Each end is
+ * the running kernel's (CO-RE), the block reaches the last field read.
+ */
 #define CFSB_MAX 1024
 __u8 cfsb[CFSB_MAX] = {};
 
@@ -61,10 +67,19 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	struct cgroup *cg = ctx->cgroup;
 	struct cgroup_subsys_state *css;
 	struct cgs_kstat *v;
-	__u32 i = n, len = CFSB_LEN;
+	__u32 i = n, len = CFSB_END(throttled_time), end;
+	bool bursts = bpf_core_field_exists(struct cfs_bandwidth, nr_burst) &&
+		      bpf_core_field_exists(struct cfs_bandwidth, burst_time);
+	unsigned long shares = 0;
 
 	if (!cg)
 		return 0;
+	if (bursts) {
+		if ((end = CFSB_END(nr_burst)) > len)
+			len = end;
+		if ((end = CFSB_END(burst_time)) > len)
+			len = end;
+	}
 	css = cg->subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)];
 	if (!css)
 		return 0; /* v2: the cpu controller is not enabled here */
@@ -78,6 +93,9 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	if (len >= CFSB_MAX || bpf_probe_read_kernel(cfsb, len & (CFSB_MAX - 1),
 						    &tg->cfs_bandwidth.period))
 		return 0;
+	/* The weight, far from the bandwidth block: a read of its own (0 if it fails: unknown). */
+	if (bpf_core_read(&shares, sizeof(shares), &tg->shares))
+		shares = 0;
 	v->id = cg->kn->id;
 	v->period_ns = CFSB(period);
 	v->quota_ns = CFSB(quota);
@@ -85,6 +103,16 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	v->nr_periods = CFSB(nr_periods);
 	v->nr_throttled = CFSB(nr_throttled);
 	v->throttled_ns = CFSB(throttled_time);
+	v->shares_raw = shares;
+	if (bursts) {
+		v->nr_burst = CFSB(nr_burst);
+		v->burst_time_ns = CFSB(burst_time);
+		v->has_bursts = 1;
+	} else {
+		v->nr_burst = 0;
+		v->burst_time_ns = 0;
+		v->has_bursts = 0;
+	}
 	n = i + 1;
 	return 0;
 }

@@ -60,11 +60,14 @@ struct cfs_bandwidth {
 	u64 burst;
 	int nr_periods;
 	int nr_throttled;
+	int nr_burst;        /* v5.14+, as burst_time: bpf_core_field_exists() */
 	u64 throttled_time;
+	u64 burst_time;
 };
 
 struct task_group {
 	struct cgroup_subsys_state css;
+	unsigned long shares; /* scale_load()ed cpu.shares */
 	struct task_group *parent;
 	struct cfs_bandwidth cfs_bandwidth;
 };

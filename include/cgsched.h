@@ -250,10 +250,14 @@ struct cgs_kstat {
 	__u64 id;            /* cgroup id */
 	__u64 quota_ns;      /* ~0: unlimited (RUNTIME_INF) */
 	__u64 period_ns;
-	__u64 burst_ns;
+	__u64 burst_ns;      /* the configured burst (cfs_bandwidth.burst) */
 	__u64 nr_periods;
 	__u64 nr_throttled;
 	__u64 throttled_ns;
+	__u64 shares_raw;    /* task_group.shares: scale_load()ed, the loader converts */
+	__u64 burst_time_ns; /* cfs_bandwidth.burst_time: time run on burst */
+	__u32 nr_burst;      /* cfs_bandwidth.nr_burst (an int in the kernel) */
+	__u32 has_bursts;    /* 1: the kernel has nr_burst/burst_time (5.14+) */
 };
 
 #endif /* CGSCHED_H */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "cmd/exporter.h"
 #include "out/hist.h"
 #include "limits/limits_file.h"
 #include "out/report.h"
@@ -34,8 +35,13 @@ static const char usage[] =
 	"  --sched-backend B, --throttle-backend B   as for top\n"
 	"  -v, --verbose\n"
 	"\n"
-	"EXAMPLE\n"
-	"  cgsched enforce /etc/cgsched/limits.ini -i 2s\n";
+	"With --listen, also serves /metrics as cgsched export does (one daemon\n"
+	"enforces and exports; docs/metrics.md):\n"
+	EXPORT_OPTS_HELP
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched enforce /etc/cgsched/limits.ini -i 2s\n"
+	"  cgsched enforce /etc/cgsched/limits.ini --listen 127.0.0.1:9863\n";
 
 
 struct managed {
@@ -311,6 +317,8 @@ static void reload(struct enforcer *e)
 struct enforce_opts {
 	struct enforcer *e;
 	uint64_t interval;
+	struct exporter_opts x;
+	const char *export_opt;   /* an exporter option given, for the error without --listen */
 };
 
 static int enforce_opt(void *ctx, int c, const char *arg)
@@ -337,8 +345,13 @@ static int enforce_opt(void *ctx, int c, const char *arg)
 			return -1;
 		}
 		return 0;
+	case OPT_WEB_CONFIG:
+	case OPT_GRACE:
+	case OPT_TOP_PREEMPTORS:
+		o->export_opt = c == OPT_WEB_CONFIG ? "--web-config" : c == OPT_GRACE ? "--grace" : "--top-preemptors";
+		break;
 	}
-	return 1;
+	return exporter_opt(&o->x, c, arg);
 }
 
 int cmd_enforce(int argc, char **argv)
@@ -347,6 +360,7 @@ int cmd_enforce(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "contention-p99", required_argument, NULL, OPT_CONTENTION },
 		{ "min-waits", required_argument, NULL, OPT_MIN_WAITS },
+		EXPORT_LONG_OPTS,
 		COMMON_LONG_OPTS,
 		{},
 	};
@@ -359,9 +373,16 @@ int cmd_enforce(int argc, char **argv)
 	char err[PATH_MAX + 256];
 	int first, k, ret = CGS_EXIT_USAGE;
 
+	struct exporter *x = NULL;
+
 	common_init(&co);
+	exporter_opts_init(&eo.x);
 	if ((k = cmd_parse(&spec, argc, argv, &first)))
 		return k;
+	if (eo.export_opt && !eo.x.listen) {
+		cgs_err("enforce: %s is for serving /metrics: give --listen ADDR:PORT too", eo.export_opt);
+		return CGS_EXIT_USAGE;
+	}
 	uint64_t interval = eo.interval;
 	if (co.so.ncgroups) {
 		cgs_err("enforce: --cgroup does not apply: contention is judged across every cgroup");
@@ -380,31 +401,49 @@ int cmd_enforce(int argc, char **argv)
 		cgs_err("%s", err);
 		return CGS_EXIT_USAGE;
 	}
-	if ((k = session_open(&e.s, &co.so))) {
-		session_close(&e.s);
+	/* The port and the web config before anything is traced or changed. */
+	if (eo.x.listen && (k = exporter_open(&x, &eo.x))) {
 		limits_file_free(&e.lf);
 		return k;
 	}
+	if ((k = session_open(&e.s, &co.so))) {
+		session_close(&e.s);
+		exporter_close(x);
+		limits_file_free(&e.lf);
+		return k;
+	}
+	if (x)
+		exporter_attach(x, &e.s, false);
 	cgfs_self(&e.s.fs, e.self, sizeof(e.self));
 	struct sigaction sa = { .sa_handler = on_hup };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms",
 		e.path, e.lf.n, e.s.fs.version, e.s.fs.mnt, interval / 1e9, e.threshold_ns / 1e6);
+	if (x)
+		logline("serving %s", exporter_url(x));
+	exporter_lock(x);
 	enforce_pass(&e, true);
+	exporter_unlock(x);
 	bool have_prev = false;
 	uint64_t deadline = now_ns();
 	for (;;) {
 		deadline += interval;
 		if (!session_sleep_until(&e.s, deadline) && !got_hup)
 			break;
+		exporter_tick(x);
+		/* The maps and the cgroup cache are the scrapes' too: one of us at a time. */
+		exporter_lock(x);
 		if (got_hup) {
 			got_hup = 0;
 			reload(&e);
+			exporter_unlock(x);
 			continue;
 		}
-		if (snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL))
+		if (snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL)) {
+			exporter_unlock(x);
 			continue;
+		}
 		if (!snapshot_delta(have_prev ? &prev : NULL, &cur, &d) &&
 		    !report_build(&r, &d, interval, false, NULL)) {
 			report_resolve(&r, &e.s.fs, 0);
@@ -420,7 +459,10 @@ int cmd_enforce(int argc, char **argv)
 		tracer_take_episodes(&e.s.tr, &el);
 		free(el.e);
 		enforce_pass(&e, false);
+		exporter_unlock(x);
 	}
+	/* No scrape from here on: the restore below runs alone. */
+	exporter_close(x);
 	logline("stopping: restoring the values found at start");
 	/* Newest first: the kernel refuses a quota below its burst, so undo in reverse. */
 	for (size_t i = e.n; i-- > 0;)

@@ -8,6 +8,10 @@
 #include "cmd/options.h"
 #include "cmd/session.h"
 
+#ifndef CGS_VERSION
+#define CGS_VERSION "0.1.0"
+#endif
+
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
@@ -16,6 +20,7 @@ int cmd_check(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 struct common_opts {
 	struct session_opts so;

@@ -9,9 +9,6 @@
 #include "lib/stop.h"
 #include "lib/util.h"
 
-#ifndef CGS_VERSION
-#define CGS_VERSION "0.1.0"
-#endif
 
 static const struct command {
 	const char *name;
@@ -25,6 +22,7 @@ static const struct command {
 	{ "check", cmd_check, false, "CI gates on a record report: exit 1 when a limit is passed" },
 	{ "apply", cmd_apply, true, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
 	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
+	{ "export", cmd_export, true, "serve every cgroup's figures on /metrics for Prometheus (a daemon)" },
 	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
 	{ "probe", cmd_probe, false, "which backends this kernel accepts, and where the cpu controller is" },
 };

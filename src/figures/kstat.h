@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The kernel's own account of a cgroup's CPU bandwidth: the configured
- * quota, period and burst, and cpu.stat's period counters, the same on v1
- * (cpu.cfs_*_us, throttled_time in ns) and v2 (cpu.max, throttled_usec).
+ * quota, period and burst, the group's CPU weight, and cpu.stat's period
+ * and burst counters, the same on v1 (cpu.cfs_*_us, cpu.shares,
+ * throttled_time and burst_time in ns) and v2 (cpu.max, cpu.weight,
+ * throttled_usec, burst_usec).
  */
 #ifndef CGS_KSTAT_H
 #define CGS_KSTAT_H
@@ -18,12 +20,25 @@ struct kstat {
 	uint64_t period_us, burst_us;
 	uint64_t nr_periods, nr_throttled, throttled_ns;
 	int64_t usage_ns;      /* cpu.stat usage_usec (v2); -1 where absent (v1) */
+	/* The one read from the other as the kernel converts (limits/cpu_limits.h). */
+	uint64_t shares;        /* the group's weight in v1 cpu.shares units (1024 = default); 0: unknown */
+	uint64_t weight;        /* the same in v2 cpu.weight units (1..10000, 100 = default); 0: unknown */
+	bool has_bursts;        /* the kernel counts bursts (cfs_bandwidth.nr_burst, Linux 5.14+) */
+	uint64_t nr_bursts, burst_ns;  /* cpu.stat nr_bursts and burst_time (v1, ns) / burst_usec (v2) */
 };
 
-/* Parse the file texts; pure, for tests. v1: quota/period/burst files; v2: cpu.max (+burst). */
-int kstat_parse_v1(const char *quota, const char *period, const char *burst, const char *stat,
+/*
+ * Parse the file texts; pure, for tests. v1: quota/period/burst and
+ * cpu.shares files; v2: cpu.max, cpu.max.burst and cpu.weight. A NULL
+ * burst, shares or weight is a file the kernel lacks (burst before 5.14,
+ * the weight of the v2 root): burst 0, weight unknown (0).
+ */
+int kstat_parse_v1(const char *quota, const char *period, const char *burst, const char *shares,
+		   const char *stat, struct kstat *k);
+int kstat_parse_v2(const char *max, const char *burst, const char *weight, const char *stat,
 		   struct kstat *k);
-int kstat_parse_v2(const char *max, const char *burst, const char *stat, struct kstat *k);
+/* cpu.weight from cpu.shares as the kernel converts them; 0 (unknown) stays 0. */
+uint64_t kstat_weight_of(uint64_t shares);
 /* Read a cgroup's files (rel: normalised path). */
 int kstat_read(struct cgfs *fs, const char *rel, struct kstat *k);
 /* What the kernel's counters grew by between two reads (never below 0). */

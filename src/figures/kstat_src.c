@@ -101,6 +101,19 @@ static int tab_put(struct kstat_src *s, uint64_t id, const struct kstat *k)
 	return 0;
 }
 
+/*
+ * cpu.shares from task_group.shares: the kernel's scale_load_down() on a
+ * 64-bit kernel (SCHED_FIXEDPOINT_SHIFT 10; cgsched builds for x86-64 and
+ * arm64 only), as cpu_shares_read_u64() shows it: w ? max(2, w >> 10) : 0.
+ */
+static uint64_t shares_from_load(uint64_t w)
+{
+	if (!w)
+		return 0;
+	w >>= 10;
+	return w < 2 ? 2 : w;
+}
+
 static int take(struct kstat_src *s, const struct cgs_kstat *v)
 {
 	struct kstat k = { .ok = true, .usage_ns = -1 };
@@ -111,6 +124,11 @@ static int take(struct kstat_src *s, const struct cgs_kstat *v)
 	k.nr_periods = v->nr_periods;
 	k.nr_throttled = v->nr_throttled;
 	k.throttled_ns = v->throttled_ns;
+	k.shares = shares_from_load(v->shares_raw);
+	k.weight = kstat_weight_of(k.shares);
+	k.has_bursts = v->has_bursts;
+	k.nr_bursts = k.has_bursts ? v->nr_burst : 0;
+	k.burst_ns = k.has_bursts ? v->burst_time_ns : 0;
 	return tab_put(s, v->id, &k);
 }
 

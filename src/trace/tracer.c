@@ -591,3 +591,22 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16) +
 	       (uint64_t)t->max_task_rows * (sizeof(struct cgs_task_key) + 64 + per_cpu * sizeof(struct cgs_task_stats));
 }
+
+int tracer_prog_stats(struct tracer *t, void (*cb)(void *ctx, const char *name, uint64_t run_ns, uint64_t runs),
+		      void *ctx)
+{
+	struct bpf_program *p;
+
+	if (!t->skel)
+		return -ENOENT;
+	bpf_object__for_each_program(p, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+		/* Only the programs loaded: the backends not chosen were never loaded. */
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		cb(ctx, bpf_program__name(p), info.run_time_ns, info.run_cnt);
+	}
+	return 0;
+}

@@ -113,6 +113,12 @@ void tracer_poll(struct tracer *t, int timeout_ms);
 void tracer_recheck_limits(struct tracer *t);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
+/*
+ * cb(name, run time, runs) for each loaded BPF program, from the kernel's
+ * bpf stats (zero unless kernel.bpf_stats_enabled is on). 0 or -ENOENT.
+ */
+int tracer_prog_stats(struct tracer *t, void (*cb)(void *ctx, const char *name, uint64_t run_ns, uint64_t runs),
+		      void *ctx);
 /* Bytes of map memory the loaded maps may take at most. */
 uint64_t tracer_map_bytes(const struct tracer *t);
 

@@ -18,8 +18,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	mountinfo_parse_line(s, &e);
 	opts_have(s, "cpu");
 	/* The same text as each file of a cgroup's figures. */
-	kstat_parse_v1(s, s, s, s, &k);
-	kstat_parse_v2(s, s, s, &k);
+	kstat_parse_v1(s, s, s, s, s, &k);
+	kstat_parse_v2(s, s, s, s, &k);
 	free(s);
 	return 0;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "figures/kstat.h"
 #include "kernel/cgroupfs.h"
 
 Test(mountinfo, parses_fields_and_escapes)
@@ -103,4 +105,138 @@ Test(keyed, reads_flat_keyed_files)
 	cr_assert_eq(v, 43);
 	cr_assert_eq(keyed_get(v1, "nr", &v), -ENOENT, "keys match whole");
 	cr_assert_eq(keyed_get(v1, "usage_usec", &v), -ENOENT);
+}
+
+/* The kernel's figures of a cgroup (figures/kstat.h) from its files' texts. */
+
+static const char v1_stat_bursts[] = "nr_periods 43\nnr_throttled 41\nthrottled_time 9460000000\n"
+				     "nr_bursts 7\nburst_time 12345678\n";
+static const char v1_stat_old[] = "nr_periods 43\nnr_throttled 41\nthrottled_time 9460000000\n";
+static const char v2_stat_bursts[] = "usage_usec 1000\nuser_usec 600\nsystem_usec 400\n"
+				     "core_sched.force_idle_usec 0\nnr_periods 10\nnr_throttled 3\n"
+				     "throttled_usec 2500\nnr_bursts 2\nburst_usec 1500\n";
+static const char v2_stat_old[] = "usage_usec 1000\nuser_usec 600\nsystem_usec 400\n"
+				  "nr_periods 10\nnr_throttled 3\nthrottled_usec 2500\n";
+
+Test(kstat, v1_shares_and_bursts)
+{
+	struct kstat k;
+
+	cr_assert_eq(kstat_parse_v1("50000\n", "100000\n", "20000\n", "512\n", v1_stat_bursts, &k), 0);
+	cr_assert(k.ok);
+	cr_assert_eq(k.quota_us, 50000);
+	cr_assert_eq(k.period_us, 100000);
+	cr_assert_eq(k.burst_us, 20000);
+	cr_assert_eq(k.shares, 512);
+	cr_assert_eq(k.weight, 50, "DIV_ROUND_CLOSEST(512 * 100, 1024)");
+	cr_assert_eq(k.nr_periods, 43);
+	cr_assert_eq(k.nr_throttled, 41);
+	cr_assert_eq(k.throttled_ns, 9460000000ULL);
+	cr_assert(k.has_bursts);
+	cr_assert_eq(k.nr_bursts, 7);
+	cr_assert_eq(k.burst_ns, 12345678, "v1 burst_time is in ns");
+	cr_assert_eq(k.usage_ns, -1);
+}
+
+Test(kstat, v1_without_bursts_or_shares)
+{
+	struct kstat k;
+
+	/* Before 5.14: no cpu.cfs_burst_us, no burst lines. */
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", NULL, "1024\n", v1_stat_old, &k), 0);
+	cr_assert_eq(k.quota_us, -1);
+	cr_assert_eq(k.burst_us, 0);
+	cr_assert_eq(k.shares, 1024);
+	cr_assert_eq(k.weight, 100);
+	cr_assert_not(k.has_bursts);
+	cr_assert_eq(k.nr_bursts, 0);
+	cr_assert_eq(k.burst_ns, 0);
+	cr_assert_eq(k.nr_throttled, 41, "the other counters still read");
+	/* No cpu.shares file: weight unknown, not an error. */
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", "0\n", NULL, v1_stat_bursts, &k), 0);
+	cr_assert_eq(k.shares, 0);
+	cr_assert_eq(k.weight, 0);
+	cr_assert(k.has_bursts);
+	cr_assert_eq(k.nr_bursts, 7);
+	/* The kernel's conversion at its bounds: clamped to v2's 1..10000, rounded to nearest. */
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", NULL, "2\n", v1_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 1, "MIN_SHARES shows as weight 1");
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", NULL, "262144\n", v1_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 10000, "MAX_SHARES clamped");
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", NULL, "100\n", v1_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 10, "9.77 rounds to 10");
+	cr_assert_eq(kstat_parse_v1("-1\n", "100000\n", NULL, "2048\n", v1_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 200);
+	cr_assert_neq(kstat_parse_v1("-1\n", "100000\n", NULL, "abc\n", v1_stat_old, &k), 0);
+	cr_assert_neq(kstat_parse_v1("-1\n", "100000\n", NULL, "-5\n", v1_stat_old, &k), 0);
+}
+
+Test(kstat, v2_weight_and_bursts)
+{
+	struct kstat k;
+
+	cr_assert_eq(kstat_parse_v2("50000 100000\n", "20000\n", "50\n", v2_stat_bursts, &k), 0);
+	cr_assert_eq(k.quota_us, 50000);
+	cr_assert_eq(k.burst_us, 20000);
+	cr_assert_eq(k.weight, 50);
+	cr_assert_eq(k.shares, 512, "DIV_ROUND_CLOSEST_ULL(50 * 1024, 100)");
+	cr_assert_eq(k.nr_periods, 10);
+	cr_assert_eq(k.nr_throttled, 3);
+	cr_assert_eq(k.throttled_ns, 2500000);
+	cr_assert_eq(k.usage_ns, 1000000);
+	cr_assert(k.has_bursts);
+	cr_assert_eq(k.nr_bursts, 2);
+	cr_assert_eq(k.burst_ns, 1500000, "v2 burst_usec in ns");
+	/* Rounded as sched_weight_from_cgroup(): 1 -> 10.24 -> 10, 10000 -> 102400, 33 -> 337.92 -> 338. */
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, "1\n", v2_stat_old, &k), 0);
+	cr_assert_eq(k.shares, 10);
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, "10000\n", v2_stat_old, &k), 0);
+	cr_assert_eq(k.shares, 102400);
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, "33\n", v2_stat_old, &k), 0);
+	cr_assert_eq(k.shares, 338);
+	cr_assert_neq(kstat_parse_v2("max 100000\n", NULL, "10001\n", v2_stat_old, &k), 0);
+	cr_assert_neq(kstat_parse_v2("max 100000\n", NULL, "x\n", v2_stat_old, &k), 0);
+}
+
+Test(kstat, v2_without_bursts_or_weight)
+{
+	struct kstat k;
+
+	/* The root: no cpu.weight (and no cpu.max there either, but the parser does not care). */
+	cr_assert_eq(kstat_parse_v2("max 100000\n", "0\n", NULL, v2_stat_bursts, &k), 0);
+	cr_assert(k.ok);
+	cr_assert_eq(k.quota_us, -1);
+	cr_assert_eq(k.weight, 0, "missing file: unknown");
+	cr_assert_eq(k.shares, 0);
+	cr_assert(k.has_bursts);
+	/* Before 5.14: no burst lines, no cpu.max.burst. */
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, "100\n", v2_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 100);
+	cr_assert_eq(k.shares, 1024);
+	cr_assert_not(k.has_bursts);
+	cr_assert_eq(k.nr_bursts, 0);
+	cr_assert_eq(k.burst_ns, 0);
+	cr_assert_eq(k.throttled_ns, 2500000);
+	/* 6.1 shows 0 for the tiniest loads (an idle group): unknown, not an error. */
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, "0\n", v2_stat_old, &k), 0);
+	cr_assert_eq(k.weight, 0);
+	cr_assert_eq(k.shares, 0);
+	/* A key that only starts like nr_bursts is not it. */
+	cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, NULL, "nr_bursts_x 4\n", &k), 0);
+	cr_assert_not(k.has_bursts);
+}
+
+Test(kstat, weight_of_shares)
+{
+	cr_assert_eq(kstat_weight_of(0), 0, "unknown stays unknown");
+	cr_assert_eq(kstat_weight_of(1024), 100);
+	cr_assert_eq(kstat_weight_of(3), 1, "an idle group's WEIGHT_IDLEPRIO");
+	cr_assert_eq(kstat_weight_of(1ULL << 40), 10000);
+	for (uint64_t w = 1; w <= 10000; w += 7) {
+		struct kstat k;
+		char t[16];
+		snprintf(t, sizeof(t), "%lu\n", (unsigned long)w);
+		cr_assert_eq(kstat_parse_v2("max 100000\n", NULL, t, v2_stat_old, &k), 0);
+		cr_assert_eq(kstat_weight_of(k.shares), w, "round trip of %lu", (unsigned long)w);
+	}
 }

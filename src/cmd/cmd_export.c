@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched export: a daemon serving every cgroup's figures to Prometheus (docs/metrics.md). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/commands.h"
+#include "cmd/exporter.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched export [OPTIONS]\n"
+	"Serve every cgroup's scheduler figures on /metrics for Prometheus, in the\n"
+	"Prometheus text format or OpenMetrics (as the scraper's Accept header asks),\n"
+	"until SIGTERM or Ctrl-C: on-CPU time, switches, wake-ups, run-queue latency\n"
+	"and throttle-episode histograms, throttled time, wait causes, top preemptors,\n"
+	"the kernel's cpu.stat figures and limits, names (units, containers, pods) on\n"
+	"cgsched_cgroup_info, and cgsched's own drops and costs (docs/metrics.md).\n"
+	"\n"
+	EXPORT_OPTS_HELP
+	"      --why                also the causes of the waits (what ran meanwhile; costs more,\n"
+	"                           docs/performance.md)\n"
+	"      --cgroup PATH        only this cgroup and its descendants (repeatable)\n"
+	"      --max-cgroups N      bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B, --throttle-backend B   as for top\n"
+	"  -q, --quiet              no start-up line on stderr\n"
+	"  -v, --verbose\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched export                               # http://127.0.0.1:9863/metrics\n"
+	"  cgsched export --listen :9863 --web-config /etc/cgsched/web.yml\n";
+
+struct export_opts {
+	struct common_opts c;
+	struct exporter_opts x;
+	bool quiet;
+};
+
+static int export_opt(void *ctx, int c, const char *arg)
+{
+	struct export_opts *o = ctx;
+
+	if (c == 'q') {
+		o->quiet = true;
+		return 0;
+	}
+	return exporter_opt(&o->x, c, arg);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		EXPORT_LONG_OPTS,
+		WHY_LONG_OPT,
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	struct export_opts o = {};
+	const struct cmd_spec spec = { "export", usage, "qvh", longs, export_opt, &o, &o.c, NULL, 0, NULL };
+	struct exporter *x;
+	struct session s;
+	int err;
+
+	common_init(&o.c);
+	exporter_opts_init(&o.x);
+	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
+		return err;
+	if ((err = require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON")))
+		return err;
+	/* The web config and the port first: a bad file or a port in use costs no tracing. */
+	if ((err = exporter_open(&x, &o.x)))
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		exporter_close(x);
+		return err;
+	}
+	exporter_attach(x, &s, o.c.so.why);
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s, throttle backend %s; "
+			"serving %s; SIGTERM or Ctrl-C to stop\n",
+			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend, exporter_url(x));
+	while (session_sleep_until(&s, now_ns() + 1000000000ULL)) {
+		/* Episodes are counted in the maps; the ring buffer's list is not needed here. */
+		struct episode_log el;
+		tracer_take_episodes(&s.tr, &el);
+		free(el.e);
+		exporter_tick(x);
+	}
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: export stopped\n");
+	exporter_close(x);
+	session_close(&s);
+	return 0;
+}

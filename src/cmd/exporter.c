@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One scrape: read the maps (cumulative since tracing began, so counters
+ * never go back), the kernel's figures in one pass, each cgroup's names
+ * from the cache; render. Series are keyed by cgroup id as well as path: a
+ * cgroup removed and made again at the same path is a new series, as it is
+ * a new cgroup to the kernel.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/exporter.h"
+#include "figures/kstat_src.h"
+#include "lib/idtab.h"
+#include "lib/util.h"
+#include "lib/webconfig.h"
+#include "out/http.h"
+#include "out/metrics.h"
+
+/* A cgroup the exporter has shown. */
+struct xcg {
+	uint64_t id;
+	char *labels;          /* cgroup="...",cgroup_id="..." */
+	char *by_labels;       /* the same as a preemptor: by_cgroup=... (made when first needed) */
+	const char *path;      /* in the cgroup cache (stable); NULL: never known */
+	const struct cgname *who;
+	uint64_t gone_ns;      /* when it was found removed; 0: live */
+	bool hidden;           /* removed for longer than the grace period: never shown again */
+};
+
+struct exporter {
+	struct exporter_opts o;
+	struct webconfig wc;
+	bool have_wc;
+	struct http_server *http;
+	pthread_mutex_t lock;
+	struct session *s;     /* NULL until attached: scrapes get 500 */
+	bool why;
+	struct kstat_src ks;
+	bool ks_open;
+	struct idtab tab;      /* id -> struct xcg */
+	uint64_t scrapes;
+	uint64_t last_check_ns;
+	double start_time;
+};
+
+void exporter_opts_init(struct exporter_opts *o)
+{
+	*o = (struct exporter_opts){ .grace_ns = 120 * 1000000000ULL, .top_preemptors = 3 };
+}
+
+int exporter_opt(struct exporter_opts *o, int c, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[160];
+
+	switch (c) {
+	case OPT_LISTEN:
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why))) {
+			cgs_err("--listen %s: %s", arg, why);
+			return -1;
+		}
+		o->listen = arg;
+		return 0;
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		return 0;
+	case OPT_GRACE:
+		if (parse_duration_ns(arg, 1000000000ULL, &o->grace_ns) || o->grace_ns > 86400 * 1000000000ULL) {
+			cgs_err("--grace %s: expected a duration up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_TOP_PREEMPTORS:
+		if (parse_u64(arg, 0, 16, &o->top_preemptors)) {
+			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static char *label_block(const char *prefix, const char *path, uint64_t id)
+{
+	char buf[8192];
+	struct expo t = {};
+
+	/* Label values must be UTF-8: a name's broken bytes become U+FFFD. */
+	metrics_cg_labels(&t, prefix, path ? utf8_valid(path, buf, sizeof(buf)) : "", id);
+	if (t.oom) {
+		expo_free(&t);
+		return NULL;
+	}
+	return t.p;
+}
+
+/* The entry of a cgroup met in a scrape: named once, from the cache. */
+static struct xcg *xcg_get(struct exporter *x, uint64_t id)
+{
+	bool fresh;
+	struct xcg *c = idtab_put(&x->tab, id, &fresh);
+	const char *last;
+
+	if (!c || !fresh)
+		return c;
+	c->path = cgfs_path(&x->s->fs, id, false, &last);
+	if (!c->path && !(c->path = last)) {
+		c->hidden = true; /* gone before it was ever seen: no name to give it */
+		return c;
+	}
+	c->who = cgfs_who(&x->s->fs, id);
+	c->labels = label_block("", c->path, id);
+	return c;
+}
+
+static const char *by_labels(void *ctx, uint64_t id)
+{
+	struct exporter *x = ctx;
+	struct xcg *c = xcg_get(x, id);
+
+	if (!c)
+		return NULL;
+	if (!c->by_labels)
+		c->by_labels = label_block("by_", c->path, id);
+	return c->by_labels;
+}
+
+struct progs {
+	struct mx_prog p[32];
+	size_t n;
+};
+
+static void prog_cb(void *ctx, const char *name, uint64_t run_ns, uint64_t runs)
+{
+	struct progs *ps = ctx;
+
+	if (ps->n < sizeof(ps->p) / sizeof(ps->p[0]))
+		ps->p[ps->n++] = (struct mx_prog){ name, run_ns, runs };
+}
+
+/* The process's own figures, as the Prometheus client libraries report them. */
+static void self_process(struct mx_self *m)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	struct rlimit rl;
+
+	m->cpu_ns = cpu_ns();
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			/* After the command's closing parenthesis: field 3 (state) onwards. */
+			const char *p = strrchr(buf, ')');
+			unsigned long long vsize = 0, rss = 0;
+			if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %llu %llu",
+					&vsize, &rss) == 2) {
+				m->vsize_bytes = vsize;
+				m->rss_bytes = rss * (uint64_t)sysconf(_SC_PAGESIZE);
+			}
+		}
+		fclose(f);
+	}
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				m->open_fds++;
+		closedir(d);
+		m->open_fds--; /* the directory's own */
+	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		m->max_fds = rl.rlim_cur;
+}
+
+static bool bpf_stats_on(void)
+{
+	char c = '0';
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = '0';
+		fclose(f);
+	}
+	return c == '1';
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One scrape, in libmicrohttpd's thread. */
+static int render(void *ctx, struct expo *out)
+{
+	struct exporter *x = ctx;
+	uint64_t w0 = now_ns(), c0 = thread_cpu_ns();
+	struct snapshot cur = {};
+	struct mx_cg *cg = NULL;
+	struct kstat *ks = NULL;
+	struct progs progs = {};
+	int err;
+
+	pthread_mutex_lock(&x->lock);
+	if (!x->s) {
+		pthread_mutex_unlock(&x->lock);
+		return -EAGAIN;
+	}
+	struct session *s = x->s;
+	if ((err = snapshot_read(&s->tr, &cur, false, NULL))) {
+		cgs_warn("scrape: reading the BPF maps failed: %s", strerror(-err));
+		goto out;
+	}
+	/* No kernel figures this time rather than stale ones, when the pass fails. */
+	bool kfigs = !kstat_src_refresh(&x->ks);
+	cg = calloc(cur.n ? cur.n : 1, sizeof(*cg));
+	ks = calloc(cur.n ? cur.n : 1, sizeof(*ks));
+	if (!cg || !ks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	size_t n = 0, grace = 0;
+	for (size_t i = 0; i < cur.n; i++) {
+		struct xcg *c = xcg_get(x, cur.cg[i].id);
+		if (!c || c->hidden || !c->labels)
+			continue;
+		if (c->gone_ns && w0 - c->gone_ns > x->o.grace_ns) {
+			c->hidden = true; /* its last figures had their grace period: gone for good */
+			free(c->labels);
+			free(c->by_labels);
+			c->labels = c->by_labels = NULL;
+			continue;
+		}
+		grace += !!c->gone_ns;
+		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur.cg[i], .who = c->who };
+		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
+			cg[n].k = &ks[n];
+		n++;
+	}
+	tracer_prog_stats(&s->tr, prog_cb, &progs);
+	struct metrics_input in = {
+		.why = x->why,
+		.n = n,
+		.cg = cg,
+		.snap = &cur,
+		.top_preemptors = x->o.top_preemptors,
+		.by_labels = by_labels,
+		.ctx = x,
+		.self = {
+			.version = CGS_VERSION,
+			.backend = s->tr.backend,
+			.thr_backend = s->tr.thr_backend,
+			.kstat_method = kstat_method_name(x->ks.method),
+			.cgroup_version = s->fs.version,
+			.cg_used = s->tr.nowned,
+			.cg_max = s->tr.max_cgroups,
+			.pre_used = cur.npre,
+			.pre_max = s->tr.max_preempt,
+			.shown = n,
+			.grace = grace,
+			.bpf_stats = bpf_stats_on(),
+			.nprogs = progs.n,
+			.progs = progs.p,
+			.scrapes = ++x->scrapes,
+			.start_time = x->start_time,
+		},
+	};
+	self_process(&in.self);
+	metrics_render(out, &in);
+	expo_family(out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,
+		    "CPU time this scrape took to gather and render, before sending");
+	expo_sample_sec(out, NULL, NULL, thread_cpu_ns() - c0);
+	expo_family(out, "cgsched_scrape_duration_seconds", EXPO_GAUGE,
+		    "Wall time this scrape took to gather and render, before sending");
+	expo_sample_sec(out, NULL, NULL, now_ns() - w0);
+	expo_finish(out);
+out:
+	pthread_mutex_unlock(&x->lock);
+	snapshot_free(&cur);
+	free(cg);
+	free(ks);
+	return err;
+}
+
+int exporter_open(struct exporter **out, const struct exporter_opts *o)
+{
+	struct exporter *x = calloc(1, sizeof(*x));
+	char err[PATH_MAX + 256];
+	struct timespec ts;
+
+	*out = NULL;
+	if (!x) {
+		cgs_err("out of memory");
+		return CGS_EXIT_USAGE;
+	}
+	x->o = *o;
+	if (!x->o.listen)
+		x->o.listen = EXPORT_LISTEN_DEFAULT;
+	x->tab = (struct idtab)IDTAB_INIT(struct xcg);
+	pthread_mutex_init(&x->lock, NULL);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x->start_time = ts.tv_sec + ts.tv_nsec / 1e9;
+	if (o->web_config) {
+		if (webconfig_load(o->web_config, &x->wc, err, sizeof(err))) {
+			cgs_err("--web-config %s", err);
+			exporter_close(x);
+			return CGS_EXIT_USAGE;
+		}
+		x->have_wc = true;
+	}
+	struct http_opts ho = { x->o.listen, x->have_wc ? &x->wc : NULL, render, x };
+	if (http_start(&x->http, &ho, err, sizeof(err))) {
+		cgs_err("%s", err);
+		exporter_close(x);
+		return CGS_EXIT_USAGE;
+	}
+	*out = x;
+	return 0;
+}
+
+int exporter_attach(struct exporter *x, struct session *s, bool why)
+{
+	exporter_lock(x);
+	/* The iterator where the kernel has it (one pass for every cgroup), else the files. */
+	x->ks_open = !kstat_src_open(&x->ks, &s->fs, KSTAT_AUTO);
+	x->s = s;
+	x->why = why;
+	x->last_check_ns = now_ns();
+	exporter_unlock(x);
+	return 0;
+}
+
+const char *exporter_url(const struct exporter *x)
+{
+	return http_url(x->http);
+}
+
+void exporter_lock(struct exporter *x)
+{
+	if (x)
+		pthread_mutex_lock(&x->lock);
+}
+
+void exporter_unlock(struct exporter *x)
+{
+	if (x)
+		pthread_mutex_unlock(&x->lock);
+}
+
+void exporter_tick(struct exporter *x)
+{
+	uint64_t now = now_ns();
+
+	/* A stat per cgroup: every 5 s is enough for a grace period of minutes. */
+	if (!x || !x->s || now - x->last_check_ns < 5000000000ULL)
+		return;
+	exporter_lock(x);
+	x->last_check_ns = now;
+	for (size_t i = 0; i < x->tab.cap; i++) {
+		struct xcg *c = idtab_at(&x->tab, i);
+		const char *last;
+		if (c && !c->hidden && !c->gone_ns && !cgfs_path(&x->s->fs, c->id, true, &last))
+			c->gone_ns = now;
+	}
+	exporter_unlock(x);
+}
+
+void exporter_close(struct exporter *x)
+{
+	if (!x)
+		return;
+	/* The server first: no scrape may run on what is freed below. */
+	http_stop(x->http);
+	for (size_t i = 0; i < x->tab.cap; i++) {
+		struct xcg *c = idtab_at(&x->tab, i);
+		if (c) {
+			free(c->labels);
+			free(c->by_labels);
+		}
+	}
+	idtab_free(&x->tab);
+	if (x->ks_open)
+		kstat_src_close(&x->ks);
+	if (x->have_wc)
+		webconfig_free(&x->wc);
+	pthread_mutex_destroy(&x->lock);
+	free(x);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Serving a session's figures on /metrics (cgsched export, enforce
+ * --listen): gathers one scrape's inputs under a lock the command's own
+ * loop shares, keeps each cgroup's series until a grace period after the
+ * cgroup is removed, and renders them (out/metrics.h) over HTTP (out/http.h).
+ */
+#ifndef CGS_EXPORTER_H
+#define CGS_EXPORTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct session;
+
+/* 127.0.0.1: the figures name every container on the host; exposing them is a choice (README). */
+#define EXPORT_LISTEN_DEFAULT "127.0.0.1:9863"
+
+struct exporter_opts {
+	const char *listen;          /* NULL: not serving (enforce without --listen) */
+	const char *web_config;      /* NULL: plain HTTP, no authentication */
+	uint64_t grace_ns;           /* how long a removed cgroup's series stay */
+	uint64_t top_preemptors;     /* per cgroup */
+};
+
+#define EXPORT_LONG_OPTS                                                   \
+	{ "listen", required_argument, NULL, OPT_LISTEN },                 \
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },         \
+	{ "grace", required_argument, NULL, OPT_GRACE },                   \
+	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }
+
+#define EXPORT_OPTS_HELP                                                                         \
+	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
+	"                           only; :PORT for every address, behind --web-config)\n"           \
+	"      --web-config FILE    TLS and basic auth, as the Prometheus exporters' web config\n"    \
+	"                           file (docs/metrics.md)\n"                                          \
+	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
+	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n"
+
+void exporter_opts_init(struct exporter_opts *o);
+/* One of EXPORT_LONG_OPTS: 0 taken, -1 a bad value (its line printed), 1 not one of them. */
+int exporter_opt(struct exporter_opts *o, int c, const char *arg);
+
+struct exporter;
+/*
+ * Check the web config and bind the port (before tracing starts, so a bad
+ * file or a port in use costs nothing): 0, or CGS_EXIT_USAGE after its one
+ * line. Serving starts with exporter_attach, once the session is open.
+ */
+int exporter_open(struct exporter **x, const struct exporter_opts *o);
+/* Serve the session's figures (why: the session traces the wait causes). 0 or CGS_EXIT_USAGE. */
+int exporter_attach(struct exporter *x, struct session *s, bool why);
+const char *exporter_url(const struct exporter *x);
+/*
+ * The lock around the session's maps and cgroup cache, held by every scrape:
+ * the command's own reads of the session take it too. NULL x: nothing.
+ */
+void exporter_lock(struct exporter *x);
+void exporter_unlock(struct exporter *x);
+/* Housekeeping from the command's loop (takes the lock): notice removed cgroups. */
+void exporter_tick(struct exporter *x);
+void exporter_close(struct exporter *x);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The --web-config file of cgsched export, after the Prometheus exporter
+ * toolkit's web configuration (docs/web-configuration.md there), in part:
+ *
+ *   tls_server_config:
+ *     cert_file: server.crt   # PEM; relative to the config file's directory
+ *     key_file: server.key
+ *     min_version: TLS12      # TLS10, TLS11, TLS12 (default) or TLS13
+ *   basic_auth_users:
+ *     alice: $2y$10$...       # bcrypt hashes only
+ *
+ * Both sections are optional: an empty file means plain HTTP, no
+ * authentication. Every other key of the toolkit (client_ca_file,
+ * cipher_suites, http_server_config, ...) is refused, not ignored: a
+ * setting the operator believes in must not silently do nothing.
+ */
+#ifndef CGS_WEBCONFIG_H
+#define CGS_WEBCONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* "$2y$10$" and 53 characters of bcrypt's base64. */
+#define WEBCONFIG_BCRYPT_LEN 60
+
+struct crypt_data;
+
+struct webuser {
+	char *name;
+	char *hash;
+	/* private: the last password that verified, so a scrape repeating it costs no bcrypt */
+	char *ok_pw;
+	size_t ok_len;
+};
+
+struct webconfig {
+	char *cert_file, *key_file; /* resolved paths; NULL: plain HTTP */
+	char *cert_pem, *key_pem;   /* their contents, NUL-terminated (webconfig_load reads them); NULL when no TLS */
+	int min_tls;                /* 10, 11, 12 or 13 (TLS version x10); 12 by default */
+	size_t nusers;
+	struct webuser *users;      /* none: no authentication */
+	/* private: bcrypt's scratch (32 KiB, kept), and the hash an unknown user is checked against */
+	struct crypt_data *crypt;
+	char dummy_hash[WEBCONFIG_BCRYPT_LEN + 1];
+};
+
+/*
+ * Parse YAML text. base_dir: for relative cert/key paths (NULL: as given).
+ * 0, or -1 with one line (no newline) in err, "line N: ..." where the file
+ * says where. Does not read the cert/key files. On error *wc holds nothing
+ * to free (webconfig_free is harmless all the same).
+ */
+int webconfig_parse(const char *text, size_t len, const char *base_dir, struct webconfig *wc, char *err,
+		    size_t errlen);
+/*
+ * Read and parse the file at path, then read cert/key files into
+ * cert_pem/key_pem (each must hold PEM of its kind). 0, or -1 with the one
+ * line in err, prefixed by the path ("FILE: line 3: ..." or "FILE:
+ * cert_file /x/y: No such file or directory").
+ */
+int webconfig_load(const char *path, struct webconfig *wc, char *err, size_t errlen);
+/* Frees and zeroes all, the cached passwords and the key's PEM first wiped. */
+void webconfig_free(struct webconfig *wc);
+/*
+ * True when the config has users and user/password match one (bcrypt).
+ * With no users configured: true. A wrong password or an unknown user
+ * costs one full bcrypt (the unknown one against a dummy hash of the first
+ * user's cost), so timing tells neither; a repeat of the last right
+ * password of a user is compared in constant time, without bcrypt.
+ * Not thread-safe, and needs no lock when called from one thread at a
+ * time: the cache and bcrypt's scratch in *wc are shared by all calls.
+ */
+bool webconfig_check_user(struct webconfig *wc, const char *user, const char *password);
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Writing the Prometheus exposition formats: the text format 0.0.4 and
+ * OpenMetrics 1.0.0, which differ only in a family's header (a counter's
+ * family name loses its "_total" in OpenMetrics, info families have a type
+ * of their own, seconds families say their unit) and in "# EOF" at the end.
+ * A scrape of 10,000 cgroups is hundreds of thousands of lines, hence no
+ * printf per sample: numbers are formatted by hand into one growing buffer,
+ * and each cgroup's label block is escaped once and copied after that.
+ */
+#ifndef CGS_EXPO_H
+#define CGS_EXPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
+
+#define EXPO_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define EXPO_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+enum expo_type { EXPO_COUNTER, EXPO_GAUGE, EXPO_HISTOGRAM, EXPO_INFO };
+
+struct expo {
+	enum expo_format fmt;
+	char *p;
+	size_t n, cap;
+	bool oom;            /* a growth failed: the output is cut, the caller answers 500 */
+	const char *family;  /* the family being written (its samples' name stem) */
+	enum expo_type type;
+};
+
+/*
+ * Which format an Accept header asks for: OpenMetrics when it names
+ * application/openmetrics-text (version 1.0.0 or none) with a q at least
+ * that of text/plain or any type; text otherwise, also for a missing header.
+ */
+enum expo_format expo_negotiate(const char *accept);
+const char *expo_content_type(enum expo_format f);
+
+void expo_init(struct expo *x, enum expo_format f);
+void expo_free(struct expo *x);
+void expo_put(struct expo *x, const char *s, size_t len);
+void expo_puts(struct expo *x, const char *s);
+void expo_u64(struct expo *x, uint64_t v);
+/* ns as seconds, exactly: "1.5", "0.000002", "3". */
+void expo_ns_sec(struct expo *x, uint64_t ns);
+/* A label value, escaped as both formats want (backslash, quote, newline). */
+void expo_label_value(struct expo *x, const char *v);
+
+/*
+ * Start a family: name is the full sample name of counters ("..._total")
+ * and info families ("..._info"), as promtool and the text format want it;
+ * the OpenMetrics header drops the suffix. help: one line, no newline.
+ */
+void expo_family(struct expo *x, const char *name, enum expo_type t, const char *help);
+/*
+ * One sample of the current family: name{labels[,extra]} value. labels and
+ * extra are label blocks already escaped ('k="v",k2="v2'), either may be
+ * NULL or empty. suffix goes after the family name ("_bucket", "_sum",
+ * "_count", or NULL).
+ */
+void expo_sample_begin(struct expo *x, const char *suffix, const char *labels, const char *extra);
+static inline void expo_sample_end(struct expo *x) { expo_put(x, "\n", 1); }
+void expo_sample_u64(struct expo *x, const char *labels, const char *extra, uint64_t v);
+void expo_sample_sec(struct expo *x, const char *labels, const char *extra, uint64_t ns);
+void expo_sample_f(struct expo *x, const char *labels, const char *extra, double v);
+/*
+ * A histogram of log2 slots in microseconds (slot 0: 0-1 us, slot i:
+ * 2^i..2^(i+1)-1 us, the last slot everything above), as cumulative
+ * buckets in seconds up to the last slot ever counted into, then +Inf;
+ * sum_ns its _sum. Bounds only grow while the counts do, so a bucket once
+ * shown stays.
+ */
+void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, unsigned nslots,
+		  uint64_t sum_ns);
+/* The end of the exposition ("# EOF" in OpenMetrics). */
+void expo_finish(struct expo *x);
+
+#endif

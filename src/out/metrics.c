@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cgsched's metric families (docs/metrics.md). A per-cgroup series that
+ * would only ever say 0 is left out until its figure first grows (a
+ * throttle histogram of a cgroup never throttled, a wait cause never seen):
+ * with 10,000 cgroups the zeros would be most of a scrape. Being cumulative,
+ * a series once shown stays until its cgroup goes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/cgname.h"
+#include "out/metrics.h"
+
+void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id)
+{
+	expo_puts(x, prefix);
+	expo_puts(x, "cgroup=\"");
+	expo_label_value(x, path);
+	expo_puts(x, "\",");
+	expo_puts(x, prefix);
+	expo_puts(x, "cgroup_id=\"");
+	expo_u64(x, id);
+	expo_puts(x, "\"");
+}
+
+/* Whether the cgroup has a quota now: its throttle series start at 0, so increase() sees the first episodes. */
+static bool limited(const struct mx_cg *c)
+{
+	return c->k && c->k->ok && c->k->quota_us >= 0;
+}
+
+/* A counter family over the cgroups: one sample each where the figure is not 0 (or, with lim, limited). */
+static void cg_family(struct expo *x, const struct metrics_input *in, const char *name, const char *help,
+		       size_t off, bool seconds, bool lim)
+{
+	expo_family(x, name, EXPO_COUNTER, help);
+	for (size_t i = 0; i < in->n; i++) {
+		uint64_t v = *(const uint64_t *)((const char *)&in->cg[i].s->c + off);
+		if (!v && !(lim && limited(&in->cg[i])))
+			continue;
+		if (seconds)
+			expo_sample_sec(x, in->cg[i].labels, NULL, v);
+		else
+			expo_sample_u64(x, in->cg[i].labels, NULL, v);
+	}
+}
+#define CGC(name, help, field, seconds) \
+	cg_family(x, in, name, help, offsetof(struct cg_counters, field), seconds, false)
+#define CGC_LIM(name, help, field, seconds) \
+	cg_family(x, in, name, help, offsetof(struct cg_counters, field), seconds, true)
+
+/* What a cgroup's waits were spent behind (--why), as top --why names them. */
+static const struct {
+	const char *cause;
+	size_t off;
+	bool why;              /* traced only with --why */
+} causes[] = {
+	{ "same_cgroup", offsetof(struct cg_counters, wb_same_ns), true },
+	{ "other_cgroups", offsetof(struct cg_counters, wb_other_ns), true },
+	{ "kernel_threads", offsetof(struct cg_counters, wb_kthread_ns), true },
+	{ "realtime", offsetof(struct cg_counters, wb_rt_ns), true },
+	{ "idle_cpu", offsetof(struct cg_counters, wb_idle_ns), true },
+	{ "unattributed", offsetof(struct cg_counters, wb_unknown_ns), true },
+	{ "own_quota", 0, false },
+	{ "ancestor_quota", offsetof(struct cg_counters, thr_inh_ns), false },
+};
+
+static uint64_t cause_ns(const struct cg_counters *c, size_t k)
+{
+	if (!causes[k].off) /* own quota: the throttled waits not an ancestor's */
+		return c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
+	return *(const uint64_t *)((const char *)c + causes[k].off);
+}
+
+static void cg_waits(struct expo *x, const struct metrics_input *in)
+{
+	char extra[48];
+
+	expo_family(x, "cgsched_wait_seconds_total", EXPO_COUNTER,
+		    "Time the cgroup's tasks waited, summed over tasks, by what they waited behind: "
+		    "its own or an ancestor's quota (throttled), and with --why what ran on the CPU meanwhile");
+	for (size_t i = 0; i < in->n; i++)
+		for (size_t k = 0; k < sizeof(causes) / sizeof(causes[0]); k++) {
+			uint64_t v = causes[k].why && !in->why ? 0 : cause_ns(&in->cg[i].s->c, k);
+			if (!v)
+				continue;
+			snprintf(extra, sizeof(extra), "cause=\"%s\"", causes[k].cause);
+			expo_sample_sec(x, in->cg[i].labels, extra, v);
+		}
+	if (!in->why)
+		return;
+	CGC("cgsched_waiting_seconds_total",
+	    "Wall time with at least one task of the cgroup waiting for a CPU (--why; cgsched's PSI \"some\")",
+	    some_ns, true);
+}
+
+static void cg_switches(struct expo *x, const struct metrics_input *in)
+{
+	expo_family(x, "cgsched_switches_total", EXPO_COUNTER,
+		    "Context switches away from the cgroup's tasks: voluntary (blocked) or involuntary (preempted, still runnable)");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct cg_counters *c = &in->cg[i].s->c;
+		if (c->sw_vol)
+			expo_sample_u64(x, in->cg[i].labels, "kind=\"voluntary\"", c->sw_vol);
+		if (c->sw_invol)
+			expo_sample_u64(x, in->cg[i].labels, "kind=\"involuntary\"", c->sw_invol);
+	}
+}
+
+static void cg_hists(struct expo *x, const struct metrics_input *in)
+{
+	expo_family(x, "cgsched_runqueue_latency_seconds", EXPO_HISTOGRAM,
+		    "Run-queue latency of the cgroup's tasks: wake-up or preemption to running (log2 buckets)");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct cg_counters *c = &in->cg[i].s->c;
+		if (c->runq_count)
+			expo_hist_us(x, in->cg[i].labels, c->runq_slots, CGS_HIST_SLOTS, c->runq_sum_ns);
+	}
+	expo_family(x, "cgsched_throttle_episode_seconds", EXPO_HISTOGRAM,
+		    "Throttle episodes of the cgroup's own quota, per CPU: throttle to unthrottle (log2 buckets)");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct cg_counters *c = &in->cg[i].s->c;
+		if (c->thr_count || limited(&in->cg[i]))
+			expo_hist_us(x, in->cg[i].labels, c->thr_slots, CGS_HIST_SLOTS, c->thr_ns);
+	}
+}
+
+/* Each cgroup's most frequent preemptors (the pairs are sorted by victim). */
+static void cg_preemptors(struct expo *x, const struct metrics_input *in, bool behind)
+{
+	const struct snapshot *s = in->snap;
+	enum { MAXTOP = 16 };
+	unsigned top = in->top_preemptors < MAXTOP ? in->top_preemptors : MAXTOP;
+	size_t c = 0; /* the cgroup of the pairs at hand (both sorted by id) */
+
+	if (behind)
+		expo_family(x, "cgsched_behind_seconds_total", EXPO_COUNTER,
+			    "Run-queue wait of the cgroup's tasks while a task of by_cgroup ran on their CPU (--why), for its top preemptors");
+	else
+		expo_family(x, "cgsched_preemptions_total", EXPO_COUNTER,
+			    "Times a task of by_cgroup took the CPU from a runnable task of the cgroup: its most frequent preemptors");
+	for (size_t i = 0; top && i < s->npre;) {
+		uint64_t victim = s->pre[i].victim;
+		size_t j = i;
+		while (j < s->npre && s->pre[j].victim == victim)
+			j++;
+		while (c < in->n && in->cg[c].id < victim)
+			c++;
+		if (c == in->n || in->cg[c].id != victim) {
+			i = j; /* not shown (gone) */
+			continue;
+		}
+		/* The top of i..j by count: a partial selection, n is small. */
+		const struct preempt_sample *best[MAXTOP];
+		unsigned nb = 0;
+		for (size_t k = i; k < j; k++) {
+			const struct preempt_sample *p = &s->pre[k];
+			unsigned at = nb;
+			while (at > 0 && best[at - 1]->count < p->count)
+				at--;
+			if (at >= top)
+				continue;
+			if (nb < top)
+				nb++;
+			memmove(&best[at + 1], &best[at], (nb - 1 - at) * sizeof(best[0]));
+			best[at] = p;
+		}
+		for (unsigned k = 0; k < nb; k++) {
+			const char *by = in->by_labels(in->ctx, best[k]->preemptor);
+			if (behind && best[k]->behind_ns)
+				expo_sample_sec(x, in->cg[c].labels, by, best[k]->behind_ns);
+			else if (!behind)
+				expo_sample_u64(x, in->cg[c].labels, by, best[k]->count);
+		}
+		i = j;
+	}
+}
+
+/* The kernel's own figures: cpu.stat's counters and the configured limits. */
+static void cg_kernel(struct expo *x, const struct metrics_input *in)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+		bool seconds, bursts;
+	} kc[] = {
+		{ "cgsched_cpu_stat_nr_periods_total", "The kernel's cpu.stat nr_periods: enforcement periods that had runnable tasks",
+		  offsetof(struct kstat, nr_periods), false, false },
+		{ "cgsched_cpu_stat_nr_throttled_total", "The kernel's cpu.stat nr_throttled: periods in which the cgroup was throttled",
+		  offsetof(struct kstat, nr_throttled), false, false },
+		{ "cgsched_cpu_stat_throttled_seconds_total", "The kernel's cpu.stat throttled_usec (v2) or throttled_time (v1): throttled time summed over CPUs",
+		  offsetof(struct kstat, throttled_ns), true, false },
+		{ "cgsched_cpu_stat_nr_bursts_total", "The kernel's cpu.stat nr_bursts: periods in which the cgroup ran into its burst",
+		  offsetof(struct kstat, nr_bursts), false, true },
+		{ "cgsched_cpu_stat_burst_seconds_total", "The kernel's cpu.stat burst_usec (v2) or burst_time (v1): time run beyond the quota on burst",
+		  offsetof(struct kstat, burst_ns), true, true },
+	};
+	for (size_t f = 0; f < sizeof(kc) / sizeof(kc[0]); f++) {
+		expo_family(x, kc[f].name, EXPO_COUNTER, kc[f].help);
+		for (size_t i = 0; i < in->n; i++) {
+			const struct kstat *k = in->cg[i].k;
+			/* A cgroup never limited has only zeros here: left out. */
+			if (!k || !k->ok || (k->quota_us < 0 && !k->nr_periods) || (kc[f].bursts && !k->has_bursts))
+				continue;
+			uint64_t v = *(const uint64_t *)((const char *)k + kc[f].off);
+			if (kc[f].seconds)
+				expo_sample_sec(x, in->cg[i].labels, NULL, v);
+			else
+				expo_sample_u64(x, in->cg[i].labels, NULL, v);
+		}
+	}
+	expo_family(x, "cgsched_cpu_quota_seconds", EXPO_GAUGE,
+		    "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct kstat *k = in->cg[i].k;
+		if (k && k->ok && k->quota_us >= 0)
+			expo_sample_sec(x, in->cg[i].labels, NULL, (uint64_t)k->quota_us * 1000);
+	}
+	expo_family(x, "cgsched_cpu_period_seconds", EXPO_GAUGE,
+		    "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct kstat *k = in->cg[i].k;
+		if (k && k->ok && k->period_us)
+			expo_sample_sec(x, in->cg[i].labels, NULL, k->period_us * 1000);
+	}
+	expo_family(x, "cgsched_cpu_burst_seconds", EXPO_GAUGE,
+		    "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct kstat *k = in->cg[i].k;
+		if (k && k->ok && k->quota_us >= 0 && k->has_bursts)
+			expo_sample_sec(x, in->cg[i].labels, NULL, k->burst_us * 1000);
+	}
+	expo_family(x, "cgsched_cpu_weight", EXPO_GAUGE,
+		    "The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct kstat *k = in->cg[i].k;
+		if (k && k->ok && k->weight)
+			expo_sample_u64(x, in->cg[i].labels, NULL, k->weight);
+	}
+}
+
+/* Names a person knows, on a series of their own: join on cgroup_id. */
+static void cg_info(struct expo *x, const struct metrics_input *in)
+{
+	struct expo t = {};
+
+	expo_family(x, "cgsched_cgroup_info", EXPO_INFO,
+		    "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod");
+	for (size_t i = 0; i < in->n; i++) {
+		const struct cgname *w = in->cg[i].who;
+		if (!w)
+			continue;
+		const struct { const char *k, *v; } l[] = {
+			{ "kind", cgname_kind(w) }, { "unit", w->unit }, { "runtime", w->runtime },
+			{ "container_id", w->container }, { "container", w->container_name },
+			{ "pod_uid", w->pod_uid }, { "pod", w->pod_name }, { "namespace", w->pod_namespace },
+			{ "qos", w->qos },
+		};
+		t.n = 0; /* one buffer for every cgroup's extra labels */
+		for (size_t k = 0; k < sizeof(l) / sizeof(l[0]); k++) {
+			if (!l[k].v[0])
+				continue;
+			if (t.n)
+				expo_puts(&t, ",");
+			expo_puts(&t, l[k].k);
+			expo_puts(&t, "=\"");
+			expo_label_value(&t, l[k].v);
+			expo_puts(&t, "\"");
+		}
+		if (t.oom)
+			break;
+		expo_sample_u64(x, in->cg[i].labels, t.p, 1);
+	}
+	expo_free(&t);
+	if (t.oom)
+		x->oom = true;
+}
+
+static void self_metrics(struct expo *x, const struct metrics_input *in)
+{
+	const struct mx_self *m = &in->self;
+	char l[256];
+
+	expo_family(x, "cgsched_build_info", EXPO_INFO,
+		    "cgsched's version and what it found on this host: scheduler and throttle backends, kernel figures' source, cgroup version");
+	struct expo t = {};
+	expo_puts(&t, "version=\"");
+	expo_label_value(&t, m->version);
+	expo_puts(&t, "\",backend=\"");
+	expo_label_value(&t, m->backend);
+	expo_puts(&t, "\",throttle_backend=\"");
+	expo_label_value(&t, m->thr_backend);
+	expo_puts(&t, "\",kernel_figures=\"");
+	expo_label_value(&t, m->kstat_method);
+	expo_puts(&t, "\",cgroup_version=\"");
+	expo_u64(&t, m->cgroup_version);
+	expo_puts(&t, "\"");
+	expo_sample_u64(x, t.oom ? NULL : t.p, NULL, 1);
+	expo_free(&t);
+
+	expo_family(x, "cgsched_drops_total", EXPO_COUNTER,
+		    "Events the BPF side could not account, by reason (docs/design.md): figures are incomplete when any grows");
+	for (int i = 0; i < CGS_DROP__COUNT; i++) {
+		snprintf(l, sizeof(l), "reason=\"%s\"", drop_name(i));
+		expo_sample_u64(x, l, NULL, in->snap->drops[i]);
+	}
+	expo_family(x, "cgsched_map_entries", EXPO_GAUGE, "Entries in use in a bounded BPF map");
+	expo_sample_u64(x, "map=\"cgroups\"", NULL, m->cg_used);
+	expo_sample_u64(x, "map=\"preemptions\"", NULL, m->pre_used);
+	expo_family(x, "cgsched_map_capacity", EXPO_GAUGE,
+		    "Bound of a BPF map (--max-cgroups for cgroups): when full, new entries are drops");
+	expo_sample_u64(x, "map=\"cgroups\"", NULL, m->cg_max);
+	expo_sample_u64(x, "map=\"preemptions\"", NULL, m->pre_max);
+	expo_family(x, "cgsched_cgroups", EXPO_GAUGE,
+		    "Cgroups exported: live, or removed and kept for the grace period (--grace)");
+	expo_sample_u64(x, "state=\"live\"", NULL, m->shown - m->grace);
+	expo_sample_u64(x, "state=\"removed\"", NULL, m->grace);
+
+	expo_family(x, "cgsched_bpf_stats_enabled", EXPO_GAUGE,
+		    "1 when the kernel counts BPF programs' run time (sysctl kernel.bpf_stats_enabled=1): the cgsched_bpf_prog_* series");
+	expo_sample_u64(x, NULL, NULL, m->bpf_stats);
+	if (m->bpf_stats) {
+		expo_family(x, "cgsched_bpf_prog_run_seconds_total", EXPO_COUNTER,
+			    "Time the kernel ran each of cgsched's BPF programs (since bpf stats were enabled)");
+		for (size_t i = 0; i < m->nprogs; i++) {
+			snprintf(l, sizeof(l), "prog=\"%s\"", m->progs[i].name);
+			expo_sample_sec(x, l, NULL, m->progs[i].run_ns);
+		}
+		expo_family(x, "cgsched_bpf_prog_runs_total", EXPO_COUNTER,
+			    "Runs of each of cgsched's BPF programs (since bpf stats were enabled)");
+		for (size_t i = 0; i < m->nprogs; i++) {
+			snprintf(l, sizeof(l), "prog=\"%s\"", m->progs[i].name);
+			expo_sample_u64(x, l, NULL, m->progs[i].runs);
+		}
+	}
+	expo_family(x, "cgsched_scrapes_total", EXPO_COUNTER, "Scrapes of /metrics answered, this one included");
+	expo_sample_u64(x, NULL, NULL, m->scrapes);
+
+	/* The exporter itself, under the names every Prometheus client library uses. */
+	expo_family(x, "process_cpu_seconds_total", EXPO_COUNTER, "Total user and system CPU time spent in seconds.");
+	expo_sample_sec(x, NULL, NULL, m->cpu_ns);
+	expo_family(x, "process_resident_memory_bytes", EXPO_GAUGE, "Resident memory size in bytes.");
+	expo_sample_u64(x, NULL, NULL, m->rss_bytes);
+	expo_family(x, "process_virtual_memory_bytes", EXPO_GAUGE, "Virtual memory size in bytes.");
+	expo_sample_u64(x, NULL, NULL, m->vsize_bytes);
+	expo_family(x, "process_open_fds", EXPO_GAUGE, "Number of open file descriptors.");
+	expo_sample_u64(x, NULL, NULL, m->open_fds);
+	expo_family(x, "process_max_fds", EXPO_GAUGE, "Maximum number of open file descriptors.");
+	expo_sample_u64(x, NULL, NULL, m->max_fds);
+	expo_family(x, "process_start_time_seconds", EXPO_GAUGE, "Start time of the process since unix epoch in seconds.");
+	expo_sample_f(x, NULL, NULL, m->start_time);
+}
+
+void metrics_render(struct expo *x, const struct metrics_input *in)
+{
+	CGC("cgsched_oncpu_seconds_total", "Time the cgroup's tasks ran on a CPU, summed over CPUs (traced)", oncpu_ns, true);
+	CGC("cgsched_wakeups_total", "Wake-ups of the cgroup's tasks (sched_wakeup, sched_wakeup_new)", wakeups, false);
+	cg_switches(x, in);
+	cg_hists(x, in);
+	CGC_LIM("cgsched_throttle_episodes_total", "Throttle episodes of the cgroup's own quota, counted per CPU as cpu.stat counts time",
+	    thr_count, false);
+	CGC_LIM("cgsched_throttled_seconds_total",
+	    "Time the cgroup's run queues were throttled by its own quota, summed over CPUs (traced; the kernel's is cgsched_cpu_stat_throttled_seconds_total)",
+	    thr_ns, true);
+	cg_waits(x, in);
+	cg_preemptors(x, in, false);
+	if (in->why)
+		cg_preemptors(x, in, true);
+	cg_kernel(x, in);
+	cg_info(x, in);
+	self_metrics(x, in);
+}

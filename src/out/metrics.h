@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cgsched's metrics for Prometheus (cgsched export, docs/metrics.md): every
+ * family from one scrape's inputs. Pure: reads nothing, so the families and
+ * their names are tested without a kernel; the exporter gathers the inputs.
+ */
+#ifndef CGS_METRICS_H
+#define CGS_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "figures/kstat.h"
+#include "figures/snapshot.h"
+#include "out/expo.h"
+
+struct cgname;
+
+/* One cgroup's series. */
+struct mx_cg {
+	uint64_t id;
+	const char *labels;        /* its label block, escaped: cgroup="/a",cgroup_id="7" */
+	const struct cg_sample *s; /* cumulative since tracing began */
+	const struct kstat *k;     /* the kernel's figures now; NULL: none read */
+	const struct cgname *who;  /* unit, container, pod; NULL: nothing known */
+};
+
+/* A BPF program's figures from the kernel's bpf stats (kernel.bpf_stats_enabled). */
+struct mx_prog {
+	const char *name;
+	uint64_t run_ns, runs;
+};
+
+struct mx_self {
+	const char *version, *backend, *thr_backend, *kstat_method;
+	int cgroup_version;
+	uint32_t cg_used, cg_max;       /* cgroup slots taken / the map's bound */
+	uint64_t pre_used, pre_max;     /* preemption pairs / bound */
+	uint32_t shown, grace;          /* cgroups exported; of them, removed and in their grace period */
+	bool bpf_stats;                 /* kernel.bpf_stats_enabled is on */
+	size_t nprogs;
+	const struct mx_prog *progs;
+	uint64_t scrapes, scrape_errors;
+	/* The process's own, as the Prometheus client libraries name them. */
+	uint64_t cpu_ns, rss_bytes, vsize_bytes, open_fds, max_fds;
+	double start_time;              /* Unix seconds */
+};
+
+struct metrics_input {
+	bool why;                        /* the wait causes were traced (--why) */
+	size_t n;
+	const struct mx_cg *cg;          /* sorted by id */
+	const struct snapshot *snap;     /* the preemption pairs and the drops */
+	unsigned top_preemptors;         /* per cgroup, the most frequent; 0: none */
+	/* The label block of a preempting cgroup: by_cgroup="...",by_cgroup_id="..." */
+	const char *(*by_labels)(void *ctx, uint64_t id);
+	void *ctx;
+	struct mx_self self;
+};
+
+/* Every family into x (then expo_finish). Scrape timing is the caller's: it comes last. */
+void metrics_render(struct expo *x, const struct metrics_input *in);
+/* The label block of a cgroup: cgroup="<path>",cgroup_id="<id>" (prefix "by_" for preemptors). */
+void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id);
+
+#endif

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# cgsched export: /metrics scraped by a real Prometheus (Debian's package),
+# its figures checked against the kernel's through Prometheus's HTTP API;
+# TLS and basic auth; bad input; removed cgroups leaving; enforce --listen.
+
+# Ports of this run: two runs on one host do not meet.
+exp_port() { echo $(( 20000 + (CGS_RUN % 2000) * 4 + $1 )); }
+
+# What the guest lacks (curl, Prometheus): the test is the host's.
+exp_need() {
+	for _c in "$@"; do
+		command -v "$_c" >/dev/null || { echo "no $_c here (make deps installs it on the host)"; exit 77; }
+	done
+}
+
+# scrape URL [CURL ARGS...]: the body of /metrics, or fail.
+scrape() {
+	_u=$1
+	shift
+	curl -sS --max-time "$(scaled 10)" "$@" "$_u" || fail "scrape of $_u failed"
+}
+
+# metric_value FILE SERIES: the value of the sample whose name and labels start with SERIES.
+metric_value() {
+	awk -v s="$2" 'index($0, s) == 1 { v = $NF } END { print v }' "$1"
+}
+
+# prom_query PORT QUERY [TIME]: the first result's value, or "" when empty.
+prom_query() {
+	_r=$(curl -sS --max-time "$(scaled 10)" -G "http://127.0.0.1:$1/api/v1/query" \
+		--data-urlencode "query=$2" ${3:+--data-urlencode "time=$3"}) || fail "Prometheus query failed: $2"
+	echo "$_r" | jq -r '.data.result[0].value[1] // empty'
+}
+
+# The whole path: cgsched export, Prometheus scraping it every 250 ms, a
+# throttled workload; Prometheus's increase() of the throttled time against
+# cpu.stat, the run-queue histogram's count against a second tracer's.
+test_export_prometheus() {
+	exp_need curl prometheus promtool
+	P1=$(exp_port 0) P2=$(exp_port 1)
+	cg_create exp-thr && A=$CG
+	cg_quota "$A" 25000 100000
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	EXP=$CGS_PID
+	# A second tracer for the run-queue count: top's summary over the same life.
+	"$CGSCHED" top --json -i 1h --cgroup "$A" >"$TMP/top.out" 2>"$TMP/top.err" &
+	TOP=$!
+	CGS_BG="$CGS_BG $TOP"
+	wait_line "$TMP/top.err" tracing
+	cat >"$TMP/prom.yml" <<EOF
+global:
+  scrape_interval: 250ms
+  scrape_timeout: 250ms
+scrape_configs:
+  - job_name: cgsched
+    static_configs:
+      - targets: ['127.0.0.1:$P1']
+EOF
+	promtool check config "$TMP/prom.yml" >/dev/null || fail "promtool rejects the scrape config"
+	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-data" \
+		--web.listen-address="127.0.0.1:$P2" --log.level=warn >"$TMP/prom.log" 2>&1 &
+	PROM=$!
+	CGS_BG="$CGS_BG $PROM"
+	_end=$(( $(date +%s) + $(scaled 30) ))
+	until curl -sf "http://127.0.0.1:$P2/-/ready" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus not ready in $(scaled 30) s: $(tail -5 "$TMP/prom.log")"
+		sleep 0.2
+	done
+	# Targets reach the scrape loop up to 5 s after start (discovery's batching): wait for the first scrape.
+	_end=$(( $(date +%s) + $(scaled 30) ))
+	until [ "$(prom_query "$P2" 'up{job="cgsched"}')" = 1 ]; do
+		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus never scraped cgsched: $(tail -5 "$TMP/prom.log")"
+		sleep 0.2
+	done
+	# The cgroup's series start at 0 (it has a quota), then 6 s throttled to 25 %, then idle.
+	cg_run "$A" true
+	sleep 2
+	cg_run "$A" "$CGWORK" burn 1 6 0 >/dev/null || fail "burn failed"
+	sleep 2
+	kern=$(cg_throttled_ns "$A")
+	up=$(prom_query "$P2" 'up{job="cgsched"}')
+	[ "$up" = 1 ] || fail "Prometheus says up=$up for cgsched (scrape failed): $(tail -5 "$TMP/prom.log")"
+	sel="{cgroup=\"$A\"}"
+	ts=$(prom_query "$P2" "timestamp(cgsched_throttled_seconds_total$sel)")
+	[ -n "$ts" ] || fail "no cgsched_throttled_seconds_total for $A in Prometheus"
+	inc=$(prom_query "$P2" "increase(cgsched_throttled_seconds_total$sel[60s])" "$ts")
+	kinc=$(prom_query "$P2" "increase(cgsched_cpu_stat_throttled_seconds_total$sel[60s])" "$ts")
+	echo "increase() at $ts: traced $inc s, kernel's figure $kinc s; cpu.stat $kern ns"
+	within "$(echo "$inc" | awk '{ printf "%.0f", $1 * 1e9 }')" "$kern" 5 \
+		"increase(cgsched_throttled_seconds_total) vs cpu.stat" || {
+		curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode "query=cgsched_throttled_seconds_total$sel[60s]" \
+			--data-urlencode "time=$ts" | jq -c '.data.result[] | {metric: .metric.cgroup_id, values: [.values[] | "\(.[0]) \(.[1])"]}'
+		fail "throttled seconds off"
+	}
+	within "$(echo "$kinc" | awk '{ printf "%.0f", $1 * 1e9 }')" "$kern" 5 \
+		"increase(cgsched_cpu_stat_throttled_seconds_total) vs cpu.stat" || fail "kernel figure off"
+	count=$(prom_query "$P2" "cgsched_runqueue_latency_seconds_count$sel")
+	# The run-queue histogram: promtool's rules for names and types, and the exposition itself.
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	promtool check metrics <"$TMP/m.txt" >"$TMP/lint" 2>&1 || fail "promtool check metrics: $(cat "$TMP/lint")"
+	[ ! -s "$TMP/lint" ] || fail "promtool check metrics complains: $(cat "$TMP/lint")"
+	kill -INT $TOP
+	wait_bounded $TOP 20 "top after SIGINT"
+	CGS_PID=$EXP
+	cgs_stop TERM || fail "export did not stop cleanly"
+	kill $PROM
+	wait_bounded $PROM 20 "prometheus after SIGTERM"
+	tcount=$(jq -r --arg p "$A" 'select(.kind == "summary") | .cgroups[] | select(.path == $p) | .runq.count' "$TMP/top.out")
+	echo "run-queue waits: Prometheus $count, top $tcount"
+	within "$count" "$tcount" 1 "run-queue histogram count vs top's" || fail "histogram count off"
+	grep -q "^cgsched_runqueue_latency_seconds_bucket{cgroup=\"$A\",cgroup_id=\"[0-9]*\",le=\"+Inf\"} $count\$" "$TMP/m.txt" ||
+		fail "the +Inf bucket is not the count"
+}
+
+# OpenMetrics when asked for it, the text format otherwise; counters only grow.
+test_export_formats_monotonic() {
+	exp_need curl promtool
+	P1=$(exp_port 0)
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	curl -sS -D "$TMP/h1" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+		"http://127.0.0.1:$P1/metrics" >"$TMP/om.txt" || fail "scrape failed"
+	grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMP/h1" || fail "not OpenMetrics: $(cat "$TMP/h1")"
+	[ "$(tail -n 1 "$TMP/om.txt")" = "# EOF" ] || fail "OpenMetrics without # EOF"
+	grep -q '^# TYPE cgsched_wakeups counter$' "$TMP/om.txt" || fail "OpenMetrics family names keep _total"
+	curl -sS -D "$TMP/h2" "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt" || fail "scrape failed"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$TMP/h2" || fail "not the text format: $(cat "$TMP/h2")"
+	promtool check metrics <"$TMP/m1.txt" || fail "promtool check metrics complains"
+	sleep 1
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+	# Every counter sample of the first scrape is in the second, not smaller.
+	awk 'NR == FNR { if ($1 ~ /_total\{|_total$|_count\{|_bucket\{/) v[$1] = $2; next }
+	     ($1 in v) { seen++; if ($2 + 0 < v[$1] + 0) { print "went back: " $1 " " v[$1] " -> " $2; bad++ } }
+	     END { printf "%d counter samples compared\n", seen; exit bad || seen < 10 }' "$TMP/m1.txt" "$TMP/m2.txt" ||
+		fail "counters went backwards (or too few to compare)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/nothing")
+	[ "$code" = 404 ] || fail "/nothing answered $code, not 404"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$P1/metrics")
+	[ "$code" = 405 ] || fail "POST answered $code, not 405"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
+# TLS and basic auth from --web-config: the right password gets the figures,
+# a wrong one or none gets 401 and nothing else; plain HTTP gets nothing.
+test_export_tls_auth() {
+	exp_need curl openssl perl
+	P1=$(exp_port 2)
+	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-days 1 -keyout "$TMP/k.pem" -out "$TMP/c.pem" 2>/dev/null || fail "openssl could not make a certificate"
+	# bcrypt through the system's crypt(3) (libxcrypt), as htpasswd -B makes them.
+	hash=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
+	case "$hash" in '$2b$10$'*) ;; *) fail "crypt(3) made no bcrypt hash: $hash" ;; esac
+	printf 'tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\nbasic_auth_users:\n  alice: %s\n' "$hash" >"$TMP/web.yml"
+	cgs_start export --listen "127.0.0.1:$P1" --web-config "$TMP/web.yml" || fail "export refused"
+	grep -q "https://127.0.0.1:$P1/metrics" "$TMP/cgs.err" || fail "the start line should give the https URL"
+	U="https://127.0.0.1:$P1/metrics"
+	curl -sS --cacert "$TMP/c.pem" -u alice:s3cret -o "$TMP/ok.txt" -w '%{http_code}' "$U" >"$TMP/code" || fail "TLS scrape failed"
+	[ "$(cat "$TMP/code")" = 200 ] || fail "right password: $(cat "$TMP/code")"
+	grep -q '^cgsched_build_info' "$TMP/ok.txt" || fail "no figures with the right password"
+	for cred in "-u alice:wrong" "-u bob:s3cret" ""; do
+		# shellcheck disable=SC2086
+		code=$(curl -sS --cacert "$TMP/c.pem" $cred -o "$TMP/no.txt" -w '%{http_code}' "$U")
+		[ "$code" = 401 ] || fail "credentials '$cred': $code, not 401"
+		! grep -q cgsched_ "$TMP/no.txt" || fail "credentials '$cred': figures in a 401"
+	done
+	echo "right password 200, wrong/unknown/none 401 with no figures"
+	! curl -s --max-time 5 -o /dev/null "http://127.0.0.1:$P1/metrics" || fail "plain HTTP answered on the TLS port"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
+# Bad input: one line, exit 2, and nothing traced (the checks come first).
+test_export_bad_input() {
+	exp_need perl
+	P1=$(exp_port 3)
+	perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:" . shift, Listen => 1, ReuseAddr => 1) or die "$!"; sleep 30' "$P1" &
+	HOLD=$!
+	CGS_BG="$CGS_BG $HOLD"
+	sleep 0.5
+	printf 'basic_auth_users:\n  alice: plaintext\n' >"$TMP/badhash.yml"
+	printf 'tls_server_config:\n  cert_file: /nonexistent.pem\n  key_file: /nonexistent.key\n' >"$TMP/nocert.yml"
+	printf 'basic_auth_users: [\n' >"$TMP/broken.yml"
+	for args in "--listen 127.0.0.1:$P1|in use" "--web-config $TMP/none.yml|none.yml" \
+		"--web-config $TMP|$TMP" "--web-config $TMP/badhash.yml|alice" "--web-config $TMP/nocert.yml|nonexistent.pem" \
+		"--web-config $TMP/broken.yml|broken.yml" "--listen 127.0.0.1:99999|port" "--listen nohost|ADDRESS:PORT" \
+		"--grace forever|--grace" "--top-preemptors 99|--top-preemptors"; do
+		a=${args%|*} want=${args#*|}
+		case "$a" in --listen*) extra="" ;; *) extra="--listen 127.0.0.1:$(exp_port 2)" ;; esac
+		# shellcheck disable=SC2086
+		"$CGSCHED" export $a $extra >"$TMP/o" 2>"$TMP/e" </dev/null
+		rc=$?
+		echo "export $a -> $rc: $(cat "$TMP/e")"
+		[ "$rc" = 2 ] || fail "export $a: exit $rc, not 2"
+		[ "$(wc -l <"$TMP/e")" = 1 ] || fail "export $a: not one line: $(cat "$TMP/e")"
+		grep -qF -- "$want" "$TMP/e" || fail "export $a: the line does not name '$want'"
+		! grep -q tracing "$TMP/e" || fail "export $a: started tracing first"
+	done
+	kill $HOLD
+}
+
+# A removed cgroup's series leave after the grace period; one made again at
+# the same path is a new series (a new cgroup_id).
+test_export_removed_grace() {
+	exp_need curl
+	P1=$(exp_port 0)
+	cg_create exp-gone && G=$CG
+	cgs_start export --listen "127.0.0.1:$P1" --grace 2s || fail "export refused"
+	cg_run "$G" true
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt"
+	id1=$(sed -n "s/^cgsched_oncpu_seconds_total{cgroup=\"$(echo "$G" | sed 's|/|\\/|g')\",cgroup_id=\"\([0-9]*\)\"}.*/\1/p" "$TMP/m1.txt")
+	[ -n "$id1" ] || fail "no series for $G: $(grep -c . "$TMP/m1.txt") lines"
+	rmdir "$CG_ROOT$G" || fail "rmdir $G"
+	gone=""
+	for i in $(seq 1 $(( $(scaled 15) * 2 ))); do # 5 s between checks + 2 s grace
+		sleep 0.5
+		scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+		grep -q "cgroup_id=\"$id1\"" "$TMP/m2.txt" || { gone=$i; break; }
+	done
+	[ -n "$gone" ] || fail "the removed cgroup's series stayed past its grace period"
+	echo "series of removed $G (id $id1) left after $((gone / 2)) s"
+	mkdir "$CG_ROOT$G" || fail "mkdir again"
+	cg_run "$G" true
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m3.txt"
+	id2=$(sed -n "s/^cgsched_oncpu_seconds_total{cgroup=\"$(echo "$G" | sed 's|/|\\/|g')\",cgroup_id=\"\([0-9]*\)\"}.*/\1/p" "$TMP/m3.txt")
+	echo "made again: id $id2"
+	[ -n "$id2" ] && [ "$id2" != "$id1" ] || fail "the new cgroup at $G should be a new series (ids $id1, $id2)"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
+# enforce --listen: one daemon enforces and exports; its limits are on /metrics.
+test_export_enforce_listen() {
+	exp_need curl
+	P1=$(exp_port 0)
+	cg_create exp-enf && E=$CG
+	printf '[%s]\nmax = 30%%\n' "$E" >"$TMP/e.ini"
+	"$CGSCHED" enforce "$TMP/e.ini" -i 0.5 --listen "127.0.0.1:$P1" >"$TMP/enf" 2>&1 &
+	EP=$!
+	CGS_BG="$CGS_BG $EP"
+	wait_line "$TMP/enf" enforcing
+	cg_run "$E" true
+	sleep 1
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	q=$(metric_value "$TMP/m.txt" "cgsched_cpu_quota_seconds{cgroup=\"$E\"")
+	echo "enforce's /metrics: quota of $E = $q s"
+	[ "$q" = 0.03 ] || fail "quota on /metrics is '$q', not 0.03: $(cat "$TMP/enf")"
+	kill -TERM $EP
+	wait_bounded $EP 20 "enforce after SIGTERM"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC: $(cat "$TMP/enf")"
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The exposition formats (out/expo.c) and cgsched's metric families (out/metrics.c). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cgname.h"
+#include "out/expo.h"
+#include "out/metrics.h"
+
+/* What Prometheus 2.42 sends, and what curl sends. */
+Test(expo, negotiate)
+{
+	cr_assert_eq(expo_negotiate("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+				    "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+		     EXPO_OPENMETRICS);
+	cr_assert_eq(expo_negotiate("*/*"), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate(NULL), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate(""), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate("text/plain;version=0.0.4"), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate("application/openmetrics-text"), EXPO_OPENMETRICS);
+	/* Text preferred by its q; only the draft version of OpenMetrics offered. */
+	cr_assert_eq(expo_negotiate("application/openmetrics-text; q=0.2, text/plain; q=0.9"), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate("application/openmetrics-text;version=0.0.1"), EXPO_TEXT);
+	cr_assert_eq(expo_negotiate("text/plain;q=0.5, application/openmetrics-text ; version=1.0.0"),
+		     EXPO_OPENMETRICS);
+	cr_assert_eq(expo_negotiate("application/openmetrics-text;q=0"), EXPO_TEXT);
+}
+
+Test(expo, numbers_exact)
+{
+	struct expo x;
+	expo_init(&x, EXPO_TEXT);
+	expo_ns_sec(&x, 0);
+	expo_puts(&x, " ");
+	expo_ns_sec(&x, 1500000000ULL);
+	expo_puts(&x, " ");
+	expo_ns_sec(&x, 2000);
+	expo_puts(&x, " ");
+	expo_ns_sec(&x, 3000000000ULL);
+	expo_puts(&x, " ");
+	expo_u64(&x, UINT64_MAX);
+	cr_assert_str_eq(x.p, "0 1.5 0.000002 3 18446744073709551615");
+	expo_free(&x);
+}
+
+Test(expo, label_escaping)
+{
+	struct expo x;
+	expo_init(&x, EXPO_TEXT);
+	expo_label_value(&x, "a\"b\\c\nd");
+	cr_assert_str_eq(x.p, "a\\\"b\\\\c\\nd");
+	expo_free(&x);
+}
+
+/* Counters: the full name in the text format, the family without _total in OpenMetrics. */
+Test(expo, family_headers)
+{
+	struct expo x;
+	expo_init(&x, EXPO_TEXT);
+	expo_family(&x, "a_seconds_total", EXPO_COUNTER, "h");
+	expo_sample_sec(&x, "l=\"1\"", "k=\"2\"", 1000000000ULL);
+	expo_family(&x, "b_info", EXPO_INFO, "i");
+	expo_sample_u64(&x, NULL, NULL, 1);
+	expo_finish(&x);
+	cr_assert_str_eq(x.p, "# HELP a_seconds_total h\n# TYPE a_seconds_total counter\n"
+			      "a_seconds_total{l=\"1\",k=\"2\"} 1\n"
+			      "# HELP b_info i\n# TYPE b_info gauge\nb_info 1\n");
+	expo_free(&x);
+	expo_init(&x, EXPO_OPENMETRICS);
+	expo_family(&x, "a_seconds_total", EXPO_COUNTER, "h");
+	expo_sample_sec(&x, "l=\"1\"", NULL, 1000000000ULL);
+	expo_family(&x, "b_info", EXPO_INFO, "i");
+	expo_sample_u64(&x, NULL, NULL, 1);
+	expo_finish(&x);
+	cr_assert_str_eq(x.p, "# HELP a_seconds h\n# TYPE a_seconds counter\n# UNIT a_seconds seconds\n"
+			      "a_seconds_total{l=\"1\"} 1\n"
+			      "# HELP b i\n# TYPE b info\nb_info 1\n# EOF\n");
+	expo_free(&x);
+}
+
+/* Buckets cumulative, in seconds, up to the last slot counted into; the top slot only in +Inf. */
+Test(expo, histogram_log2_buckets)
+{
+	uint64_t slots[32] = {};
+	struct expo x;
+
+	slots[0] = 1; /* 0-1 us */
+	slots[3] = 2; /* 8-15 us */
+	expo_init(&x, EXPO_TEXT);
+	expo_family(&x, "h_seconds", EXPO_HISTOGRAM, "h");
+	expo_hist_us(&x, "c=\"a\"", slots, 32, 30000);
+	cr_assert_str_eq(x.p, "# HELP h_seconds h\n# TYPE h_seconds histogram\n"
+			      "h_seconds_bucket{c=\"a\",le=\"0.000002\"} 1\n"
+			      "h_seconds_bucket{c=\"a\",le=\"0.000004\"} 1\n"
+			      "h_seconds_bucket{c=\"a\",le=\"0.000008\"} 1\n"
+			      "h_seconds_bucket{c=\"a\",le=\"0.000016\"} 3\n"
+			      "h_seconds_bucket{c=\"a\",le=\"+Inf\"} 3\n"
+			      "h_seconds_sum{c=\"a\"} 0.00003\n"
+			      "h_seconds_count{c=\"a\"} 3\n");
+	expo_free(&x);
+	memset(slots, 0, sizeof(slots));
+	slots[31] = 5; /* beyond the last bound: 31 buckets, all 0, then +Inf */
+	expo_init(&x, EXPO_TEXT);
+	expo_family(&x, "h_seconds", EXPO_HISTOGRAM, "h");
+	expo_hist_us(&x, NULL, slots, 32, 1);
+	cr_assert(strstr(x.p, "h_seconds_bucket{le=\"2147.483648\"} 0\nh_seconds_bucket{le=\"+Inf\"} 5\n"), "%s", x.p);
+	cr_assert_null(strstr(x.p, "4294.967296"));
+	expo_free(&x);
+}
+
+static const char *by(void *ctx, uint64_t id)
+{
+	return id == 7 ? "by_cgroup=\"/b\",by_cgroup_id=\"7\"" : "by_cgroup=\"/c\",by_cgroup_id=\"9\"";
+}
+
+/* A cgroup's families: zeros left out, kernel figures only for a limited one, names on _info. */
+Test(metrics, families)
+{
+	struct cg_sample s[2] = {};
+	struct kstat k = { .ok = true, .quota_us = 25000, .period_us = 100000, .nr_periods = 10, .nr_throttled = 4,
+			   .throttled_ns = 300000000, .weight = 100, .has_bursts = true };
+	struct kstat unl = { .ok = true, .quota_us = -1, .period_us = 100000, .weight = 50 };
+	struct cgname who = { .unit = "a.service" };
+	struct preempt_sample pre[] = { { 5, 7, 10, 0 }, { 5, 9, 30, 0 } };
+	struct snapshot snap = { .npre = 2, .pre = pre };
+	struct expo x;
+
+	s[0].id = 5;
+	s[0].c.oncpu_ns = 2500000000ULL;
+	s[0].c.runq_count = 1;
+	s[0].c.runq_slots[2] = 1;
+	s[0].c.runq_sum_ns = 5000;
+	s[0].c.thr_wait_ns = 100;
+	s[1].id = 6;
+	s[1].c.wakeups = 3;
+	struct mx_cg cg[] = {
+		{ 5, "cgroup=\"/a\",cgroup_id=\"5\"", &s[0], &k, &who },
+		{ 6, "cgroup=\"/d\",cgroup_id=\"6\"", &s[1], &unl, NULL },
+	};
+	struct metrics_input in = { .n = 2, .cg = cg, .snap = &snap, .top_preemptors = 1, .by_labels = by,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
+
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	cr_assert(strstr(x.p, "\ncgsched_oncpu_seconds_total{cgroup=\"/a\",cgroup_id=\"5\"} 2.5\n"));
+	cr_assert_null(strstr(x.p, "cgsched_oncpu_seconds_total{cgroup=\"/d\""), "a zero shown");
+	cr_assert(strstr(x.p, "\ncgsched_wakeups_total{cgroup=\"/d\",cgroup_id=\"6\"} 3\n"));
+	cr_assert(strstr(x.p, "cgsched_runqueue_latency_seconds_count{cgroup=\"/a\",cgroup_id=\"5\"} 1\n"));
+	cr_assert(strstr(x.p, "cgsched_wait_seconds_total{cgroup=\"/a\",cgroup_id=\"5\",cause=\"own_quota\"} 0.0000001\n"));
+	/* --why's causes only with --why */
+	cr_assert_null(strstr(x.p, "cause=\"same_cgroup\""));
+	/* The most frequent preemptor only. */
+	cr_assert(strstr(x.p, "cgsched_preemptions_total{cgroup=\"/a\",cgroup_id=\"5\",by_cgroup=\"/c\",by_cgroup_id=\"9\"} 30\n"));
+	cr_assert_null(strstr(x.p, "by_cgroup_id=\"7\""));
+	cr_assert(strstr(x.p, "cgsched_cpu_stat_throttled_seconds_total{cgroup=\"/a\",cgroup_id=\"5\"} 0.3\n"));
+	cr_assert(strstr(x.p, "cgsched_cpu_quota_seconds{cgroup=\"/a\",cgroup_id=\"5\"} 0.025\n"));
+	cr_assert_null(strstr(x.p, "cgsched_cpu_quota_seconds{cgroup=\"/d\""), "unlimited has no quota");
+	cr_assert_null(strstr(x.p, "cgsched_cpu_stat_nr_periods_total{cgroup=\"/d\""));
+	cr_assert(strstr(x.p, "cgsched_cpu_weight{cgroup=\"/d\",cgroup_id=\"6\"} 50\n"));
+	cr_assert(strstr(x.p, "cgsched_cgroup_info{cgroup=\"/a\",cgroup_id=\"5\",kind=\"unit\",unit=\"a.service\"} 1\n"));
+	cr_assert(strstr(x.p, "cgsched_drops_total{reason=\"cgroup_map_full\"} 0\n"), "%s", strstr(x.p, "cgsched_drops"));
+	expo_free(&x);
+}
