@@ -57,11 +57,13 @@ all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
-# pkg-config; tests: libcriterion-dev stress-ng jq, libclang-rt-dev (ASan, UBSan,
+# pkg-config, libmicrohttpd-dev libyaml-dev libcrypt-dev (export); tests:
+# libcriterion-dev stress-ng jq, prometheus curl openssl perl (export's), libclang-rt-dev (ASan, UBSan,
 # libFuzzer); the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
 # ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
+	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
 	pkg-config make gcc libcriterion-dev stress-ng \
 	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
 deps:
@@ -161,8 +163,16 @@ kernels-doc:
 	$(Q)cp $(OUTPUT)/kernels.md docs/kernels.md
 	$(Q)echo "docs/kernels.md updated from the last make test"
 
+# The binary, the exporter's systemd unit (with the binary's path) and the docs it points to.
+SYSTEMD_UNITDIR ?= /etc/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/cgsched
 install: cgsched
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(DOCDIR)
+	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DOCDIR@|$(DOCDIR)|g' dist/cgsched-export.service \
+		>$(DESTDIR)$(SYSTEMD_UNITDIR)/cgsched-export.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/cgsched-export.service
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 clean:
 	rm -rf $(OUTPUT) cgsched

@@ -192,6 +192,36 @@ if [ "$SCALE" -gt 0 ]; then
 	set -- $ref
 	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": {\"min\": $refmin, \"median\": $1, \"max\": $refmax, \"refreshes\": $(wc -l <"$T/ref")}, \"median_parts_ms\": {\"maps\": $4, \"kernel_figures\": $5, \"report\": $6}, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
 	echo "scale: one refresh with $3 cgroups in the maps, as a table: median $1 ms CPU ($refmin-$refmax over $(wc -l <"$T/ref") refreshes; median's parts: maps $4, kernel figures $5, report $6 ms), $2 ms wall; $refj ms CPU as --json of every row; map memory bound $mem bytes; map-full drops $drops"
+	# cgsched export with the same cgroups: the CPU of one scrape (gather and
+	# render, as the exporter measures it in its own thread), over many scrapes.
+	EPORT=$(( 21000 + $$ % 1000 ))
+	"$CGSCHED" export -q --listen "127.0.0.1:$EPORT" --max-cgroups 16384 2>"$T/export.err" &
+	EXP=$!
+	sleep 3 # every fleet task wakes within 500 ms: all of them in the maps
+	: >"$T/scrapes"
+	for i in $(seq 1 30); do
+		curl -sS --max-time 20 "http://127.0.0.1:$EPORT/metrics" >"$T/scrape.txt" || break
+		awk '/^cgsched_scrape_cpu_seconds / { c = $2 } /^cgsched_scrape_duration_seconds / { w = $2 }
+		     /^cgsched_cgroups\{state="live"\}/ { n = $2 } END { printf "%.3f %.3f %d\n", c * 1000, w * 1000, n }' \
+			"$T/scrape.txt" >>"$T/scrapes"
+	done
+	sbytes=$(wc -c <"$T/scrape.txt")
+	slines=$(grep -vc '^#' "$T/scrape.txt")
+	srss=$(awk '/^process_resident_memory_bytes / { print $2 }' "$T/scrape.txt")
+	kill -TERM $EXP 2>/dev/null
+	wait $EXP 2>/dev/null
+	# The first two warm the path cache and the heap, as for top.
+	tail -n +3 "$T/scrapes" | sort -n >"$T/scr"
+	if [ -s "$T/scr" ]; then
+		set -- $(awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }' "$T/scr")
+		smin=$(head -n 1 "$T/scr" | cut -d' ' -f1)
+		smax=$(tail -n 1 "$T/scr" | cut -d' ' -f1)
+		scrape="{\"cgroups\": $3, \"scrape_cpu_ms\": {\"min\": $smin, \"median\": $1, \"max\": $smax, \"scrapes\": $(wc -l <"$T/scr")}, \"scrape_wall_ms\": $2, \"bytes\": $sbytes, \"samples\": $slines, \"rss_bytes\": $srss}"
+		echo "scale: one scrape of cgsched export with $3 cgroups: median $1 ms CPU ($smin-$smax over $(wc -l <"$T/scr") scrapes), $2 ms wall; $slines samples, $sbytes bytes; exporter RSS $srss bytes"
+		scale="${scale%\}}, \"export\": $scrape}"
+	else
+		echo "scale: cgsched export did not answer: $(cat "$T/export.err")"
+	fi
 	kill $FP 2>/dev/null
 	pkill -P $FP 2>/dev/null
 	wait $FP 2>/dev/null

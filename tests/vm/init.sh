@@ -13,6 +13,7 @@ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev
 mount -t cgroup2 none /sys/fs/cgroup
 echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
+ip link set lo up # cgsched export's tests scrape it on 127.0.0.1
 echo "CGS-VM BOOTED $(uname -r)"
 cd /cgsched
 # A hang watchdog: before the host gives up on us, say what is running.
