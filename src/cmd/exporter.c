@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "cmd/exporter.h"
 #include "figures/kstat_src.h"
+#include "kernel/psi.h"
 #include "lib/idtab.h"
 #include "lib/util.h"
 #include "lib/webconfig.h"
@@ -248,6 +249,11 @@ static int render(void *ctx, struct expo *out)
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur.cg[i], .who = c->who };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
 			cg[n].k = &ks[n];
+		/* A file per cgroup and scrape: only with --why, whose cost is already asked for. */
+		bool host;
+		if (x->why && s->fs.version == 2 && !c->gone_ns &&
+		    !psi_read_cgroup(&s->fs, c->path, &cg[n].psi_us, &host) && !host)
+			cg[n].psi_ok = true;
 		n++;
 	}
 	tracer_prog_stats(&s->tr, prog_cb, &progs);
@@ -278,6 +284,7 @@ static int render(void *ctx, struct expo *out)
 			.start_time = x->start_time,
 		},
 	};
+	in.host_psi_ok = !psi_read("/proc/pressure/cpu", &in.host_psi_us);
 	self_process(&in.self);
 	metrics_render(out, &in);
 	expo_family(out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,

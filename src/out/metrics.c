@@ -88,11 +88,22 @@ static void cg_waits(struct expo *x, const struct metrics_input *in)
 			snprintf(extra, sizeof(extra), "cause=\"%s\"", causes[k].cause);
 			expo_sample_sec(x, in->cg[i].labels, extra, v);
 		}
+	if (in->host_psi_ok) {
+		expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,
+			    "The kernel's PSI: /proc/pressure/cpu \"some\" total, wall time with a task waiting for a CPU");
+		expo_sample_sec(x, NULL, NULL, in->host_psi_us * 1000);
+	}
 	if (!in->why)
 		return;
 	CGC("cgsched_waiting_seconds_total",
 	    "Wall time with at least one task of the cgroup waiting for a CPU (--why; cgsched's PSI \"some\")",
 	    some_ns, true);
+	/* The kernel's own beside it, where it keeps one per cgroup (v2). */
+	expo_family(x, "cgsched_cpu_pressure_some_seconds_total", EXPO_COUNTER,
+		    "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU");
+	for (size_t i = 0; i < in->n; i++)
+		if (in->cg[i].psi_ok)
+			expo_sample_sec(x, in->cg[i].labels, NULL, in->cg[i].psi_us * 1000);
 }
 
 static void cg_switches(struct expo *x, const struct metrics_input *in)

@@ -24,6 +24,8 @@ struct mx_cg {
 	const struct cg_sample *s; /* cumulative since tracing began */
 	const struct kstat *k;     /* the kernel's figures now; NULL: none read */
 	const struct cgname *who;  /* unit, container, pod; NULL: nothing known */
+	bool psi_ok;               /* psi_us read: its cpu.pressure (v2, --why) */
+	uint64_t psi_us;           /* the "some" total, us */
 };
 
 /* A BPF program's figures from the kernel's bpf stats (kernel.bpf_stats_enabled). */
@@ -49,6 +51,8 @@ struct mx_self {
 
 struct metrics_input {
 	bool why;                        /* the wait causes were traced (--why) */
+	bool host_psi_ok;
+	uint64_t host_psi_us;            /* /proc/pressure/cpu "some" total */
 	size_t n;
 	const struct mx_cg *cg;          /* sorted by id */
 	const struct snapshot *snap;     /* the preemption pairs and the drops */

@@ -129,7 +129,9 @@ EOF
 test_export_formats_monotonic() {
 	exp_need curl
 	P1=$(exp_port 0)
-	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	cg_create exp-fmt && F=$CG
+	cgs_start export --why --listen "127.0.0.1:$P1" || fail "export refused"
+	cg_run "$F" "$CGWORK" burn 1 0.2 >/dev/null || fail "burn failed"
 	curl -sS -D "$TMP/h1" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
 		"http://127.0.0.1:$P1/metrics" >"$TMP/om.txt" || fail "scrape failed"
 	grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMP/h1" || fail "not OpenMetrics: $(cat "$TMP/h1")"
@@ -148,6 +150,12 @@ test_export_formats_monotonic() {
 	     ($1 in v) { seen++; if ($2 + 0 < v[$1] + 0) { print "went back: " $1 " " v[$1] " -> " $2; bad++ } }
 	     END { printf "%d counter samples compared\n", seen; exit bad || seen < 10 }' "$TMP/m1.txt" "$TMP/m2.txt" ||
 		fail "counters went backwards (or too few to compare)"
+	# --why: the causes, cgsched's "some", and the kernel's PSI (the cgroup's own on v2).
+	grep -q "^cgsched_waiting_seconds_total{cgroup=\"$F\"" "$TMP/m2.txt" || fail "no waiting seconds with --why"
+	grep -q "^cgsched_host_cpu_pressure_some_seconds_total " "$TMP/m2.txt" || fail "no host PSI"
+	if [ "$CG_VER" = 2 ]; then
+		grep -q "^cgsched_cpu_pressure_some_seconds_total{cgroup=\"$F\"" "$TMP/m2.txt" || fail "no cpu.pressure of $F on v2"
+	fi
 	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/nothing")
 	[ "$code" = 404 ] || fail "/nothing answered $code, not 404"
 	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$P1/metrics")

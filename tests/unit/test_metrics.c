@@ -135,8 +135,8 @@ Test(metrics, families)
 	s[1].id = 6;
 	s[1].c.wakeups = 3;
 	struct mx_cg cg[] = {
-		{ 5, "cgroup=\"/a\",cgroup_id=\"5\"", &s[0], &k, &who },
-		{ 6, "cgroup=\"/d\",cgroup_id=\"6\"", &s[1], &unl, NULL },
+		{ .id = 5, .labels = "cgroup=\"/a\",cgroup_id=\"5\"", .s = &s[0], .k = &k, .who = &who },
+		{ .id = 6, .labels = "cgroup=\"/d\",cgroup_id=\"6\"", .s = &s[1], .k = &unl },
 	};
 	struct metrics_input in = { .n = 2, .cg = cg, .snap = &snap, .top_preemptors = 1, .by_labels = by,
 				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
