@@ -9,7 +9,7 @@ exp_port() { echo $(( 20000 + (CGS_RUN % 2000) * 4 + $1 )); }
 # What the guest lacks (curl, Prometheus): the test is the host's.
 exp_need() {
 	for _c in "$@"; do
-		command -v "$_c" >/dev/null || { echo "no $_c here (make deps installs it on the host)"; exit 77; }
+		command -v "$_c" >/dev/null || { echo "no $_c here: a test for the host, where make deps installs it"; exit 77; }
 	done
 }
 
