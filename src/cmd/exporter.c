@@ -20,6 +20,7 @@
 #include "cmd/exporter.h"
 #include "figures/kstat_src.h"
 #include "kernel/psi.h"
+#include "lib/cgname.h"
 #include "lib/idtab.h"
 #include "lib/util.h"
 #include "lib/webconfig.h"
@@ -31,9 +32,16 @@ struct xcg {
 	uint64_t id;
 	char *labels;          /* cgroup="...",cgroup_id="..." */
 	char *by_labels;       /* the same as a preemptor: by_cgroup=... (made when first needed) */
-	const char *path;      /* in the cgroup cache (stable); NULL: never known */
-	const struct cgname *who;
+	char *path;            /* its own copy (a rename or a tree scan replaces the cache's); NULL: never known */
+	struct cgname *who;    /* the same; NULL: nothing known */
 	uint64_t gone_ns;      /* when it was found removed; 0: live */
+	/*
+	 * The figures that are not one map word each, as last shown: a running
+	 * slice or waiting stretch is credited up to the read, and may end
+	 * between two reads of the maps; own-quota waits are a difference of
+	 * two words. Shown as at least these, they never go back.
+	 */
+	uint64_t shown_oncpu, shown_some, shown_own;
 	bool hidden;           /* removed for longer than the grace period: never shown again */
 };
 
@@ -114,12 +122,18 @@ static struct xcg *xcg_get(struct exporter *x, uint64_t id)
 
 	if (!c || !fresh)
 		return c;
-	c->path = cgfs_path(&x->s->fs, id, false, &last);
-	if (!c->path && !(c->path = last)) {
+	const char *path = cgfs_path(&x->s->fs, id, false, &last);
+	if (!path && !(path = last)) {
 		c->hidden = true; /* gone before it was ever seen: no name to give it */
 		return c;
 	}
-	c->who = cgfs_who(&x->s->fs, id);
+	if (!(c->path = strdup(path))) {
+		c->hidden = true; /* out of memory: shown as if gone, never half-named */
+		return c;
+	}
+	const struct cgname *who = cgfs_who(&x->s->fs, id);
+	if (who && (c->who = malloc(sizeof(*who))))
+		*c->who = *who;
 	c->labels = label_block("", c->path, id);
 	return c;
 }
@@ -204,6 +218,22 @@ static uint64_t thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static uint64_t at_least(uint64_t *shown, uint64_t v)
+{
+	if (v < *shown)
+		return *shown;
+	return *shown = v;
+}
+
+/* Counters never go back while the exporter runs (Prometheus would read a dip as a reset). */
+static void monotonic(struct xcg *c, struct cg_counters *k)
+{
+	k->oncpu_ns = at_least(&c->shown_oncpu, k->oncpu_ns);
+	k->some_ns = at_least(&c->shown_some, k->some_ns);
+	uint64_t own = at_least(&c->shown_own, k->thr_wait_ns > k->thr_inh_ns ? k->thr_wait_ns - k->thr_inh_ns : 0);
+	k->thr_wait_ns = k->thr_inh_ns + own;
+}
+
 /* One scrape, in libmicrohttpd's thread. */
 static int render(void *ctx, struct expo *out)
 {
@@ -221,7 +251,7 @@ static int render(void *ctx, struct expo *out)
 		return -EAGAIN;
 	}
 	struct session *s = x->s;
-	if ((err = snapshot_read(&s->tr, &cur, false, NULL))) {
+	if ((err = snapshot_read_totals(&s->tr, &cur))) {
 		cgs_warn("scrape: reading the BPF maps failed: %s", strerror(-err));
 		goto out;
 	}
@@ -246,6 +276,7 @@ static int render(void *ctx, struct expo *out)
 			continue;
 		}
 		grace += !!c->gone_ns;
+		monotonic(c, &cur.cg[i].c);
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur.cg[i], .who = c->who };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
 			cg[n].k = &ks[n];
@@ -396,6 +427,8 @@ void exporter_close(struct exporter *x)
 		if (c) {
 			free(c->labels);
 			free(c->by_labels);
+			free(c->path);
+			free(c->who);
 		}
 	}
 	idtab_free(&x->tab);

@@ -312,14 +312,15 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 	return 0;
 }
 
-int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
+			 bool close_epoch)
 {
 	struct read_ctx ctx = { .s = s };
 	struct tracer_view view, *t = &view;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	if ((err = tracer_begin_read(tr, &view)))
+	if ((err = tracer_begin_read(tr, &view, close_epoch)))
 		return err;
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
@@ -353,6 +354,16 @@ int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const str
 			c->thr_inh_by = p->thr_inh_by;
 	}
 	return 0;
+}
+
+int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+{
+	return read_snapshot(tr, s, per_cpu, prev, true);
+}
+
+int snapshot_read_totals(struct tracer *tr, struct snapshot *s)
+{
+	return read_snapshot(tr, s, false, NULL, false);
 }
 
 void snapshot_free(struct snapshot *s)

@@ -136,6 +136,12 @@ struct snapshot {
  * previous read, or NULL) carries the running maxima. Returns 0 or -errno.
  */
 int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
+/*
+ * The cumulative figures only, leaving the interval maxima to the command
+ * that owns them (cgsched export's scrapes beside enforce's intervals): the
+ * maxima read are those of an epoch still open. Returns 0 or -errno.
+ */
+int snapshot_read_totals(struct tracer *t, struct snapshot *s);
 void snapshot_free(struct snapshot *s);
 const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
 /*

@@ -229,6 +229,12 @@ static void cache_put(struct cgfs *fs, uint64_t id, const char *path)
 
 	if (!s)
 		return; /* out of memory: not cached, looked up again next time */
+	/*
+	 * A tree scan puts every cgroup again: an unchanged entry keeps its
+	 * strings, which callers may hold (a report's rows, for one refresh).
+	 */
+	if (path && s->path && !strcmp(s->path, path))
+		return;
 	free(s->path);
 	free(s->who);
 	s->path = path ? strdup(path) : NULL;

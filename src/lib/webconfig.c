@@ -197,8 +197,13 @@ static const char *bcrypt_bad(const char *h, size_t len)
 		if (!h[i] || !strchr(b64, h[i]))
 			return HASH_FORMAT;
 	cost = (h[4] - '0') * 10 + h[5] - '0';
-	if (cost < 4 || cost > 31)
-		return "its cost is not 04..31; " HTPASSWD_HINT;
+	/*
+	 * Every request with credentials costs a bcrypt in the server's one
+	 * thread: 14 (~1 s here) is already too slow for a scrape, and above
+	 * it a stranger's wrong passwords would stall scraping for minutes.
+	 */
+	if (cost < 4 || cost > 14)
+		return "its cost is not 04..14 (each check costs 2^cost rounds; 10 is usual); " HTPASSWD_HINT;
 	/*
 	 * 16 bytes of salt in 22 characters end in 4 bits of padding, 23 bytes
 	 * of hash in 31 in 2: bcrypt writes them as zeros and its output is

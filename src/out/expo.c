@@ -100,6 +100,23 @@ static size_t family_len(const char *name, enum expo_type t)
 	return n;
 }
 
+/* HELP text: the text format escapes backslash and newline; OpenMetrics the quote too. */
+static void help_text(struct expo *x, const char *h)
+{
+	const char *run = h;
+
+	for (; *h; h++) {
+		const char *esc = *h == '\\' ? "\\\\" : *h == '\n' ? "\\n" :
+				  *h == '"' && x->fmt == EXPO_OPENMETRICS ? "\\\"" : NULL;
+		if (!esc)
+			continue;
+		expo_put(x, run, h - run);
+		expo_put(x, esc, 2);
+		run = h + 1;
+	}
+	expo_put(x, run, h - run);
+}
+
 void expo_family(struct expo *x, const char *name, enum expo_type t, const char *help)
 {
 	static const char *const text_type[] = { "counter", "gauge", "histogram", "gauge" };
@@ -113,7 +130,7 @@ void expo_family(struct expo *x, const char *name, enum expo_type t, const char 
 	expo_puts(x, "# HELP ");
 	expo_put(x, name, flen);
 	expo_put(x, " ", 1);
-	expo_puts(x, help);
+	help_text(x, help);
 	expo_puts(x, "\n# TYPE ");
 	expo_put(x, name, flen);
 	expo_put(x, " ", 1);

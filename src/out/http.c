@@ -80,6 +80,12 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 	return 0;
 }
 
+/* Whether a listen address names a host (":PORT" does not). */
+static bool host_given(const char *listen)
+{
+	return listen[0] != ':';
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct http_server *s = cls;
@@ -209,6 +215,21 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 	*s = (struct http_server){ .fd = -1, .wc = o->wc, .render = o->render, .ctx = o->ctx };
 	/* Our own socket: a port in use is then one clear errno, not a NULL daemon. */
 	s->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->fd < 0 && errno == EAFNOSUPPORT && ss.ss_family == AF_INET6 && !host_given(o->listen)) {
+		/* ":PORT" on a host without IPv6: every IPv4 address, then. */
+		struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+		in_port_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
+		memset(&ss, 0, sizeof(ss));
+		v4->sin_family = AF_INET;
+		v4->sin_addr.s_addr = htonl(INADDR_ANY);
+		v4->sin_port = port;
+		len = sizeof(*v4);
+		s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
+	int zero = 0;
+	/* ":PORT" means IPv4 too, whatever net.ipv6.bindv6only says. */
+	if (s->fd >= 0 && ss.ss_family == AF_INET6 && !host_given(o->listen))
+		setsockopt(s->fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 	if (s->fd < 0 || setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(s->fd, (struct sockaddr *)&ss, len) || listen(s->fd, 64)) {
 		int e = errno;
@@ -235,6 +256,8 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 					/* Bounded: a few scrapers, none holding a connection for long. */
 					MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+					/* One address cannot hold them all and keep the scraper out. */
+					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
 					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 					MHD_OPTION_HTTPS_MEM_CERT, o->wc->cert_pem,
 					MHD_OPTION_HTTPS_MEM_KEY, o->wc->key_pem,
@@ -245,6 +268,8 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 					MHD_OPTION_LISTEN_SOCKET, s->fd,
 					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 					MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+					/* One address cannot hold them all and keep the scraper out. */
+					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
 					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 					MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

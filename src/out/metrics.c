@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/cgname.h"
+#include "lib/util.h"
 #include "out/metrics.h"
 
 void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id)
@@ -179,6 +180,8 @@ static void cg_preemptors(struct expo *x, const struct metrics_input *in, bool b
 		}
 		for (unsigned k = 0; k < nb; k++) {
 			const char *by = in->by_labels(in->ctx, best[k]->preemptor);
+			if (!by)
+				continue; /* out of memory: without its labels it would repeat another's series */
 			if (behind && best[k]->behind_ns)
 				expo_sample_sec(x, in->cg[c].labels, by, best[k]->behind_ns);
 			else if (!behind)
@@ -255,6 +258,7 @@ static void cg_kernel(struct expo *x, const struct metrics_input *in)
 static void cg_info(struct expo *x, const struct metrics_input *in)
 {
 	struct expo t = {};
+	char buf[1024];
 
 	expo_family(x, "cgsched_cgroup_info", EXPO_INFO,
 		    "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod");
@@ -276,7 +280,8 @@ static void cg_info(struct expo *x, const struct metrics_input *in)
 				expo_puts(&t, ",");
 			expo_puts(&t, l[k].k);
 			expo_puts(&t, "=\"");
-			expo_label_value(&t, l[k].v);
+			/* Names come from paths and runtimes' files: anyone's bytes; labels must be UTF-8. */
+			expo_label_value(&t, utf8_valid(l[k].v, buf, sizeof(buf)));
 			expo_puts(&t, "\"");
 		}
 		if (t.oom)

@@ -563,13 +563,14 @@ static int learn_slots(struct tracer *t)
 	return learnt ? rank_slots(t) : 0;
 }
 
-int tracer_begin_read(struct tracer *t, struct tracer_view *v)
+int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 {
 	uint64_t old = t->skel->bss->epoch;
 	int err;
 
 	/* The programs write the new epoch's max slot from now; the old one is ours. */
-	__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
+	if (close_epoch)
+		__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
 	if ((err = learn_slots(t)))
 		return err;
 	*v = (struct tracer_view){

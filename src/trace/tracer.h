@@ -89,10 +89,11 @@ struct tracer_view {
 	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
 };
 /*
- * Begin a read: close the max epoch, name the slots claimed since the last
- * read and rank them. 0 or -ENOMEM.
+ * Begin a read: close the max epoch (unless !close_epoch: a reader of the
+ * cumulative figures only, beside one that owns the interval maxima), name
+ * the slots claimed since the last read and rank them. 0 or -ENOMEM.
  */
-int tracer_begin_read(struct tracer *t, struct tracer_view *v);
+int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch);
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);

@@ -32,7 +32,7 @@ prom_query() {
 	echo "$_r" | jq -r '.data.result[0].value[1] // empty'
 }
 
-# The whole path: cgsched export, Prometheus scraping it every 250 ms, a
+# The whole path: cgsched export, Prometheus scraping it every 500 ms, a
 # throttled workload; Prometheus's increase() of the throttled time against
 # cpu.stat, the run-queue histogram's count against a second tracer's.
 test_export_prometheus() {
@@ -49,8 +49,8 @@ test_export_prometheus() {
 	wait_line "$TMP/top.err" tracing
 	cat >"$TMP/prom.yml" <<EOF
 global:
-  scrape_interval: 250ms
-  scrape_timeout: 250ms
+  scrape_interval: 500ms
+  scrape_timeout: 500ms
 scrape_configs:
   - job_name: cgsched
     static_configs:
@@ -78,8 +78,10 @@ EOF
 	cg_run "$A" "$CGWORK" burn 1 6 0 >/dev/null || fail "burn failed"
 	sleep 2
 	kern=$(cg_throttled_ns "$A")
-	up=$(prom_query "$P2" 'up{job="cgsched"}')
-	[ "$up" = 1 ] || fail "Prometheus says up=$up for cgsched (scrape failed): $(tail -5 "$TMP/prom.log")"
+	# Every scrape of the run parsed (a slow one on a busy host may time out: 90 % is the bar).
+	up=$(prom_query "$P2" 'avg_over_time(up{job="cgsched"}[15s])')
+	echo "Prometheus: share of scrapes that succeeded over the last 15 s: $up"
+	awk -v u="$up" 'BEGIN { exit !(u >= 0.9) }' || fail "Prometheus scrapes of cgsched failed: up averaged $up: $(tail -5 "$TMP/prom.log")"
 	sel="{cgroup=\"$A\"}"
 	ts=$(prom_query "$P2" "timestamp(cgsched_throttled_seconds_total$sel)")
 	[ -n "$ts" ] || fail "no cgsched_throttled_seconds_total for $A in Prometheus"
@@ -97,7 +99,7 @@ EOF
 	count=$(prom_query "$P2" "cgsched_runqueue_latency_seconds_count$sel")
 	# The README's queries run, and name the throttled cgroup where they should
 	# (rates over 2 s in the middle of the burn, which ended 2 s before ts).
-	mid=$(echo "$ts" | awk '{ printf "%.3f", $1 - 5 }')
+	mid=$(echo "$ts" | awk '{ printf "%.3f", $1 - 4.5 }')
 	worst=$(curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode \
 		'query=topk(50, histogram_quantile(0.99, sum by (instance, cgroup, cgroup_id, le) (rate(cgsched_runqueue_latency_seconds_bucket[1m]))))' \
 		--data-urlencode "time=$ts" | jq -r '.status')
@@ -226,20 +228,25 @@ test_export_removed_grace() {
 	exp_need curl
 	P1=$(exp_port 0)
 	cg_create exp-gone && G=$CG
-	cgs_start export --listen "127.0.0.1:$P1" --grace 2s || fail "export refused"
+	cgs_start export --listen "127.0.0.1:$P1" --grace 10s || fail "export refused"
 	cg_run "$G" true
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt"
 	id1=$(sed -n "s/^cgsched_oncpu_seconds_total{cgroup=\"$(echo "$G" | sed 's|/|\\/|g')\",cgroup_id=\"\([0-9]*\)\"}.*/\1/p" "$TMP/m1.txt")
 	[ -n "$id1" ] || fail "no series for $G: $(grep -c . "$TMP/m1.txt") lines"
 	rmdir "$CG_ROOT$G" || fail "rmdir $G"
+	# Removal is noticed within 5 s; the series stay 10 s more: there at 7 s, gone by 15 s.
+	sleep 7
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+	grep -q "cgroup_id=\"$id1\"" "$TMP/m2.txt" || fail "the removed cgroup's series left before its grace period"
+	grep -q '^cgsched_cgroups{state="removed"} [1-9]' "$TMP/m2.txt" || fail "cgsched_cgroups does not count it as removed"
 	gone=""
-	for i in $(seq 1 $(( $(scaled 15) * 2 ))); do # 5 s between checks + 2 s grace
+	for i in $(seq 1 $(( $(scaled 15) * 2 ))); do
 		sleep 0.5
 		scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
 		grep -q "cgroup_id=\"$id1\"" "$TMP/m2.txt" || { gone=$i; break; }
 	done
 	[ -n "$gone" ] || fail "the removed cgroup's series stayed past its grace period"
-	echo "series of removed $G (id $id1) left after $((gone / 2)) s"
+	echo "series of removed $G (id $id1): there 7 s after rmdir, gone $((7 + gone / 2)) s after"
 	mkdir "$CG_ROOT$G" || fail "mkdir again"
 	cg_run "$G" true
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m3.txt"

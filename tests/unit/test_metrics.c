@@ -2,6 +2,7 @@
 /* The exposition formats (out/expo.c) and cgsched's metric families (out/metrics.c). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/cgname.h"
@@ -114,6 +115,13 @@ static const char *by(void *ctx, uint64_t id)
 	return id == 7 ? "by_cgroup=\"/b\",by_cgroup_id=\"7\"" : "by_cgroup=\"/c\",by_cgroup_id=\"9\"";
 }
 
+static const char *by2(void *ctx, uint64_t id)
+{
+	static char b[3][64];
+	snprintf(b[id % 3], sizeof(b[0]), "by_cgroup=\"/x\",by_cgroup_id=\"%llu\"", (unsigned long long)id);
+	return b[id % 3];
+}
+
 /* A cgroup's families: zeros left out, kernel figures only for a limited one, names on _info. */
 Test(metrics, families)
 {
@@ -160,5 +168,40 @@ Test(metrics, families)
 	cr_assert(strstr(x.p, "cgsched_cpu_weight{cgroup=\"/d\",cgroup_id=\"6\"} 50\n"));
 	cr_assert(strstr(x.p, "cgsched_cgroup_info{cgroup=\"/a\",cgroup_id=\"5\",kind=\"unit\",unit=\"a.service\"} 1\n"));
 	cr_assert(strstr(x.p, "cgsched_drops_total{reason=\"cgroup_map_full\"} 0\n"), "%s", strstr(x.p, "cgsched_drops"));
+	expo_free(&x);
+}
+
+/* OpenMetrics: a histogram and an info family as the format wants them; HELP's quotes escaped. */
+Test(metrics, openmetrics_families)
+{
+	struct cg_sample s = { .id = 5 };
+	struct cgname who = { .unit = "a\"b.service" };
+	struct preempt_sample pre[] = { { 5, 7, 10, 0 }, { 5, 8, 20, 0 }, { 5, 9, 30, 0 } };
+	struct snapshot snap = { .npre = 3, .pre = pre };
+	struct mx_cg cg[] = { { .id = 5, .labels = "cgroup=\"/a\",cgroup_id=\"5\"", .s = &s, .who = &who } };
+	struct metrics_input in = { .n = 1, .cg = cg, .snap = &snap, .top_preemptors = 2, .by_labels = by2,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
+	struct expo x;
+
+	s.c.runq_count = 2;
+	s.c.runq_slots[0] = 2;
+	expo_init(&x, EXPO_OPENMETRICS);
+	metrics_render(&x, &in);
+	expo_finish(&x);
+	cr_assert(strstr(x.p, "# TYPE cgsched_runqueue_latency_seconds histogram\n# UNIT cgsched_runqueue_latency_seconds seconds\n"
+			      "cgsched_runqueue_latency_seconds_bucket{cgroup=\"/a\",cgroup_id=\"5\",le=\"0.000002\"} 2\n"));
+	cr_assert(strstr(x.p, "# TYPE cgsched_cgroup info\ncgsched_cgroup_info{cgroup=\"/a\",cgroup_id=\"5\",kind=\"unit\",unit=\"a\\\"b.service\"} 1\n"));
+	cr_assert(strstr(x.p, "# TYPE cgsched_build info\n"));
+	/* The two most frequent preemptors, most first; the third left out. */
+	char *a = strstr(x.p, "by_cgroup_id=\"9\"} 30\n"), *b = strstr(x.p, "by_cgroup_id=\"8\"} 20\n");
+	cr_assert(a && b && a < b, "%s", x.p);
+	cr_assert_null(strstr(x.p, "by_cgroup_id=\"7\""));
+	/* No raw quote in any HELP line. */
+	for (char *h = strstr(x.p, "# HELP "); h; h = strstr(h + 1, "# HELP ")) {
+		char *e = strchr(h, '\n');
+		for (char *q = h; q < e; q++)
+			cr_assert(*q != '"' || q[-1] == '\\', "raw quote in %.*s", (int)(e - h), h);
+	}
+	cr_assert(!strcmp(x.p + x.n - 6, "# EOF\n"));
 	expo_free(&x);
 }
