@@ -74,12 +74,13 @@ void expo_ns_sec(struct expo *x, uint64_t ns)
 	expo_put(x, f, len);
 }
 
-void expo_label_value(struct expo *x, const char *v)
+/* Backslash and newline escaped, and the double quote where quote (label values, OpenMetrics' HELP). */
+static void escaped(struct expo *x, const char *v, bool quote)
 {
 	const char *run = v;
 
 	for (; *v; v++) {
-		const char *esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
+		const char *esc = *v == '\\' ? "\\\\" : *v == '\n' ? "\\n" : *v == '"' && quote ? "\\\"" : NULL;
 		if (!esc)
 			continue;
 		expo_put(x, run, v - run);
@@ -87,6 +88,11 @@ void expo_label_value(struct expo *x, const char *v)
 		run = v + 1;
 	}
 	expo_put(x, run, v - run);
+}
+
+void expo_label_value(struct expo *x, const char *v)
+{
+	escaped(x, v, true);
 }
 
 /* The family name of a sample name: "_total" and "_info" are the samples' in OpenMetrics. */
@@ -98,23 +104,6 @@ static size_t family_len(const char *name, enum expo_type t)
 	if (sfx && n > strlen(sfx) && !strcmp(name + n - strlen(sfx), sfx))
 		n -= strlen(sfx);
 	return n;
-}
-
-/* HELP text: the text format escapes backslash and newline; OpenMetrics the quote too. */
-static void help_text(struct expo *x, const char *h)
-{
-	const char *run = h;
-
-	for (; *h; h++) {
-		const char *esc = *h == '\\' ? "\\\\" : *h == '\n' ? "\\n" :
-				  *h == '"' && x->fmt == EXPO_OPENMETRICS ? "\\\"" : NULL;
-		if (!esc)
-			continue;
-		expo_put(x, run, h - run);
-		expo_put(x, esc, 2);
-		run = h + 1;
-	}
-	expo_put(x, run, h - run);
 }
 
 void expo_family(struct expo *x, const char *name, enum expo_type t, const char *help)
@@ -130,7 +119,8 @@ void expo_family(struct expo *x, const char *name, enum expo_type t, const char 
 	expo_puts(x, "# HELP ");
 	expo_put(x, name, flen);
 	expo_put(x, " ", 1);
-	help_text(x, help);
+	/* HELP: the text format escapes backslash and newline; OpenMetrics the quote too. */
+	escaped(x, help, x->fmt == EXPO_OPENMETRICS);
 	expo_puts(x, "\n# TYPE ");
 	expo_put(x, name, flen);
 	expo_put(x, " ", 1);

@@ -250,28 +250,23 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (tls)
-		s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
-					MHD_OPTION_LISTEN_SOCKET, s->fd,
-					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-					/* Bounded: a few scrapers, none holding a connection for long. */
-					MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-					/* One address cannot hold them all and keep the scraper out. */
-					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-					MHD_OPTION_HTTPS_MEM_CERT, o->wc->cert_pem,
-					MHD_OPTION_HTTPS_MEM_KEY, o->wc->key_pem,
-					MHD_OPTION_HTTPS_PRIORITIES, tls_priorities(o->wc->min_tls),
-					MHD_OPTION_END);
-	else
-		s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
-					MHD_OPTION_LISTEN_SOCKET, s->fd,
-					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-					MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-					/* One address cannot hold them all and keep the scraper out. */
-					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-					MHD_OPTION_END);
+	/* TLS's options, or none: an array libmicrohttpd reads up to its END. */
+	struct MHD_OptionItem tls_opts[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? o->wc->cert_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? o->wc->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(o->wc->min_tls) : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+				MHD_OPTION_LISTEN_SOCKET, s->fd,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+				/* Bounded: a few scrapers, none holding a connection for long. */
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+				/* One address cannot hold them all and keep the scraper out. */
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				MHD_OPTION_ARRAY, tls ? tls_opts : &tls_opts[3],
+				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->d) {
 		snprintf(err, errlen, "cannot serve on %s: %s%s", o->listen, s->log[0] ? s->log : "libmicrohttpd refused",

@@ -302,3 +302,22 @@ test_export_install() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 	rm -rf "$I"
 }
+
+# The BPF programs' own cost from the kernel's bpf stats, while they are on
+# (the sysctl is put back as it was, pass or fail).
+test_export_bpf_stats() {
+	exp_need curl
+	[ -w /proc/sys/kernel/bpf_stats_enabled ] || { echo "no kernel.bpf_stats_enabled here"; exit 77; }
+	P1=$(exp_port 0)
+	was=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	sleep 1
+	curl -sS --max-time "$(scaled 10)" "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	echo "$was" >/proc/sys/kernel/bpf_stats_enabled
+	grep '^cgsched_bpf_prog_runs_total' "$TMP/m.txt"
+	grep -q '^cgsched_bpf_stats_enabled 1$' "$TMP/m.txt" || fail "bpf stats not seen as enabled"
+	awk '/^cgsched_bpf_prog_runs_total\{prog="[a-z_]*"\} [1-9]/ { r++ } /^cgsched_bpf_prog_run_seconds_total\{prog="[a-z_]*"\} 0\.[0-9]*[1-9]/ { t++ }
+	     END { exit !(r && t) }' "$TMP/m.txt" || fail "no program with runs and run time"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
