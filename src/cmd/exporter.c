@@ -57,6 +57,7 @@ struct exporter {
 	bool ks_open;
 	struct idtab tab;      /* id -> struct xcg */
 	uint64_t scrapes;
+	size_t last_bytes;     /* the last scrape's size: the next one's buffer */
 	uint64_t last_check_ns;
 	double start_time;
 };
@@ -317,6 +318,7 @@ static int render(void *ctx, struct expo *out)
 	};
 	in.host_psi_ok = !psi_read("/proc/pressure/cpu", &in.host_psi_us);
 	self_process(&in.self);
+	expo_reserve(out, x->last_bytes + x->last_bytes / 8);
 	metrics_render(out, &in);
 	expo_family(out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,
 		    "CPU time this scrape took to gather and render, before sending");
@@ -325,6 +327,7 @@ static int render(void *ctx, struct expo *out)
 		    "Wall time this scrape took to gather and render, before sending");
 	expo_sample_sec(out, NULL, NULL, now_ns() - w0);
 	expo_finish(out);
+	x->last_bytes = out->n;
 out:
 	pthread_mutex_unlock(&x->lock);
 	snapshot_free(&cur);

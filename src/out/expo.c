@@ -19,6 +19,16 @@ void expo_free(struct expo *x)
 	x->n = x->cap = 0;
 }
 
+void expo_reserve(struct expo *x, size_t n)
+{
+	char *p;
+
+	if (x->oom || n <= x->cap || !(p = realloc(x->p, n)))
+		return; /* growing as it goes is the fallback */
+	x->p = p;
+	x->cap = n;
+}
+
 void expo_put(struct expo *x, const char *s, size_t len)
 {
 	if (x->oom)

@@ -41,6 +41,8 @@ const char *expo_content_type(enum expo_format f);
 
 void expo_init(struct expo *x, enum expo_format f);
 void expo_free(struct expo *x);
+/* Room for n bytes at once (the size of the last scrape): no copying as the text grows. */
+void expo_reserve(struct expo *x, size_t n);
 void expo_put(struct expo *x, const char *s, size_t len);
 void expo_puts(struct expo *x, const char *s);
 void expo_u64(struct expo *x, uint64_t v);
