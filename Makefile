@@ -34,7 +34,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 CFLAGS   ?= -O2 -g
 CGS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -Isrc -I$(OUTPUT) -D_GNU_SOURCE
-LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lmicrohttpd -lyaml -lcrypt -lm -pthread
+LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lmicrohttpd -lyaml -lcrypt -lprotobuf-c -lm -pthread
 # Sanitizers: the loader and unit tests again with ASan and UBSan (any report
 # fails), and the libFuzzer harnesses of tests/fuzz.
 SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -50,6 +50,11 @@ LIB_SRCS  := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 HDRS      := $(wildcard include/*.h src/*/*.h)
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
+# --timeline's encoder: protoc-c's code for the subset of Perfetto's schema
+# (src/out/perfetto.proto), generated into $(OUTPUT), compiled once and
+# linked into every binary (sanitizers instrument the project's own code).
+PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
+PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps run test test-unit test-live test-vm bench install clean sanitizers fuzz kernels-doc
@@ -64,6 +69,7 @@ all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 # ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
 	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
+	libprotobuf-c-dev protobuf-c-compiler python3-venv \
 	pkg-config make gcc libcriterion-dev stress-ng \
 	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
 deps:
@@ -99,12 +105,20 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # --- loader ---------------------------------------------------------------
-$(OUTPUT)/src/%.o: src/%.c $(HDRS) $(SKELS) | $(OUTPUT)/src
+$(OUTPUT)/perfetto.pb-c.c $(PROTO_H): src/out/perfetto.proto | $(OUTPUT)
+	$(call msg,PROTOC,$@)
+	$(Q)protoc-c --c_out=$(OUTPUT) --proto_path=src/out $<
+
+$(PROTO_OBJ): $(OUTPUT)/perfetto.pb-c.c $(PROTO_H)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -I$(OUTPUT) -c $< -o $@
+
+$(OUTPUT)/src/%.o: src/%.c $(HDRS) $(SKELS) $(PROTO_H) | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) -c $< -o $@
 
-cgsched: $(LIB_OBJS) $(OUTPUT)/src/cmd/main.o
+cgsched: $(LIB_OBJS) $(OUTPUT)/src/cmd/main.o $(PROTO_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -112,30 +126,30 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -std=gnu11 -pthread $< -o $@ -lm
 
-$(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS)
+$(OUTPUT)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) $(PROTO_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # --- sanitizers and fuzzing (clang; libclang-rt-dev) ------------------------
-$(OUTPUT)/asan/%.o: src/%.c $(HDRS) $(SKELS)
+$(OUTPUT)/asan/%.o: src/%.c $(HDRS) $(SKELS) $(PROTO_H)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/asan/cgsched: $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(OUTPUT)/asan/cmd/main.o
+$(OUTPUT)/asan/cgsched: $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(OUTPUT)/asan/cmd/main.o $(PROTO_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/asan/unit-tests: $(UNIT_SRCS) $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS))
+$(OUTPUT)/asan/unit-tests: $(UNIT_SRCS) $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/asan/%,$(LIB_OBJS)) $(PROTO_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
-$(OUTPUT)/fuzz/obj/%.o: src/%.c $(HDRS) $(SKELS)
+$(OUTPUT)/fuzz/obj/%.o: src/%.c $(HDRS) $(SKELS) $(PROTO_H)
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS))
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(patsubst $(OUTPUT)/src/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS)) $(PROTO_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(CGS_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
 

@@ -311,6 +311,36 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 	o->preempted = runnable && !throttled;
 }
 
+/* --timeline: waits at least this long are sent one by one (0: none). */
+const volatile __u64 targ_long_wait_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} waits SEC(".maps");
+
+/*
+ * A long wait, for the timeline: who waited, and behind whose task (the one
+ * switched out as it got the CPU). Rare by construction (milliseconds), so
+ * bpf_ktime_get_ns() here costs nothing on the hot path.
+ */
+static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, __u64 behind, bool direct)
+{
+	struct cgs_wait *w = bpf_ringbuf_reserve(&waits, sizeof(*w), 0);
+
+	if (!w) {
+		count_drop(CGS_DROP_WAIT_LOST);
+		return;
+	}
+	w->end_ns = bpf_ktime_get_ns();
+	w->start_ns = w->end_ns - d;
+	w->cgid = cgid;
+	w->behind = behind;
+	w->pid = task_pid(next, direct);
+	w->cpu = bpf_get_smp_processor_id();
+	bpf_ringbuf_submit(w, 0);
+}
+
 /* A run-queue wait of d ns of task t ended: into its cgroup's figures s. */
 static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s, __u64 d)
 {
@@ -345,6 +375,8 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 			if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1))) {
 				runq_wait(t, s, d);
 				why_split(t, s, d, now);
+				if (targ_long_wait_ns && d >= targ_long_wait_ns)
+					long_wait(next, t->cgid, d, o->cg, direct);
 			}
 		}
 	}

@@ -111,6 +111,18 @@ struct cgs_episode {
 	__u32 pad;
 };
 
+/*
+ * One run-queue wait longer than --timeline's threshold (ring buffer record,
+ * only with --timeline). Times: bpf_ktime_get_ns().
+ */
+struct cgs_wait {
+	__u64 cgid;          /* the waiting task's cgroup */
+	__u64 start_ns, end_ns;
+	__u64 behind;        /* the cgroup of the task that ran until it got the CPU; 0: idle or none */
+	__u32 pid;           /* the waiting thread */
+	__u32 cpu;
+};
+
 /* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
 #define CGS_OPEN_MAX 8
 struct cgs_open {
@@ -238,6 +250,7 @@ enum cgs_drop {
 	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
 	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
 	CGS_DROP_TASKS_FULL,    /* --tasks: per-task map full (--max-tasks): a task's figures lost */
+	CGS_DROP_WAIT_LOST,     /* --timeline: long-wait ring buffer full: a wait not in the timeline (still counted) */
 	CGS_DROP__COUNT,
 };
 

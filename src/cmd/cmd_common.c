@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
+#include "cmd/timeline_rec.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 
@@ -15,6 +16,17 @@ void common_init(struct common_opts *c)
 	c->so.cgroups = c->cgroups;
 	c->so.max_cgroups = 1024;
 	c->so.max_task_rows = 4096;
+}
+
+int common_timeline_finish(struct common_opts *c)
+{
+	if (c->long_wait_ns && !c->timeline) {
+		cgs_err("--long-wait: only with --timeline FILE (the waits it shows one by one)");
+		return CGS_EXIT_USAGE;
+	}
+	if (c->timeline)
+		c->so.long_wait_ns = c->long_wait_ns ? c->long_wait_ns : TIMELINE_LONG_WAIT_DEFAULT_NS;
+	return 0;
 }
 
 int common_tasks_finish(struct common_opts *c, const char *tasks_opt)
@@ -82,6 +94,16 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		return 0;
 	case OPT_WHY:
 		c->so.why = true;
+		return 0;
+	case OPT_TIMELINE:
+		c->timeline = arg;
+		return 0;
+	case OPT_LONG_WAIT:
+		if (parse_duration_ns(arg, 1000000ULL, &v) || v < 100000ULL || v > 60000000000ULL) {
+			cgs_err("--long-wait %s: expected a duration from 100us to 60s (bare numbers are ms)", arg);
+			return -1;
+		}
+		c->long_wait_ns = v;
 		return 0;
 	}
 	return 1;

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "cmd/timeline_rec.h"
 #include "out/json_out.h"
 #include "figures/kstat.h"
 #include "limits/cpu_limits.h"
@@ -44,6 +45,9 @@ static const char usage[] =
 	"  -d, --duration DUR   with --attach: stop after DUR\n"
 	"  --pid PID            with --attach: stop when PID exits\n"
 	"  --why                split the waits into causes: a verdict line, and \"waited\" in the report\n"
+	"  --timeline FILE      also a Perfetto trace of the run (ui.perfetto.dev): a track per\n"
+	"                       cgroup, throttle episodes per CPU, long waits, counters every 0.5 s\n"
+	"  --long-wait DUR      waits at least this long are in the timeline (default 10ms)\n"
 	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
 	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
 	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"
@@ -172,6 +176,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		RULES_LONG_OPTS,
 		WHY_LONG_OPT,
+		TIMELINE_LONG_OPTS,
 		COMMON_LONG_OPTS,
 		{},
 	};
@@ -214,7 +219,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			return CGS_EXIT_USAGE;
 		}
 	}
-	if (rules_validate(&o->rules))
+	if (rules_validate(&o->rules) || common_timeline_finish(&o->c))
 		return CGS_EXIT_USAGE;
 	if (o->check && !rules_any(&o->rules)) {
 		cgs_err("record: --check needs a rule (--max-throttled-pct, --max-runq-p99, --min-cpu-pct, --baseline)");
@@ -283,7 +288,9 @@ static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, c
 	_exit(127);
 }
 
-static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, uint64_t t0)
+/* Every 0.5 s: the progress line on a terminal, the timeline's counters with --timeline. */
+static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, uint64_t t0, bool tty,
+		     struct tl_rec *tl)
 {
 	struct snapshot cur;
 	char a[16], b[16];
@@ -291,7 +298,9 @@ static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, 
 
 	if (snapshot_read(tr, &cur, false, *have_prev ? prev : NULL))
 		return;
-	for (size_t i = 0; i < cur.n; i++) {
+	if (tl)
+		tl_rec_snapshots(tl, *have_prev ? prev : NULL, &cur);
+	for (size_t i = 0; tty && i < cur.n; i++) {
 		on += cur.cg[i].c.oncpu_ns;
 		uint64_t t = cur.cg[i].c.thr_ns > cur.cg[i].c.thr_wait_ns ? cur.cg[i].c.thr_ns
 									 : cur.cg[i].c.thr_wait_ns;
@@ -299,7 +308,8 @@ static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, 
 		n += cur.cg[i].c.thr_count;
 	}
 	uint64_t wall = cur.t_ns - t0;
-	fprintf(stderr, "\rcgsched: %s  CPU %.1f%%  throttled %s (%llu)\033[K",
+	if (tty)
+		fprintf(stderr, "\rcgsched: %s  CPU %.1f%%  throttled %s (%llu)\033[K",
 		fmt_duration(a, sizeof(a), wall), wall ? 100.0 * on / wall : 0,
 		fmt_duration(b, sizeof(b), thr), (unsigned long long)n);
 	snapshot_free(prev);
@@ -352,13 +362,20 @@ int cmd_record(int argc, char **argv)
 	struct episode_log el = {};
 	char rel[PATH_MAX], name[64];
 	const char *paths[1];
-	bool made = false, have_prev = false, tty;
+	bool made = false, have_prev = false, tty, traced = false;
 	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 };
+	struct tl_rec tl, *tlp = NULL;
 
 	if ((err = parse(&o, argc, argv)))
 		return err;
 	if ((err = require_root("record makes cgroups and loads BPF programs")))
 		return err;
+	/* The trace's file before anything is made: a bad path costs nothing. */
+	if (o.c.timeline) {
+		if ((err = tl_rec_open(&tl, o.c.timeline)))
+			return err;
+		tlp = &tl;
+	}
 	memset(&s, 0, sizeof(s));
 	s.fs.mnt_fd = -1;
 	if ((err = cgfs_open_or_explain(&s.fs)))
@@ -395,6 +412,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	cgfs_close(&keep);
+	traced = true;
+	if (tlp)
+		tl_rec_attach(tlp, &s, false); /* record takes the episodes for its report, at the end */
 	/*
 	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
 	 * known (and, in the child, until the default actions are back): one
@@ -456,8 +476,8 @@ int cmd_record(int argc, char **argv)
 				cgs_err("record: waitpid: %s", strerror(errno));
 				goto out;
 			}
-			if (tty && now_ns() >= next_progress) {
-				progress(&s.tr, &prev, &have_prev, t0);
+			if ((tty || tlp) && now_ns() >= next_progress) {
+				progress(&s.tr, &prev, &have_prev, t0, tty, tlp);
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
@@ -468,8 +488,8 @@ int cmd_record(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
-			if (tty && now_ns() >= next_progress) {
-				progress(&s.tr, &prev, &have_prev, t0);
+			if ((tty || tlp) && now_ns() >= next_progress) {
+				progress(&s.tr, &prev, &have_prev, t0, tty, tlp);
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
@@ -482,6 +502,11 @@ int cmd_record(int argc, char **argv)
 	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		goto out;
+	}
+	if (tlp) { /* the last interval, and the command, before the report takes the episodes */
+		tl_rec_snapshots(tlp, have_prev ? &prev : NULL, &cur);
+		if (!o.attach)
+			tl_rec_command(tlp, o.cmd[0], t0, t0 + rs.wall_ns);
 	}
 	tracer_take_episodes(&s.tr, &el);
 	rs.ep = (struct episode_view){ el.e, el.n, el.truncated, t0, session_cgroup_name, &s };
@@ -538,6 +563,13 @@ out:
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
+	}
+	if (tlp) {
+		/* Cut short before tracing began (bad input, a stop): no trace left behind. */
+		if (tl_rec_close(tlp) && !ret)
+			ret = CGS_EXIT_FAIL;
+		if (!traced)
+			unlink(o.c.timeline);
 	}
 	if (made && (err = cgfs_remove(&s.fs, rel)))
 		cgs_warn("could not remove cgroup %s: %s", rel, strerror(-err));

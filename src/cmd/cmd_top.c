@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/timeline_rec.h"
 #include "out/group.h"
 #include "out/json_out.h"
 #include "out/tasks_out.h"
@@ -33,6 +35,7 @@ static const char usage[] =
 	"      --threads          with --tasks: one row per thread\n"
 	"      --why              split each cgroup's waits into causes (its quota, a parent's,\n"
 	"                         another cgroup, ...); a verdict line each in the summary\n"
+	TIMELINE_HELP
 	"      --max-tasks N      bound of the per-task map (default 4096); tasks beyond\n"
 	"                         it are counted as drops (tasks_full)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
@@ -120,6 +123,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		TASKS_LONG_OPTS("tasks"),
 		WHY_LONG_OPT,
+		TIMELINE_LONG_OPTS,
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -134,6 +138,8 @@ static int parse(struct top_opts *o, int argc, char **argv)
 	int err = cmd_parse(&spec, argc, argv, &first);
 	if (!err)
 		err = common_tasks_finish(&o->c, "--tasks");
+	if (!err)
+		err = common_timeline_finish(&o->c);
 	if (!err && o->c.tasks && o->group != GROUP_PATH) {
 		cgs_err("--tasks with --group-by: choose one (rows per task, or per group)");
 		return CGS_EXIT_USAGE;
@@ -164,6 +170,7 @@ static void why_psi(struct report *r, struct session *s, struct psi_track *pt, b
 }
 
 static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct psi_track *pt,
+		 struct tl_rec *tl,
 		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
 		 struct refresh_cost *cost)
 {
@@ -203,6 +210,9 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
 	if (o->c.so.why)
 		why_psi(&r, s, pt, summary, o->json || summary ? 0 : o->rows);
+	/* Before --json takes the interval's episodes: the timeline reads them too. */
+	if (tl && !summary)
+		tl_rec_rows(tl, &r, cur->t_ns);
 	if (o->json) {
 		struct json_meta m;
 		struct episode_log el;
@@ -257,14 +267,26 @@ int cmd_top(int argc, char **argv)
 	struct snapshot prev = {}, cur;
 	struct kstat_src ks = {};
 	struct psi_track pt = {};
+	struct tl_rec tl, *tlp = NULL;
 	int err = parse(&o, argc, argv);
 
 	if (err)
 		return err;
+	/* The trace's file first: a bad path costs no tracing. */
+	if (o.c.timeline && (err = tl_rec_open(&tl, o.c.timeline)))
+		return err;
+	if (o.c.timeline)
+		tlp = &tl;
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
+		if (tlp) {
+			tl_rec_close(tlp);
+			unlink(o.c.timeline);
+		}
 		return err;
 	}
+	if (tlp)
+		tl_rec_attach(tlp, &s, !o.json);
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
 	if (o.c.so.why) /* the start of the summary's window */
@@ -290,7 +312,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, &pt, have_prev ? &prev : NULL, &cur, false, &rc);
+		show(&o, &s, &ks, &pt, tlp, have_prev ? &prev : NULL, &cur, false, &rc);
 		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
 		if (cgs_verbose)
 			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
@@ -302,12 +324,15 @@ int cmd_top(int argc, char **argv)
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, &pt, NULL, &cur, true, &rc);
+		if (tlp) /* the last episodes, before the summary's JSON takes them */
+			tl_rec_drain(tlp);
+		show(&o, &s, &ks, &pt, tlp, NULL, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
 	kstat_src_close(&ks);
 	psi_track_free(&pt);
+	int tlerr = tlp ? tl_rec_close(tlp) : 0;
 	session_close(&s);
-	return err ? CGS_EXIT_FAIL : 0;
+	return err || tlerr ? CGS_EXIT_FAIL : 0;
 }

@@ -4,6 +4,7 @@
 #define CGS_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cmd/options.h"
 #include "cmd/session.h"
@@ -26,9 +27,13 @@ struct common_opts {
 	struct session_opts so;
 	const char *cgroups[CGS_MAX_FILTERS + 1];
 	bool tasks, threads;          /* top --tasks, hist --per-task; --threads */
+	const char *timeline;         /* top and record --timeline FILE */
+	uint64_t long_wait_ns;        /* --long-wait; 0: the default */
 };
 
 void common_init(struct common_opts *c);
+/* After parsing: --long-wait only with --timeline; sets so.long_wait_ns. 0 or CGS_EXIT_USAGE. */
+int common_timeline_finish(struct common_opts *c);
 /* After parsing: --threads only with the command's tasks option (named in the error); sets so.tasks. */
 int common_tasks_finish(struct common_opts *c, const char *tasks_opt);
 

@@ -29,6 +29,8 @@ enum long_opt {
 	OPT_WHY,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
 	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS,
+	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them) */
+	OPT_TIMELINE, OPT_LONG_WAIT,
 };
 
 #define COMMON_LONG_OPTS                                                       \
@@ -45,6 +47,17 @@ enum long_opt {
 	{ tasks_name, no_argument, NULL, OPT_TASKS },                  \
 	{ "threads", no_argument, NULL, OPT_THREADS },                 \
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS }
+
+/* top and record: a Perfetto trace of the run */
+#define TIMELINE_LONG_OPTS                                         \
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },     \
+	{ "long-wait", required_argument, NULL, OPT_LONG_WAIT }
+
+#define TIMELINE_HELP                                                                           \
+	"      --timeline FILE    also a Perfetto trace of the run (ui.perfetto.dev): a track per\n" \
+	"                         cgroup, its throttle episodes per CPU, its long waits, counters\n" \
+	"      --long-wait DUR    waits at least this long are in the timeline one by one,\n"       \
+	"                         named by who ran meanwhile (default 10ms)\n"
 
 /* top and record: split each wait into its causes */
 #define WHY_LONG_OPT { "why", no_argument, NULL, OPT_WHY }

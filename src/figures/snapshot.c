@@ -23,6 +23,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_STALE] = "throttle_stale",
 	[CGS_DROP_EPISODE_LOST] = "episode_lost",
 	[CGS_DROP_TASKS_FULL] = "tasks_full",
+	[CGS_DROP_WAIT_LOST] = "wait_lost",
 };
 
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {

@@ -224,6 +224,10 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	s->rodata->targ_tasks = o->tasks;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
 	s->rodata->targ_why = o->why;
+	s->rodata->targ_long_wait_ns = o->long_wait_ns;
+	/* Without --timeline nothing is sent there: one page, not 256 KB. */
+	if (!o->long_wait_ns)
+		bpf_map__set_max_entries(s->maps.waits, getpagesize());
 	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
@@ -299,25 +303,40 @@ static void nudge_cpus(int ncpus)
 		pthread_join(th[i], NULL);
 }
 
+/* Append one ring-buffer record to a bounded log (max entries); a record past it is counted in *truncated. */
+static void log_append(void **e, size_t *n, size_t *cap, uint64_t *truncated, const void *data, size_t esize,
+		       size_t max)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		if (c > max)
+			c = max; /* the documented bound, not the power of two below it */
+		void *p = c > *cap ? realloc(*e, c * esize) : NULL;
+		if (!p) {
+			(*truncated)++;
+			return;
+		}
+		*e = p;
+		*cap = c;
+	}
+	memcpy((char *)*e + (*n)++ * esize, data, esize);
+}
+
 static int on_episode(void *ctx, void *data, size_t size)
 {
 	struct episode_log *l = ctx;
 
-	if (size < sizeof(struct cgs_episode))
-		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		if (cap > CGS_EPISODES_MAX)
-			cap = CGS_EPISODES_MAX; /* the documented bound, not the power of two below it */
-		struct cgs_episode *n = cap > l->cap ? realloc(l->e, cap * sizeof(*n)) : NULL;
-		if (!n) {
-			l->truncated++;
-			return 0;
-		}
-		l->e = n;
-		l->cap = cap;
-	}
-	memcpy(&l->e[l->n++], data, sizeof(struct cgs_episode));
+	if (size >= sizeof(struct cgs_episode))
+		log_append((void **)&l->e, &l->n, &l->cap, &l->truncated, data, sizeof(*l->e), CGS_EPISODES_MAX);
+	return 0;
+}
+
+static int on_wait(void *ctx, void *data, size_t size)
+{
+	struct wait_log *l = ctx;
+
+	if (size >= sizeof(struct cgs_wait))
+		log_append((void **)&l->e, &l->n, &l->cap, &l->truncated, data, sizeof(*l->e), CGS_WAITS_MAX);
 	return 0;
 }
 
@@ -333,6 +352,14 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		ring_buffer__poll(t->rb, timeout_ms);
 	else
 		usleep(timeout_ms * 1000);
+}
+
+void tracer_take_waits(struct tracer *t, struct wait_log *out)
+{
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	*out = t->wlog;
+	memset(&t->wlog, 0, sizeof(t->wlog));
 }
 
 void tracer_take_episodes(struct tracer *t, struct episode_log *out)
@@ -443,6 +470,8 @@ attached:
 	if (!t->rb)
 		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
 			 strerror(errno));
+	else if (o->long_wait_ns && (err = ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.waits), on_wait, &t->wlog)))
+		cgs_warn("no long waits in the timeline (ring buffer: %s)", strerror(-err));
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
 	t->attached_ns = now_ns();
@@ -488,6 +517,7 @@ void tracer_stop(struct tracer *t)
 	ring_buffer__free(t->rb);
 	t->rb = NULL;
 	free(t->log.e);
+	free(t->wlog.e);
 	memset(&t->log, 0, sizeof(t->log));
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);

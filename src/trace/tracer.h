@@ -20,6 +20,14 @@ struct episode_log {
 	uint64_t truncated;         /* arrived while the log was full */
 };
 
+/* Long run-queue waits collected from their ring buffer (--timeline), bounded. */
+#define CGS_WAITS_MAX 100000
+struct wait_log {
+	struct cgs_wait *e;
+	size_t n, cap;
+	uint64_t truncated;         /* arrived while the log was full */
+};
+
 struct tracer_opts {
 	uint32_t max_cgroups;       /* bound of the per-cgroup map */
 	uint32_t max_tasks;         /* bound of the pid-keyed fallback */
@@ -31,6 +39,7 @@ struct tracer_opts {
 	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	bool why;                   /* --why: split each wait into its causes */
+	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
 	const volatile int *stop;
 };
@@ -68,6 +77,7 @@ struct tracer {
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;
 	struct episode_log log;
+	struct wait_log wlog;
 };
 
 /*
@@ -112,6 +122,8 @@ void tracer_poll(struct tracer *t, int timeout_ms);
  * a task was first seen is noticed.
  */
 void tracer_recheck_limits(struct tracer *t);
+/* Hand over the long waits collected so far (the caller frees out->e) and start a new log. */
+void tracer_take_waits(struct tracer *t, struct wait_log *out);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
 /*

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* --timeline: what a session saw, as Perfetto tracks (timeline_rec.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/timeline_rec.h"
+#include "lib/cgname.h"
+#include "lib/util.h"
+
+struct tl_seen {
+	uint64_t id;   /* the track's uuid */
+};
+
+enum tl_kind { TK_CGROUP = 1, TK_CPU_THR, TK_TASK, TK_COUNTER, TK_TOP };
+
+/* A track's uuid from what it is: splitmix64 of the parts, never 0. */
+static uint64_t uuid_of(enum tl_kind k, uint64_t a, uint64_t b)
+{
+	uint64_t z = (uint64_t)k * 0x9e3779b97f4a7c15ULL ^ a * 0xbf58476d1ce4e5b9ULL ^ b * 0x94d049bb133111ebULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+/* First time only: whether the track still has to be announced. */
+static bool fresh(struct tl_rec *r, uint64_t uuid)
+{
+	bool f = false;
+
+	return idtab_put(&r->seen, uuid, &f) && f;
+}
+
+int tl_rec_open(struct tl_rec *r, const char *path)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
+	if ((err = timeline_open(&r->tl, path))) {
+		cgs_err("--timeline %s: %s", path, strerror(-err));
+		return CGS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+void tl_rec_attach(struct tl_rec *r, struct session *s, bool own_episodes)
+{
+	r->s = s;
+	r->own_episodes = own_episodes;
+	r->ks_open = !kstat_src_open(&r->ks, &s->fs, KSTAT_AUTO);
+	if (r->ks_open)
+		kstat_src_prime(&r->ks);
+	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost", 
+		       "throttle episodes and long waits not in this trace (ring buffer or list full): "
+		       "where it rises, the trace is incomplete", true, "events");
+	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), s->tr.attached_ns, 0);
+}
+
+/* The cgroup's track, and its ancestors' first: the tracks nest as the cgroups do. */
+static uint64_t cg_track(struct tl_rec *r, uint64_t id)
+{
+	uint64_t uuid = uuid_of(TK_CGROUP, id, 0), parent = 0, pid;
+	const char *last, *path = cgfs_path(&r->s->fs, id, false, &last);
+	char pp[PATH_MAX], name[PATH_MAX + CGNAME_SHORT_MAX + 8], who[CGNAME_SHORT_MAX], esc[4 * PATH_MAX];
+
+	if (!fresh(r, uuid))
+		return uuid;
+	if (!path)
+		path = last;
+	if (path && strcmp(path, "/")) {
+		cgpath_parent(path, pp, sizeof(pp));
+		if (!cgfs_id(&r->s->fs, pp, &pid))
+			parent = cg_track(r, pid);
+	}
+	/* Its own name under its parent, and who it is when the path says. */
+	const char *base = !path ? NULL : strcmp(path, "/") ? strrchr(path, '/') + 1 : "cgroups (/)";
+	const char *w = who_text(cgfs_who(&r->s->fs, id), who, sizeof(who));
+	if (base && w)
+		snprintf(name, sizeof(name), "%s [%s]", base, w);
+	else if (base)
+		snprintf(name, sizeof(name), "%s", base);
+	else
+		snprintf(name, sizeof(name), "cgroup id %llu (removed)", (unsigned long long)id);
+	timeline_track(&r->tl, uuid, parent, utf8_valid(name, esc, sizeof(esc)), path ? utf8_valid(path, pp, sizeof(pp)) : NULL,
+		       false, NULL);
+	return uuid;
+}
+
+/* A sub-track of a cgroup's: per CPU for episodes, per thread for waits, per counter. */
+static uint64_t sub_track(struct tl_rec *r, uint64_t cgid, enum tl_kind k, uint64_t x, const char *name,
+			  const char *unit)
+{
+	uint64_t uuid = uuid_of(k, cgid, x);
+
+	if (fresh(r, uuid))
+		timeline_track(&r->tl, uuid, cg_track(r, cgid), name, NULL, k == TK_COUNTER, unit);
+	return uuid;
+}
+
+static const char *cg_label(struct tl_rec *r, uint64_t id, char *buf, size_t len)
+{
+	const char *last, *p = id ? cgfs_path(&r->s->fs, id, false, &last) : NULL;
+
+	if (!id)
+		return "the idle CPU, or a task of no traced cgroup";
+	return utf8_valid(p ? p : last ? last : "(a removed cgroup)", buf, len);
+}
+
+void tl_rec_drain(struct tl_rec *r)
+{
+	struct episode_log *el = &r->s->tr.log;
+	struct wait_log wl;
+	char name[64], who[4 * PATH_MAX];
+
+	/* Episodes stay in the tracer's log for top --json and record's report: read, not taken. */
+	tracer_poll(&r->s->tr, 0);
+	if (r->ep_seen > el->n)
+		r->ep_seen = 0; /* the log was taken and began again */
+	for (; r->ep_seen < el->n; r->ep_seen++) {
+		const struct cgs_episode *e = &el->e[r->ep_seen];
+		snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
+		uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
+		timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
+	}
+	if (r->own_episodes) {
+		struct episode_log taken;
+		tracer_take_episodes(&r->s->tr, &taken);
+		r->lost += taken.truncated;
+		free(taken.e);
+		r->ep_seen = 0;
+	}
+	tracer_take_waits(&r->s->tr, &wl);
+	for (size_t i = 0; i < wl.n; i++) {
+		const struct cgs_wait *w = &wl.e[i];
+		snprintf(name, sizeof(name), "thread %u: waits over the threshold", w->pid);
+		uint64_t tr = sub_track(r, w->cgid, TK_TASK, w->pid, name, NULL);
+		struct timeline_arg a[] = {
+			{ "behind", cg_label(r, w->behind, who, sizeof(who)), 0 },
+			{ "cpu", NULL, w->cpu },
+			{ "tid", NULL, w->pid },
+		};
+		timeline_slice(&r->tl, tr, w->start_ns, w->end_ns, "waited for a CPU", a, 3);
+	}
+	r->lost += wl.truncated;
+	free(wl.e);
+}
+
+void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
+{
+	static const struct {
+		const char *name, *unit;
+	} ctr[] = { { "CPU %", "%" }, { "run-queue p99 (ms)", "ms" }, { "throttled %", "%" }, { "quota used %", "%" } };
+
+	tl_rec_drain(r);
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct row *w = &rep->rows[i];
+		if (w->members)
+			continue; /* --group-by's sums are not cgroups of the hierarchy */
+		double v[] = { w->cpu_pct, w->runq_p99_ns / 1e6, w->thr_pct, w->quota_used_pct };
+		for (size_t k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
+			if (k == 3 && v[k] < 0)
+				continue; /* no quota */
+			timeline_counter(&r->tl, sub_track(r, w->id, TK_COUNTER, k, ctr[k].name, ctr[k].unit), t_ns, v[k]);
+		}
+	}
+	/* Losses: the BPF side's (ring buffers full) and the logs' (full lists), in the trace itself. */
+	r->lost += rep->d->drops[CGS_DROP_EPISODE_LOST] + rep->d->drops[CGS_DROP_WAIT_LOST];
+	uint64_t trunc = r->s->tr.log.truncated;
+	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)(r->lost + trunc));
+}
+
+void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struct snapshot *cur)
+{
+	struct snapshot d;
+	struct report rep;
+	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
+
+	if (snapshot_delta(prev, cur, &d)) {
+		snapshot_free(&d);
+		return;
+	}
+	if (r->ks_open && !kstat_src_refresh(&r->ks))
+		kstat_src_figures(&r->ks, &d, false, &kfigs);
+	uint64_t from = prev ? prev->t_ns : r->s->tr.attached_ns;
+	if (!report_build(&rep, &d, cur->t_ns - from, false, &kfigs)) {
+		tl_rec_rows(r, &rep, cur->t_ns);
+		report_free(&rep);
+	}
+	idtab_free(&kfigs);
+	snapshot_free(&d);
+}
+
+void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns)
+{
+	uint64_t tr = uuid_of(TK_TOP, 2, 0);
+
+	if (fresh(r, tr))
+		timeline_track(&r->tl, tr, 0, "command", "the command cgsched record ran", false, NULL);
+	timeline_slice(&r->tl, tr, start_ns, end_ns, name, NULL, 0);
+}
+
+int tl_rec_close(struct tl_rec *r)
+{
+	int err;
+
+	if (r->s)
+		tl_rec_drain(r);
+	uint64_t lost = r->lost + (r->s ? r->s->tr.log.truncated : 0);
+	if (lost > r->lost_shown)
+		cgs_warn("--timeline %s: %llu events lost (ring buffer or list full): the trace is incomplete there "
+			 "(its track \"cgsched: events lost\" shows when)", r->tl.path, (unsigned long long)lost);
+	char *path = r->tl.path ? strdup(r->tl.path) : NULL;
+	uint64_t packets = r->tl.packets, bytes = r->tl.bytes;
+	err = timeline_close(&r->tl);
+	if (!err && path)
+		cgs_debug("--timeline %s: %llu packets, %llu bytes", path, (unsigned long long)packets,
+			  (unsigned long long)bytes);
+	free(path);
+	idtab_free(&r->seen);
+	if (r->ks_open)
+		kstat_src_close(&r->ks);
+	return err ? CGS_EXIT_FAIL : 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * --timeline FILE (top, record): a session's events as a Perfetto trace
+ * (out/timeline.h). A track per cgroup, nested as the hierarchy and named
+ * as top names them; under it, per CPU, its throttle episodes; per thread,
+ * its waits longer than the threshold, named by the cgroup whose task ran
+ * meanwhile; counters per interval (CPU %, run-queue p99, throttled %,
+ * quota used %). Lost events are a counter track of their own and a line
+ * on stderr.
+ */
+#ifndef CGS_TIMELINE_REC_H
+#define CGS_TIMELINE_REC_H
+
+#include <stdint.h>
+
+#include "cmd/session.h"
+#include "figures/kstat_src.h"
+#include "lib/idtab.h"
+#include "out/report.h"
+#include "out/timeline.h"
+
+#define TIMELINE_LONG_WAIT_DEFAULT_NS 10000000ULL
+
+struct tl_rec {
+	struct timeline tl;
+	struct session *s;
+	struct idtab seen;        /* uuid -> announced (struct tl_seen) */
+	size_t ep_seen;           /* episodes of the tracer's log already written */
+	uint64_t lost;            /* events lost so far: ring buffers full, logs full */
+	uint64_t lost_shown;
+	struct kstat_src ks;      /* record's intervals: the kernel's figures */
+	bool ks_open;
+	bool own_episodes;        /* nobody else takes the tracer's episodes: the timeline does */
+};
+
+/* Open FILE before tracing starts (a bad path costs nothing): 0 or CGS_EXIT_USAGE after its line. */
+int tl_rec_open(struct tl_rec *r, const char *path);
+/*
+ * Tracing has started: the session whose cgroups and events are written.
+ * own_episodes: the command does not take the tracer's episodes itself
+ * (top without --json), so the timeline takes them, and the list never fills.
+ */
+void tl_rec_attach(struct tl_rec *r, struct session *s, bool own_episodes);
+/* The events collected since the last call: throttle episodes and long waits. */
+void tl_rec_drain(struct tl_rec *r);
+/* One interval's counters, from its report (top's own), at its end t_ns. */
+void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns);
+/* The same from two snapshots (record): the report built here. */
+void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struct snapshot *cur);
+/* The traced command's run, as a slice on a track of its own. */
+void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns);
+/* Drain, close; the losses said on stderr. 0, or CGS_EXIT_FAIL when the file could not be written. */
+int tl_rec_close(struct tl_rec *r);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A Perfetto trace (--timeline): tracks, slices and counters as Perfetto's
+ * track events, encoded by protobuf-c from the project's subset of
+ * Perfetto's .proto files (src/out/perfetto.proto). Each packet is written
+ * as it comes, as a one-packet Trace message: a Trace is a repeated field,
+ * so their concatenation is one Trace, and the file is valid after every
+ * write, also when the run is cut short.
+ *
+ * Times are CLOCK_MONOTONIC ns (bpf_ktime_get_ns), written as BOOTTIME,
+ * the clock track events are read in by default.
+ */
+#ifndef CGS_TIMELINE_H
+#define CGS_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct timeline {
+	int fd;
+	int64_t boot_off;      /* BOOTTIME - MONOTONIC, ns */
+	uint64_t packets, bytes;
+	bool failed;           /* a write failed: said once, nothing more written */
+	char *path;
+};
+
+/* Create (truncate) the file; 0, or -errno with nothing left behind. */
+int timeline_open(struct timeline *t, const char *path);
+/* Close; 0, or -errno when a write failed (said on stderr once). */
+int timeline_close(struct timeline *t);
+
+/* A track: uuid nonzero and unique; parent 0 for a top-level one; counter: a counter track, unit_name e.g. "%". */
+void timeline_track(struct timeline *t, uint64_t uuid, uint64_t parent, const char *name, const char *description,
+		    bool counter, const char *unit_name);
+struct timeline_arg {
+	const char *name;
+	const char *str;       /* or, when NULL, */
+	int64_t i;
+};
+/* A slice [start, end] on a track, with arguments shown beside it. */
+void timeline_slice(struct timeline *t, uint64_t track, uint64_t start_ns, uint64_t end_ns, const char *name,
+		    const struct timeline_arg *args, size_t nargs);
+void timeline_instant(struct timeline *t, uint64_t track, uint64_t ts_ns, const char *name);
+void timeline_counter(struct timeline *t, uint64_t track, uint64_t ts_ns, double value);
+
+#endif
