@@ -74,11 +74,21 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev li
 	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
+	$(Q)$(MAKE) -s $(VENV)/ok
+
+# Perfetto's own schema for the --timeline tests (perfetto_trace_pb2), from
+# PyPI into a venv under $(OUTPUT): pinned, made once.
+VENV := $(OUTPUT)/venv
+PY_PKGS := perfetto==0.59.1 protobuf==7.36.2
+$(VENV)/ok: | $(OUTPUT)
+	$(call msg,VENV,$(VENV): $(PY_PKGS))
+	$(Q)rm -rf $(VENV) && python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check $(PY_PKGS)
+	$(Q)touch $@
 
 run: deps all
 	$(Q)./cgsched top -i 1 -n 10
 
-test: deps all $(OUTPUT)/unit-tests sanitizers
+test: deps all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
 	$(Q)./tests/run.sh
 
 test-unit: $(OUTPUT)/unit-tests

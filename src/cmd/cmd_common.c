@@ -99,8 +99,8 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		c->timeline = arg;
 		return 0;
 	case OPT_LONG_WAIT:
-		if (parse_duration_ns(arg, 1000000ULL, &v) || v < 100000ULL || v > 60000000000ULL) {
-			cgs_err("--long-wait %s: expected a duration from 100us to 60s (bare numbers are ms)", arg);
+		if (parse_duration_ns(arg, 1000000ULL, &v) || v < 1000ULL || v > 60000000000ULL) {
+			cgs_err("--long-wait %s: expected a duration from 1us to 60s (bare numbers are ms)", arg);
 			return -1;
 		}
 		c->long_wait_ns = v;

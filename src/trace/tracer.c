@@ -225,9 +225,16 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
 	s->rodata->targ_why = o->why;
 	s->rodata->targ_long_wait_ns = o->long_wait_ns;
-	/* Without --timeline nothing is sent there: one page, not 256 KB. */
+	/*
+	 * Without --timeline nothing is sent there: one page, not 256 KB. The
+	 * tests shrink it (CGSCHED_TEST_WAITS_RING, bytes, a power of two of at
+	 * least a page) to see a full ring buffer counted and shown.
+	 */
+	const char *ring = getenv("CGSCHED_TEST_WAITS_RING");
 	if (!o->long_wait_ns)
 		bpf_map__set_max_entries(s->maps.waits, getpagesize());
+	else if (ring && atoi(ring) >= getpagesize())
+		bpf_map__set_max_entries(s->maps.waits, atoi(ring));
 	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);

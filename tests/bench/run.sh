@@ -42,7 +42,8 @@ cg_detect || exit 2
 # tasks: cgsched with top --tasks (every cgroup's tasks, the per-task map's
 # 4096 entries ample for the storm's 32), for what the drill-down adds.
 # why: cgsched with top --why (the split of every wait into causes).
-modes="none floor cgsched tasks why"
+# timeline: cgsched with top --timeline (a Perfetto trace; waits of 10 ms or more one by one).
+modes="none floor cgsched tasks why timeline"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 
 STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
@@ -86,6 +87,7 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 		sed -n 's/.*; \([0-9.]*\) ms after start/\1/p' "$T/err" >>"$T/startup" ;;
 	tasks) "$CGSCHED" top --tasks -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why) "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	timeline) "$CGSCHED" top --timeline "$T/bench.pftrace" -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	runqlat) stdbuf -oL runqlat 3600 >"$T/err" 2>&1 & TP=$!; wait_for "$T/err" Tracing ;;
 	esac
 }
@@ -160,6 +162,10 @@ awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 		}
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / prog[r, "floor"]; stats(v, n, "ratio why less floor/floor (storm program)", "x")
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio why/cgsched (storm program)", "x")
+		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio timeline/cgsched (storm program)", "x")
+		if (("1", "runqlat") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio timeline/runqlat (storm program)", "x")
+		}
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "floor"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/floor (pipe)", "x")
 		print json > "/dev/stderr"
 	}' "$T/samples" 2>"$T/json" | tee "$T/table"

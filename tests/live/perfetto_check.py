@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Decode a cgsched --timeline file with Perfetto's own schema and summarise it.
+
+Usage: perfetto_check.py FILE
+Prints one JSON object: every track (name, parent's name, path, counter or
+not, how many slices), and per cgroup path its throttle slices (count, total
+ns), its long waits (count, the cgroups named as "behind"), the command
+slice, the last value of the loss counter, and the problems found: a slice
+end with no begin, a slice left open, a timestamp going back on a track, an
+event on a track never described. Exit status 1 when the file does not
+decode.
+"""
+import json
+import sys
+
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
+
+
+def main():
+    trace = pb.Trace()
+    try:
+        with open(sys.argv[1], "rb") as f:
+            trace.ParseFromString(f.read())
+    except Exception as e:  # the whole point: does it decode
+        print(json.dumps({"decoded": False, "error": str(e)}))
+        return 1
+    tracks = {}
+    for p in trace.packet:
+        if p.HasField("track_descriptor"):
+            d = p.track_descriptor
+            tracks[d.uuid] = {"name": d.name, "parent": d.parent_uuid or None,
+                              "path": d.description, "counter": d.HasField("counter"),
+                              "slices": 0, "last_ts": None}
+    problems, open_at, cgroups = [], {}, {}
+    command, lost = None, 0.0
+
+    def cg_of(uuid):
+        """The cgroup path of a track: its own, or its parent's."""
+        t = tracks[uuid]
+        if t["path"].startswith("/"):
+            return t["path"]
+        return tracks.get(t["parent"], {}).get("path", "?")
+
+    for p in trace.packet:
+        if not p.HasField("track_event"):
+            continue
+        e, ts = p.track_event, p.timestamp
+        t = tracks.get(e.track_uuid)
+        if t is None:
+            problems.append("event on an undescribed track %d" % e.track_uuid)
+            continue
+        if t["last_ts"] is not None and ts < t["last_ts"]:
+            problems.append("time went back on %s: %d < %d" % (t["name"], ts, t["last_ts"]))
+        t["last_ts"] = ts
+        if e.type == BEGIN:
+            if e.track_uuid in open_at:
+                problems.append("slice begun twice on %s" % t["name"])
+            open_at[e.track_uuid] = (ts, e)
+        elif e.type == END:
+            if e.track_uuid not in open_at:
+                problems.append("slice ended unbegun on %s" % t["name"])
+                continue
+            start, b = open_at.pop(e.track_uuid)
+            t["slices"] += 1
+            if t["name"] == "command":
+                command = {"name": b.name, "ns": ts - start}
+                continue
+            c = cgroups.setdefault(cg_of(e.track_uuid), {"throttle_count": 0, "throttle_ns": 0,
+                                                          "waits": 0, "behind": {}, "cpus": []})
+            if b.name == "throttled":
+                c["throttle_count"] += 1
+                c["throttle_ns"] += ts - start
+                if t["name"] not in c["cpus"]:
+                    c["cpus"].append(t["name"])
+            elif b.name == "waited for a CPU":
+                c["waits"] += 1
+                for a in b.debug_annotations:
+                    if a.name == "behind":
+                        c["behind"][a.string_value] = c["behind"].get(a.string_value, 0) + 1
+        elif e.type == COUNTER and t["name"] == "cgsched: events lost":
+            lost = e.double_counter_value
+    for uuid in open_at:
+        problems.append("slice left open on %s" % tracks[uuid]["name"])
+    out = {
+        "decoded": True,
+        "packets": len(trace.packet),
+        "tracks": [{"name": t["name"], "path": t["path"], "counter": t["counter"], "slices": t["slices"],
+                    "parent": tracks[t["parent"]]["name"] if t["parent"] in tracks else None,
+                    "parent_path": tracks[t["parent"]]["path"] if t["parent"] in tracks else None}
+                   for t in tracks.values()],
+        "cgroups": cgroups,
+        "command": command,
+        "lost": lost,
+        "problems": problems,
+    }
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# --timeline: the Perfetto trace decoded with Perfetto's own schema
+# (perfetto_trace_pb2 from PyPI, in the venv `make test` makes under
+# .output) by tests/live/perfetto_check.py.
+
+PYVENV=${PYVENV:-$ROOT/.output/venv}
+
+# tl_check FILE: the summary (JSON) into $TMP/tl.json; fails unless it decodes cleanly.
+tl_check() {
+	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+	"$PYVENV/bin/python" "$ROOT/tests/live/perfetto_check.py" "$1" >"$TMP/tl.json" ||
+		fail "the trace does not decode with Perfetto's schema: $(cat "$TMP/tl.json")"
+	jq -c '{packets, lost, command, problems, cgroups}' "$TMP/tl.json" | cut -c1-1500
+	[ "$(jq '.problems | length' "$TMP/tl.json")" = 0 ] || fail "problems in the trace: $(jq -c .problems "$TMP/tl.json")"
+}
+
+# record under a 25 % quota: every episode is in the trace, on the record's
+# cgroup's track, and their durations add up to cpu.stat's throttled time.
+test_timeline_record_throttle() {
+	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+	"$CGSCHED" record --cpu-max 25% --timeline "$TMP/r.pftrace" -o "$TMP/r.json" -- \
+		"$CGWORK" burn 1 4 >/dev/null 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	tl_check "$TMP/r.pftrace"
+	cg=$(jq -r .cgroup "$TMP/r.json")
+	kern=$(jq .kernel_stat.throttled_ns "$TMP/r.json")
+	count=$(jq .throttle.count "$TMP/r.json")
+	tns=$(jq --arg c "$cg" '.cgroups[$c].throttle_ns // 0' "$TMP/tl.json")
+	tcount=$(jq --arg c "$cg" '.cgroups[$c].throttle_count // 0' "$TMP/tl.json")
+	echo "episodes: trace $tcount, record's count $count; their time $tns ns, cpu.stat $kern ns"
+	[ "$tcount" = "$count" ] || fail "the trace has $tcount throttle episodes, the tracer counted $count"
+	within "$tns" "$kern" 2 "throttle slices vs cpu.stat throttled" || fail "throttled time off"
+	# The command's slice spans its run.
+	cmd_ns=$(jq '.command.ns // 0' "$TMP/tl.json")
+	within "$cmd_ns" "$(jq .wall_ns "$TMP/r.json")" 1 "command slice vs record's wall time" || fail "command slice off"
+	# Counters: each of the four under the cgroup's track.
+	n=$(jq --arg c "$cg" '[.tracks[] | select(.counter and .parent_path == $c)] | length' "$TMP/tl.json")
+	[ "$n" = 4 ] || fail "$n counter tracks under $cg, expected 4 (CPU %, run-queue p99, throttled %, quota used %)"
+}
+
+# top, nested cgroups, two busy cgroups sharing CPU 0: the tracks nest as
+# the cgroups do, the long waits name the other cgroup, and a run cut by
+# SIGINT still decodes.
+test_timeline_top_nesting_waits() {
+	cg_create tl && P=$CG
+	cg_enable_children "$P"
+	cg_create kid "$P" && K=$CG
+	cg_create other && O=$CG
+	cgs_start top -i 1 --timeline "$TMP/t.pftrace" --long-wait 2ms || fail "top refused"
+	cg_spawn "$K" "$CGWORK" burn 1 30 0 >/dev/null
+	cg_spawn "$O" "$CGWORK" burn 1 30 0 >/dev/null
+	sleep 3
+	cgs_stop INT || fail "top did not stop cleanly on SIGINT"
+	tl_check "$TMP/t.pftrace"
+	# kid's track under tl's, tl's under the hierarchy's root.
+	kp=$(jq -r --arg c "$K" '.tracks[] | select(.path == $c and (.counter | not)) | .parent_path' "$TMP/tl.json" | head -n 1)
+	pp=$(jq -r --arg c "$P" '.tracks[] | select(.path == $c and (.counter | not)) | .parent_path' "$TMP/tl.json" | head -n 1)
+	echo "nesting: $K under $kp; $P under $pp"
+	[ "$kp" = "$P" ] && [ "$pp" = / ] || fail "tracks do not nest as the cgroups do"
+	w=$(jq --arg c "$K" '.cgroups[$c].waits // 0' "$TMP/tl.json")
+	b=$(jq -r --arg c "$K" '.cgroups[$c].behind | to_entries | max_by(.value) | .key' "$TMP/tl.json")
+	echo "$K: $w long waits, mostly behind $b"
+	[ "$w" -gt 10 ] || fail "only $w long waits of a burner sharing its CPU"
+	[ "$b" = "$O" ] || fail "its waits should be behind $O, the trace says $b"
+}
+
+# Bad input: one line, exit 2, no file left.
+test_timeline_bad_input() {
+	"$CGSCHED" top -n 1 --timeline /nonexistent/dir/t.pftrace >/dev/null 2>"$TMP/e"
+	rc=$?
+	echo "--timeline /nonexistent/dir/t.pftrace -> $rc: $(cat "$TMP/e")"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && grep -q "/nonexistent/dir" "$TMP/e" || fail "a bad path should be one line, exit 2"
+	"$CGSCHED" top -n 1 --long-wait 5ms >/dev/null 2>"$TMP/e"
+	rc=$?
+	[ "$rc" = 2 ] && grep -q -- "--timeline" "$TMP/e" || fail "--long-wait without --timeline: exit $rc: $(cat "$TMP/e")"
+	# Found bad after the file was made (the cgroup's name is taken): the file goes too.
+	cg_create dup && D=$CG
+	"$CGSCHED" record --timeline "$TMP/x.pftrace" --name "${D#/}" -- true >/dev/null 2>"$TMP/e"
+	rc=$?
+	echo "record --name of an existing cgroup -> $rc: $(cat "$TMP/e")"
+	[ "$rc" = 2 ] && [ ! -e "$TMP/x.pftrace" ] || fail "bad input left a trace file behind (exit $rc)"
+}
+
+# A full ring buffer: the waits lost are counted (wait_lost), in the trace
+# as its "events lost" counter, and said on stderr. The ring is shrunk to
+# one page for this (CGSCHED_TEST_WAITS_RING), a pipe ping-pong on CPU 0
+# waits tens of thousands of times a second, and every wait of 1 us or more
+# is sent.
+test_timeline_loss_shown() {
+	cg_create tl-loss && L=$CG
+	CGSCHED_TEST_WAITS_RING=4096 cgs_start top -i 1 --timeline "$TMP/l.pftrace" --long-wait 1us ||
+		fail "top refused"
+	"$CGWORK" pingpong 100000 0 "$CG_ROOT$L/cgroup.procs" "$CG_ROOT$L/cgroup.procs" 0 >/dev/null &
+	PP=$!
+	wait_bounded $PP 30 "the ping-pong"
+	cgs_stop TERM || fail "top did not stop cleanly on SIGTERM"
+	tl_check "$TMP/l.pftrace"
+	lost=$(jq '.lost' "$TMP/tl.json")
+	echo "trace's events-lost counter: $lost; stderr: $(grep lost "$TMP/cgs.err")"
+	awk -v l="$lost" 'BEGIN { exit !(l > 0) }' || fail "no loss in the trace with a one-page ring buffer"
+	grep -q "events lost" "$TMP/cgs.err" || fail "no loss said on stderr"
+	grep -q "wait_lost" "$TMP/cgs.out" || fail "the summary's drops do not name wait_lost"
+}
