@@ -353,17 +353,22 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 	expo_family(x, "cgsched_scrapes_total", EXPO_COUNTER, "Scrapes of /metrics answered, this one included");
 	expo_sample_u64(x, NULL, NULL, m->scrapes);
 
-	/* The exporter itself, under the names every Prometheus client library uses. */
+	/* The exporter itself, under the names (and help) every Prometheus client library uses. */
+	const struct {
+		const char *name, *help;
+		uint64_t v;
+	} proc[] = {
+		{ "process_resident_memory_bytes", "Resident memory size in bytes.", m->rss_bytes },
+		{ "process_virtual_memory_bytes", "Virtual memory size in bytes.", m->vsize_bytes },
+		{ "process_open_fds", "Number of open file descriptors.", m->open_fds },
+		{ "process_max_fds", "Maximum number of open file descriptors.", m->max_fds },
+	};
 	expo_family(x, "process_cpu_seconds_total", EXPO_COUNTER, "Total user and system CPU time spent in seconds.");
 	expo_sample_sec(x, NULL, NULL, m->cpu_ns);
-	expo_family(x, "process_resident_memory_bytes", EXPO_GAUGE, "Resident memory size in bytes.");
-	expo_sample_u64(x, NULL, NULL, m->rss_bytes);
-	expo_family(x, "process_virtual_memory_bytes", EXPO_GAUGE, "Virtual memory size in bytes.");
-	expo_sample_u64(x, NULL, NULL, m->vsize_bytes);
-	expo_family(x, "process_open_fds", EXPO_GAUGE, "Number of open file descriptors.");
-	expo_sample_u64(x, NULL, NULL, m->open_fds);
-	expo_family(x, "process_max_fds", EXPO_GAUGE, "Maximum number of open file descriptors.");
-	expo_sample_u64(x, NULL, NULL, m->max_fds);
+	for (size_t i = 0; i < sizeof(proc) / sizeof(proc[0]); i++) {
+		expo_family(x, proc[i].name, EXPO_GAUGE, proc[i].help);
+		expo_sample_u64(x, NULL, NULL, proc[i].v);
+	}
 	expo_family(x, "process_start_time_seconds", EXPO_GAUGE, "Start time of the process since unix epoch in seconds.");
 	expo_sample_f(x, NULL, NULL, m->start_time);
 }
