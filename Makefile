@@ -115,7 +115,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # --- loader ---------------------------------------------------------------
-$(OUTPUT)/perfetto.pb-c.c $(PROTO_H): src/out/perfetto.proto | $(OUTPUT)
+$(OUTPUT)/perfetto.pb-c.c $(PROTO_H) &: src/out/perfetto.proto | $(OUTPUT)
 	$(call msg,PROTOC,$@)
 	$(Q)protoc-c --c_out=$(OUTPUT) --proto_path=src/out $<
 

@@ -239,6 +239,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 
 /* The outgoing side of a switch, as the incoming side and the preemption count need it. */
 struct switch_out {
+	struct task_struct *prev;  /* the task switched out (--timeline's long waits name its cgroup) */
 	__u64 cg;                  /* its cgroup, 0: none or outside the filter */
 	__u32 slot1;
 	bool preempted;            /* switched out runnable, and not by a throttle */
@@ -324,7 +325,8 @@ struct {
  * switched out as it got the CPU). Rare by construction (milliseconds), so
  * bpf_ktime_get_ns() here costs nothing on the hot path.
  */
-static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, __u64 behind, bool direct)
+static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, struct task_struct *prev,
+				      bool direct)
 {
 	struct cgs_wait *w = bpf_ringbuf_reserve(&waits, sizeof(*w), 0);
 
@@ -335,7 +337,8 @@ static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u6
 	w->end_ns = bpf_ktime_get_ns();
 	w->start_ns = w->end_ns - d;
 	w->cgid = cgid;
-	w->behind = behind;
+	/* Whatever cgroup it is in, filter or not (record traces one): 0 for the idle task. */
+	w->behind = prev && task_pid(prev, direct) ? tg_cgid(task_tg(prev, direct), direct) : 0;
 	w->pid = task_pid(next, direct);
 	w->cpu = bpf_get_smp_processor_id();
 	bpf_ringbuf_submit(w, 0);
@@ -376,7 +379,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 				runq_wait(t, s, d);
 				why_split(t, s, d, now);
 				if (targ_long_wait_ns && d >= targ_long_wait_ns)
-					long_wait(next, t->cgid, d, o->cg, direct);
+					long_wait(next, t->cgid, d, o->prev, direct);
 			}
 		}
 	}
@@ -419,7 +422,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = sched_now(next, direct);
-	struct switch_out o = {};
+	struct switch_out o = { .prev = prev };
 	struct cgs_task *t = NULL;
 
 	if (!cur)

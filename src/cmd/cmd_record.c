@@ -370,12 +370,7 @@ int cmd_record(int argc, char **argv)
 		return err;
 	if ((err = require_root("record makes cgroups and loads BPF programs")))
 		return err;
-	/* The trace's file before anything is made: a bad path costs nothing. */
-	if (o.c.timeline) {
-		if ((err = tl_rec_open(&tl, o.c.timeline)))
-			return err;
-		tlp = &tl;
-	}
+
 	memset(&s, 0, sizeof(s));
 	s.fs.mnt_fd = -1;
 	if ((err = cgfs_open_or_explain(&s.fs)))
@@ -406,15 +401,21 @@ int cmd_record(int argc, char **argv)
 	o.c.so.cgroups = paths;
 	o.c.so.ncgroups = 1;
 	struct cgfs keep = s.fs;
+	/* The trace's file before tracing: a bad path costs no tracing (the cgroup goes at out). */
+	if (o.c.timeline) {
+		if ((ret = tl_rec_open(&tl, o.c.timeline)))
+			goto out;
+		tlp = &tl;
+		ret = CGS_EXIT_USAGE;
+	}
 	if ((err = session_open(&s, &o.c.so))) {
 		s.fs = keep;
 		ret = err; /* bad input, or stopped during start-up: the cgroup goes */
 		goto out;
 	}
 	cgfs_close(&keep);
-	traced = true;
 	if (tlp)
-		tl_rec_attach(tlp, &s, false); /* record takes the episodes for its report, at the end */
+		tl_rec_attach(tlp, &s);
 	/*
 	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
 	 * known (and, in the child, until the default actions are back): one
@@ -503,10 +504,12 @@ int cmd_record(int argc, char **argv)
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		goto out;
 	}
-	if (tlp) { /* the last interval, and the command, before the report takes the episodes */
+	if (tlp) { /* the last interval, the command, the losses: while still tracing */
 		tl_rec_snapshots(tlp, have_prev ? &prev : NULL, &cur);
 		if (!o.attach)
 			tl_rec_command(tlp, o.cmd[0], t0, t0 + rs.wall_ns);
+		tl_rec_finish(tlp);
+		traced = true; /* a whole run: the trace is kept */
 	}
 	tracer_take_episodes(&s.tr, &el);
 	rs.ep = (struct episode_view){ el.e, el.n, el.truncated, t0, session_cgroup_name, &s };
@@ -564,13 +567,9 @@ out:
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
-	if (tlp) {
-		/* Cut short before tracing began (bad input, a stop): no trace left behind. */
-		if (tl_rec_close(tlp) && !ret)
-			ret = CGS_EXIT_FAIL;
-		if (!traced)
-			unlink(o.c.timeline);
-	}
+	/* Kept once the run was traced to its end; bad input or a failed start leave no file. */
+	if (tlp && tl_rec_close(tlp, traced) && !ret)
+		ret = CGS_EXIT_FAIL;
 	if (made && (err = cgfs_remove(&s.fs, rel)))
 		cgs_warn("could not remove cgroup %s: %s", rel, strerror(-err));
 	report_free(&r);

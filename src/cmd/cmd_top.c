@@ -279,14 +279,12 @@ int cmd_top(int argc, char **argv)
 		tlp = &tl;
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
-		if (tlp) {
-			tl_rec_close(tlp);
-			unlink(o.c.timeline);
-		}
+		if (tlp)
+			tl_rec_close(tlp, false);
 		return err;
 	}
 	if (tlp)
-		tl_rec_attach(tlp, &s, !o.json);
+		tl_rec_attach(tlp, &s);
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
 	if (o.c.so.why) /* the start of the summary's window */
@@ -332,7 +330,7 @@ int cmd_top(int argc, char **argv)
 	snapshot_free(&prev);
 	kstat_src_close(&ks);
 	psi_track_free(&pt);
-	int tlerr = tlp ? tl_rec_close(tlp) : 0;
+	int tlerr = tlp ? tl_rec_close(tlp, true) : 0;
 	session_close(&s);
 	return err || tlerr ? CGS_EXIT_FAIL : 0;
 }

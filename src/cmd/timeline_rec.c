@@ -9,7 +9,8 @@
 #include "lib/util.h"
 
 struct tl_seen {
-	uint64_t id;   /* the track's uuid */
+	uint64_t id;        /* the track's uuid */
+	uint64_t last_end;  /* a thread's waits: the end of the last one written */
 };
 
 enum tl_kind { TK_CGROUP = 1, TK_CPU_THR, TK_TASK, TK_COUNTER, TK_TOP };
@@ -33,6 +34,9 @@ static bool fresh(struct tl_rec *r, uint64_t uuid)
 	return idtab_put(&r->seen, uuid, &f) && f;
 }
 
+static void on_episode(void *ctx, const struct cgs_episode *e);
+static void on_wait(void *ctx, const struct cgs_wait *w);
+
 int tl_rec_open(struct tl_rec *r, const char *path)
 {
 	int err;
@@ -40,23 +44,25 @@ int tl_rec_open(struct tl_rec *r, const char *path)
 	memset(r, 0, sizeof(*r));
 	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
 	if ((err = timeline_open(&r->tl, path))) {
-		cgs_err("--timeline %s: %s", path, strerror(-err));
+		cgs_err("--timeline %s: cannot write there: %s", path, strerror(-err));
 		return CGS_EXIT_USAGE;
 	}
 	return 0;
 }
 
-void tl_rec_attach(struct tl_rec *r, struct session *s, bool own_episodes)
+void tl_rec_attach(struct tl_rec *r, struct session *s)
 {
+	struct tracer_tap tap = { on_episode, on_wait, r };
+
 	r->s = s;
-	r->own_episodes = own_episodes;
 	r->ks_open = !kstat_src_open(&r->ks, &s->fs, KSTAT_AUTO);
 	if (r->ks_open)
 		kstat_src_prime(&r->ks);
-	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost", 
-		       "throttle episodes and long waits not in this trace (ring buffer or list full): "
+	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost",
+		       "throttle episodes and long waits not in this trace (a ring buffer full): "
 		       "where it rises, the trace is incomplete", true, "events");
 	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), s->tr.attached_ns, 0);
+	tracer_set_tap(&s->tr, &tap);
 }
 
 /* The cgroup's track, and its ancestors' first: the tracks nest as the cgroups do. */
@@ -109,43 +115,49 @@ static const char *cg_label(struct tl_rec *r, uint64_t id, char *buf, size_t len
 	return utf8_valid(p ? p : last ? last : "(a removed cgroup)", buf, len);
 }
 
-void tl_rec_drain(struct tl_rec *r)
+/* Each episode as it arrives (the tracer's tap): a slice on its cgroup's track for its CPU. */
+static void on_episode(void *ctx, const struct cgs_episode *e)
 {
-	struct episode_log *el = &r->s->tr.log;
-	struct wait_log wl;
+	struct tl_rec *r = ctx;
+	char name[32];
+
+	snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
+	uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
+	timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
+}
+
+/* Each long wait: a slice on its thread's track, named by who ran until it got the CPU. */
+static void on_wait(void *ctx, const struct cgs_wait *w)
+{
+	struct tl_rec *r = ctx;
 	char name[64], who[4 * PATH_MAX];
 
-	/* Episodes stay in the tracer's log for top --json and record's report: read, not taken. */
-	tracer_poll(&r->s->tr, 0);
-	if (r->ep_seen > el->n)
-		r->ep_seen = 0; /* the log was taken and began again */
-	for (; r->ep_seen < el->n; r->ep_seen++) {
-		const struct cgs_episode *e = &el->e[r->ep_seen];
-		snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
-		uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
-		timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
-	}
-	if (r->own_episodes) {
-		struct episode_log taken;
-		tracer_take_episodes(&r->s->tr, &taken);
-		r->lost += taken.truncated;
-		free(taken.e);
-		r->ep_seen = 0;
-	}
-	tracer_take_waits(&r->s->tr, &wl);
-	for (size_t i = 0; i < wl.n; i++) {
-		const struct cgs_wait *w = &wl.e[i];
-		snprintf(name, sizeof(name), "thread %u: waits over the threshold", w->pid);
-		uint64_t tr = sub_track(r, w->cgid, TK_TASK, w->pid, name, NULL);
-		struct timeline_arg a[] = {
-			{ "behind", cg_label(r, w->behind, who, sizeof(who)), 0 },
-			{ "cpu", NULL, w->cpu },
-			{ "tid", NULL, w->pid },
-		};
-		timeline_slice(&r->tl, tr, w->start_ns, w->end_ns, "waited for a CPU", a, 3);
-	}
-	r->lost += wl.truncated;
-	free(wl.e);
+	snprintf(name, sizeof(name), "thread %u: waits over the threshold", w->pid);
+	uint64_t tr = sub_track(r, w->cgid, TK_TASK, w->pid, name, NULL);
+	struct tl_seen *seen = idtab_find(&r->seen, tr);
+	/*
+	 * The start is the end less a length measured on the run queue's clock:
+	 * a few us off, enough for two waits of a thread to overlap. Slices on
+	 * one track must not: start no earlier than the last one ended.
+	 */
+	uint64_t start = w->start_ns;
+	if (seen && start < seen->last_end)
+		start = seen->last_end;
+	if (start > w->end_ns)
+		start = w->end_ns;
+	if (seen)
+		seen->last_end = w->end_ns;
+	struct timeline_arg a[] = {
+		{ "behind", cg_label(r, w->behind, who, sizeof(who)), 0 },
+		{ "cpu", NULL, w->cpu },
+		{ "tid", NULL, w->pid },
+	};
+	timeline_slice(&r->tl, tr, start, w->end_ns, "waited for a CPU", a, 3);
+}
+
+void tl_rec_drain(struct tl_rec *r)
+{
+	tracer_poll(&r->s->tr, 0); /* the taps see each record as it is consumed */
 }
 
 void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
@@ -166,10 +178,9 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 			timeline_counter(&r->tl, sub_track(r, w->id, TK_COUNTER, k, ctr[k].name, ctr[k].unit), t_ns, v[k]);
 		}
 	}
-	/* Losses: the BPF side's (ring buffers full) and the logs' (full lists), in the trace itself. */
+	/* Losses (ring buffers full), in the trace itself; exact at the end (tl_rec_finish). */
 	r->lost += rep->d->drops[CGS_DROP_EPISODE_LOST] + rep->d->drops[CGS_DROP_WAIT_LOST];
-	uint64_t trunc = r->s->tr.log.truncated;
-	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)(r->lost + trunc));
+	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)r->lost);
 }
 
 void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struct snapshot *cur)
@@ -202,25 +213,41 @@ void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint6
 	timeline_slice(&r->tl, tr, start_ns, end_ns, name, NULL, 0);
 }
 
-int tl_rec_close(struct tl_rec *r)
+void tl_rec_finish(struct tl_rec *r)
+{
+	struct snapshot tot;
+
+	if (!r->s || r->finished)
+		return;
+	r->finished = true;
+	tl_rec_drain(r);
+	/* The BPF side's own counts since attach: every loss, whatever the intervals were. */
+	if (!snapshot_read_totals(&r->s->tr, &tot)) {
+		r->lost = tot.drops[CGS_DROP_EPISODE_LOST] + tot.drops[CGS_DROP_WAIT_LOST];
+		timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), tot.t_ns, (double)r->lost);
+		snapshot_free(&tot);
+	}
+	if (r->lost)
+		cgs_warn("--timeline %s: %llu events lost (ring buffer full): the trace is incomplete there "
+			 "(its track \"cgsched: events lost\" shows when)", r->tl.path, (unsigned long long)r->lost);
+	tracer_set_tap(&r->s->tr, &(struct tracer_tap){});
+}
+
+int tl_rec_close(struct tl_rec *r, bool keep)
 {
 	int err;
 
-	if (r->s)
-		tl_rec_drain(r);
-	uint64_t lost = r->lost + (r->s ? r->s->tr.log.truncated : 0);
-	if (lost > r->lost_shown)
-		cgs_warn("--timeline %s: %llu events lost (ring buffer or list full): the trace is incomplete there "
-			 "(its track \"cgsched: events lost\" shows when)", r->tl.path, (unsigned long long)lost);
-	char *path = r->tl.path ? strdup(r->tl.path) : NULL;
+	if (keep)
+		tl_rec_finish(r);
+	else if (r->s)
+		tracer_set_tap(&r->s->tr, &(struct tracer_tap){});
 	uint64_t packets = r->tl.packets, bytes = r->tl.bytes;
-	err = timeline_close(&r->tl);
-	if (!err && path)
-		cgs_debug("--timeline %s: %llu packets, %llu bytes", path, (unsigned long long)packets,
-			  (unsigned long long)bytes);
-	free(path);
+	err = timeline_close(&r->tl, keep);
+	if (!err && keep)
+		cgs_debug("--timeline: %llu packets, %llu bytes", (unsigned long long)packets, (unsigned long long)bytes);
 	idtab_free(&r->seen);
 	if (r->ks_open)
 		kstat_src_close(&r->ks);
+	r->ks_open = false;
 	return err ? CGS_EXIT_FAIL : 0;
 }

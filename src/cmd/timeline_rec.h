@@ -24,24 +24,18 @@
 struct tl_rec {
 	struct timeline tl;
 	struct session *s;
-	struct idtab seen;        /* uuid -> announced (struct tl_seen) */
-	size_t ep_seen;           /* episodes of the tracer's log already written */
-	uint64_t lost;            /* events lost so far: ring buffers full, logs full */
-	uint64_t lost_shown;
+	struct idtab seen;        /* uuid -> struct tl_seen: tracks announced */
+	uint64_t lost;            /* events lost so far (the BPF side's drops), for the counter */
 	struct kstat_src ks;      /* record's intervals: the kernel's figures */
 	bool ks_open;
-	bool own_episodes;        /* nobody else takes the tracer's episodes: the timeline does */
+	bool finished;
 };
 
-/* Open FILE before tracing starts (a bad path costs nothing): 0 or CGS_EXIT_USAGE after its line. */
+/* Open FILE (written beside it until closed) before tracing starts: 0 or CGS_EXIT_USAGE after its line. */
 int tl_rec_open(struct tl_rec *r, const char *path);
-/*
- * Tracing has started: the session whose cgroups and events are written.
- * own_episodes: the command does not take the tracer's episodes itself
- * (top without --json), so the timeline takes them, and the list never fills.
- */
-void tl_rec_attach(struct tl_rec *r, struct session *s, bool own_episodes);
-/* The events collected since the last call: throttle episodes and long waits. */
+/* Tracing has started: every episode and long wait from now goes into the trace as it arrives. */
+void tl_rec_attach(struct tl_rec *r, struct session *s);
+/* Take in what the ring buffers hold now (before a command takes the episode log, say). */
 void tl_rec_drain(struct tl_rec *r);
 /* One interval's counters, from its report (top's own), at its end t_ns. */
 void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns);
@@ -49,7 +43,15 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns);
 void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struct snapshot *cur);
 /* The traced command's run, as a slice on a track of its own. */
 void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns);
-/* Drain, close; the losses said on stderr. 0, or CGS_EXIT_FAIL when the file could not be written. */
-int tl_rec_close(struct tl_rec *r);
+/*
+ * While still tracing, at the end: the last events, and the losses from the
+ * BPF side's own counts, into the trace and (when any) on stderr.
+ */
+void tl_rec_finish(struct tl_rec *r);
+/*
+ * Close: keep the trace at FILE, or (bad input after the open) remove it.
+ * 0, or CGS_EXIT_FAIL when the file could not be written (said on stderr).
+ */
+int tl_rec_close(struct tl_rec *r, bool keep);
 
 #endif

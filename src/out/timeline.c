@@ -2,9 +2,11 @@
 /* Perfetto track events through protobuf-c (timeline.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,28 +27,56 @@ static int64_t clock_ns(clockid_t c)
 
 int timeline_open(struct timeline *t, const char *path)
 {
+	char *d = strdup(path);
+
 	memset(t, 0, sizeof(*t));
-	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (t->fd < 0)
-		return -errno;
-	if (!(t->path = strdup(path))) {
-		close(t->fd);
-		unlink(path);
+	t->fd = -1;
+	t->path = strdup(path);
+	if (!d || !t->path || asprintf(&t->tmp, "%s/.cgsched-timeline-XXXXXX", dirname(d)) < 0) {
+		free(d);
+		free(t->path);
+		t->path = t->tmp = NULL;
 		return -ENOMEM;
+	}
+	free(d);
+	/* A new file (mkstemp: O_EXCL), never a link someone put at the name. */
+	if ((t->fd = mkostemp(t->tmp, O_CLOEXEC)) < 0 || fchmod(t->fd, 0644)) {
+		int err = -errno;
+		if (t->fd >= 0) {
+			close(t->fd);
+			unlink(t->tmp);
+		}
+		free(t->path);
+		free(t->tmp);
+		t->path = t->tmp = NULL;
+		return err;
 	}
 	t->boot_off = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
-int timeline_close(struct timeline *t)
+int timeline_close(struct timeline *t, bool keep)
 {
-	int err = t->failed ? -EIO : 0;
+	int err = 0;
 
-	if (t->fd >= 0 && close(t->fd) && !err)
+	if (t->fd < 0)
+		return 0;
+	if (close(t->fd) && keep) {
 		err = -errno;
+		cgs_err("--timeline %s: %s", t->path, strerror(-err));
+	}
 	t->fd = -1;
+	if (keep && !err && rename(t->tmp, t->path)) {
+		err = -errno;
+		cgs_err("--timeline %s: %s", t->path, strerror(-err));
+	}
+	if (!keep || err)
+		unlink(t->tmp);
+	if (!err && t->failed)
+		err = -EIO; /* said when it happened; the whole packets before it are kept */
 	free(t->path);
-	t->path = NULL;
+	free(t->tmp);
+	t->path = t->tmp = NULL;
 	return err;
 }
 
@@ -82,13 +112,19 @@ static void emit(struct timeline *t, Cgsched__Perfetto__TracePacket *p)
 			continue;
 		if (w <= 0) {
 			t->failed = true;
-			cgs_err("--timeline %s: %s; the trace ends here", t->path, w < 0 ? strerror(errno) : "short write");
+			cgs_err("--timeline %s: %s; the trace ends at its last whole packet", t->path,
+				w < 0 ? strerror(errno) : "short write");
+			/* Half a packet would make the whole file unreadable: cut it off. */
+			if (ftruncate(t->fd, t->bytes))
+				cgs_err("--timeline %s: cannot cut back the half-written packet: %s", t->path, strerror(errno));
 			break;
 		}
 		off += w;
 	}
 	if (buf != stack)
 		free(buf);
+	if (t->failed)
+		return;
 	t->packets++;
 	t->bytes += len;
 }

@@ -20,15 +20,23 @@
 struct timeline {
 	int fd;
 	int64_t boot_off;      /* BOOTTIME - MONOTONIC, ns */
-	uint64_t packets, bytes;
-	bool failed;           /* a write failed: said once, nothing more written */
-	char *path;
+	uint64_t packets, bytes; /* whole packets written */
+	bool failed;           /* a write failed: said once, the file cut back to its whole packets */
+	char *path;            /* what the trace is to be called */
+	char *tmp;             /* where it is written until then, beside it */
 };
 
-/* Create (truncate) the file; 0, or -errno with nothing left behind. */
+/*
+ * Start the trace in a new file beside path (an existing file at path is
+ * untouched until timeline_close keeps the new one). 0, or -errno with
+ * nothing left behind.
+ */
 int timeline_open(struct timeline *t, const char *path);
-/* Close; 0, or -errno when a write failed (said on stderr once). */
-int timeline_close(struct timeline *t);
+/*
+ * Close: with keep, the trace becomes path (renamed over it); without, it
+ * is removed (bad input found after the open). 0, or -errno (said on stderr).
+ */
+int timeline_close(struct timeline *t, bool keep);
 
 /* A track: uuid nonzero and unique; parent 0 for a top-level one; counter: a counter track, unit_name e.g. "%". */
 void timeline_track(struct timeline *t, uint64_t uuid, uint64_t parent, const char *name, const char *description,

@@ -233,7 +233,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	const char *ring = getenv("CGSCHED_TEST_WAITS_RING");
 	if (!o->long_wait_ns)
 		bpf_map__set_max_entries(s->maps.waits, getpagesize());
-	else if (ring && atoi(ring) >= getpagesize())
+	else if (ring && atoi(ring) >= getpagesize() && !(atoi(ring) & (atoi(ring) - 1)))
 		bpf_map__set_max_entries(s->maps.waits, atoi(ring));
 	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
 	if (!b->task_storage) {
@@ -331,19 +331,23 @@ static void log_append(void **e, size_t *n, size_t *cap, uint64_t *truncated, co
 
 static int on_episode(void *ctx, void *data, size_t size)
 {
-	struct episode_log *l = ctx;
+	struct tracer *t = ctx;
 
-	if (size >= sizeof(struct cgs_episode))
-		log_append((void **)&l->e, &l->n, &l->cap, &l->truncated, data, sizeof(*l->e), CGS_EPISODES_MAX);
+	if (size < sizeof(struct cgs_episode))
+		return 0;
+	log_append((void **)&t->log.e, &t->log.n, &t->log.cap, &t->log.truncated, data, sizeof(*t->log.e),
+		   CGS_EPISODES_MAX);
+	if (t->tap.episode)
+		t->tap.episode(t->tap.ctx, data);
 	return 0;
 }
 
 static int on_wait(void *ctx, void *data, size_t size)
 {
-	struct wait_log *l = ctx;
+	struct tracer *t = ctx;
 
-	if (size >= sizeof(struct cgs_wait))
-		log_append((void **)&l->e, &l->n, &l->cap, &l->truncated, data, sizeof(*l->e), CGS_WAITS_MAX);
+	if (size >= sizeof(struct cgs_wait) && t->tap.wait)
+		t->tap.wait(t->tap.ctx, data);
 	return 0;
 }
 
@@ -361,12 +365,9 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		usleep(timeout_ms * 1000);
 }
 
-void tracer_take_waits(struct tracer *t, struct wait_log *out)
+void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap)
 {
-	if (t->rb)
-		ring_buffer__consume(t->rb);
-	*out = t->wlog;
-	memset(&t->wlog, 0, sizeof(t->wlog));
+	t->tap = *tap;
 }
 
 void tracer_take_episodes(struct tracer *t, struct episode_log *out)
@@ -473,11 +474,11 @@ attached:
 	t->fd_tasks = o->tasks ? bpf_map__fd(t->skel->maps.task_stats) : -1;
 	t->max_task_rows = o->tasks ? o->max_task_rows : 0;
 	t->why = o->why;
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, &t->log, NULL);
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, t, NULL);
 	if (!t->rb)
 		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
 			 strerror(errno));
-	else if (o->long_wait_ns && (err = ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.waits), on_wait, &t->wlog)))
+	else if (o->long_wait_ns && (err = ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.waits), on_wait, t)))
 		cgs_warn("no long waits in the timeline (ring buffer: %s)", strerror(-err));
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
@@ -524,7 +525,8 @@ void tracer_stop(struct tracer *t)
 	ring_buffer__free(t->rb);
 	t->rb = NULL;
 	free(t->log.e);
-	free(t->wlog.e);
+	memset(&t->log, 0, sizeof(t->log));
+	memset(&t->tap, 0, sizeof(t->tap));
 	memset(&t->log, 0, sizeof(t->log));
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);

@@ -20,12 +20,15 @@ struct episode_log {
 	uint64_t truncated;         /* arrived while the log was full */
 };
 
-/* Long run-queue waits collected from their ring buffer (--timeline), bounded. */
-#define CGS_WAITS_MAX 100000
-struct wait_log {
-	struct cgs_wait *e;
-	size_t n, cap;
-	uint64_t truncated;         /* arrived while the log was full */
+/*
+ * A reader of every ring-buffer record as it arrives (--timeline): each
+ * episode (also those the bounded log has no room for) and each long wait,
+ * exactly once, whoever takes the episode log and when.
+ */
+struct tracer_tap {
+	void (*episode)(void *ctx, const struct cgs_episode *e);
+	void (*wait)(void *ctx, const struct cgs_wait *w);
+	void *ctx;
 };
 
 struct tracer_opts {
@@ -77,7 +80,7 @@ struct tracer {
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;
 	struct episode_log log;
-	struct wait_log wlog;
+	struct tracer_tap tap;
 };
 
 /*
@@ -122,8 +125,8 @@ void tracer_poll(struct tracer *t, int timeout_ms);
  * a task was first seen is noticed.
  */
 void tracer_recheck_limits(struct tracer *t);
-/* Hand over the long waits collected so far (the caller frees out->e) and start a new log. */
-void tracer_take_waits(struct tracer *t, struct wait_log *out);
+/* Have tap see every episode and long wait from now (after tracer_start). */
+void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
 /*

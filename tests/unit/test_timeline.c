@@ -32,7 +32,7 @@ Test(timeline, packets_decode)
 	int fd = mkstemp(path);
 
 	cr_assert(fd >= 0);
-	close(fd);
+	close(fd); /* an older file at the name: replaced at close */
 	cr_assert_eq(timeline_open(&t, path), 0);
 	int64_t off = t.boot_off;
 	timeline_track(&t, 7, 0, "cg", "/cg", false, NULL);
@@ -40,7 +40,7 @@ Test(timeline, packets_decode)
 	struct timeline_arg a[] = { { "behind", "/other", 0 }, { "cpu", NULL, 1 } };
 	timeline_slice(&t, 7, 1000, 5000, "waited", a, 2);
 	timeline_counter(&t, 8, 6000, 42.5);
-	cr_assert_eq(timeline_close(&t), 0);
+	cr_assert_eq(timeline_close(&t, true), 0);
 
 	Cgsched__Perfetto__Trace *tr = read_back(path, &buf);
 	unlink(path);
@@ -54,21 +54,27 @@ Test(timeline, packets_decode)
 	cr_assert_eq(p[1]->track_descriptor->parent_uuid, 7);
 	cr_assert_str_eq(p[1]->track_descriptor->counter->unit_name, "%");
 	cr_assert_eq(p[2]->track_event->type, CGSCHED__PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
-	cr_assert_eq(p[2]->timestamp, 1000 + off);
+	cr_assert_eq(p[2]->timestamp, (uint64_t)(1000 + off));
 	cr_assert_str_eq(p[2]->track_event->debug_annotations[0]->string_value, "/other");
 	cr_assert_eq(p[2]->track_event->debug_annotations[1]->int_value, 1);
 	cr_assert_eq(p[3]->track_event->type, CGSCHED__PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_END);
-	cr_assert_eq(p[3]->timestamp, 5000 + off);
+	cr_assert_eq(p[3]->timestamp, (uint64_t)(5000 + off));
 	cr_assert_eq(p[4]->track_event->track_uuid, 8);
 	cr_assert_float_eq(p[4]->track_event->double_counter_value, 42.5, 1e-9);
 	cgsched__perfetto__trace__free_unpacked(tr, NULL);
 	free(buf);
 }
 
-/* A path it cannot create: -errno, nothing left. */
-Test(timeline, bad_path)
+/* A path it cannot create: -errno, nothing left; closed without keeping: nothing left either. */
+Test(timeline, bad_path_and_discard)
 {
 	struct timeline t;
+	char path[] = "/tmp/cgs-timeline-discard";
 
 	cr_assert_lt(timeline_open(&t, "/nonexistent/dir/x.pftrace"), 0);
+	unlink(path);
+	cr_assert_eq(timeline_open(&t, path), 0);
+	timeline_instant(&t, 1, 1, "x");
+	cr_assert_eq(timeline_close(&t, false), 0);
+	cr_assert(access(path, F_OK) && access(t.path ? t.path : path, F_OK), "nothing left behind");
 }
