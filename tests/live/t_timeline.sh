@@ -5,9 +5,14 @@
 
 PYVENV=${PYVENV:-$ROOT/.output/venv}
 
+# tl_need: Perfetto's schema in the venv, or skip at once (the guest has no Python).
+tl_need() {
+	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+}
+
 # tl_check FILE: the summary (JSON) into $TMP/tl.json; fails unless it decodes cleanly.
 tl_check() {
-	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+	tl_need
 	"$PYVENV/bin/python" "$ROOT/tests/live/perfetto_check.py" "$1" >"$TMP/tl.json" ||
 		fail "the trace does not decode with Perfetto's schema: $(cat "$TMP/tl.json")"
 	jq -c '{packets, lost, command, problems, cgroups}' "$TMP/tl.json" | cut -c1-1500
@@ -17,7 +22,7 @@ tl_check() {
 # record under a 25 % quota: every episode is in the trace, on the record's
 # cgroup's track, and their durations add up to cpu.stat's throttled time.
 test_timeline_record_throttle() {
-	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+	tl_need
 	"$CGSCHED" record --cpu-max 25% --timeline "$TMP/r.pftrace" -o "$TMP/r.json" -- \
 		"$CGWORK" burn 1 4 >/dev/null 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
 	tl_check "$TMP/r.pftrace"
@@ -41,6 +46,7 @@ test_timeline_record_throttle() {
 # the cgroups do, the long waits name the other cgroup, and a run cut by
 # SIGINT still decodes.
 test_timeline_top_nesting_waits() {
+	tl_need
 	cg_create tl && P=$CG
 	cg_enable_children "$P"
 	cg_create kid "$P" && K=$CG
@@ -86,6 +92,7 @@ test_timeline_bad_input() {
 # waits tens of thousands of times a second, and every wait of 1 us or more
 # is sent.
 test_timeline_loss_shown() {
+	tl_need
 	cg_create tl-loss && L=$CG
 	CGSCHED_TEST_WAITS_RING=4096 cgs_start top -i 1 --timeline "$TMP/l.pftrace" --long-wait 1us ||
 		fail "top refused"
@@ -109,6 +116,7 @@ test_timeline_loss_shown() {
 # top --json takes each interval's episodes for its output: the trace still
 # has every one (a single burner on CPU 0 under 25 %: one episode a period).
 test_timeline_top_json_episodes() {
+	tl_need
 	cg_create tl-json && J=$CG
 	cg_quota "$J" 25000 100000
 	cgs_start top --json -i 1 --timeline "$TMP/j.pftrace" || fail "top refused"
@@ -127,7 +135,7 @@ test_timeline_top_json_episodes() {
 # record traces its own cgroup only; a long wait still names the cgroup of
 # the task that ran meanwhile (a neighbour on the same CPU).
 test_timeline_record_names_neighbour() {
-	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv with perfetto at $PYVENV (make test makes it): a test for the host"; exit 77; }
+	tl_need
 	cg_create tl-nb && N=$CG
 	cg_spawn "$N" "$CGWORK" burn 1 30 0 >/dev/null
 	"$CGSCHED" record --timeline "$TMP/n.pftrace" --long-wait 500us -o "$TMP/n.json" -- \
