@@ -316,7 +316,7 @@ static int render(void *ctx, struct expo *out)
 			.start_time = x->start_time,
 		},
 	};
-	in.host_psi_ok = !psi_read("/proc/pressure/cpu", &in.host_psi_us);
+	in.host_psi_ok = !psi_read_host(&in.host_psi_us);
 	self_process(&in.self);
 	expo_reserve(out, x->last_bytes + x->last_bytes / 8);
 	metrics_render(out, &in);

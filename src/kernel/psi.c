@@ -71,11 +71,16 @@ static struct psi_cg *cg_entry(struct psi_track *t, uint64_t id, bool *fresh)
 	return idtab_put(&t->cg, id, fresh);
 }
 
+int psi_read_host(uint64_t *total_us)
+{
+	return psi_read(PSI_HOST, total_us);
+}
+
 void psi_track_host(struct psi_track *t)
 {
 	uint64_t v;
 
-	if (psi_read(PSI_HOST, &v)) {
+	if (psi_read_host(&v)) {
 		t->host_ok = false;
 		return;
 	}
@@ -136,7 +141,7 @@ int psi_read_cgroup(struct cgfs *fs, const char *rel, uint64_t *total_us, bool *
 	/* The root cgroup has no cpu.pressure: the host's file is its figure. */
 	*host = fs->version != 2 || !*rel || !strcmp(rel, "/");
 	if (*host)
-		return psi_read(PSI_HOST, total_us);
+		return psi_read_host(total_us);
 	snprintf(file, sizeof(file), "%s%s/cpu.pressure", fs->mnt, rel);
 	return psi_read(file, total_us);
 }

@@ -18,6 +18,8 @@ struct cgfs;
 int psi_parse_some(const char *text, uint64_t *total_us);
 /* Read a PSI file's "some" total (us). 0 or -errno. */
 int psi_read(const char *path, uint64_t *total_us);
+/* The host's: /proc/pressure/cpu. 0 or -errno. */
+int psi_read_host(uint64_t *total_us);
 
 /*
  * Deltas over an interval and since a cgroup was first seen: call
