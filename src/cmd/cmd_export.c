@@ -82,9 +82,7 @@ int cmd_export(int argc, char **argv)
 			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend, exporter_url(x));
 	while (session_sleep_until(&s, now_ns() + 1000000000ULL)) {
 		/* Episodes are counted in the maps; the ring buffer's list is not needed here. */
-		struct episode_log el;
-		tracer_take_episodes(&s.tr, &el);
-		free(el.e);
+		tracer_discard_episodes(&s.tr);
 		exporter_tick(x);
 	}
 	if (!o.quiet)

@@ -365,6 +365,14 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		usleep(timeout_ms * 1000);
 }
 
+void tracer_discard_episodes(struct tracer *t)
+{
+	struct episode_log el;
+
+	tracer_take_episodes(t, &el);
+	free(el.e);
+}
+
 void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap)
 {
 	t->tap = *tap;

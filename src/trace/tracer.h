@@ -125,6 +125,8 @@ void tracer_poll(struct tracer *t, int timeout_ms);
  * a task was first seen is noticed.
  */
 void tracer_recheck_limits(struct tracer *t);
+/* For commands that list no episodes: empty the list (it would fill, then count truncations). */
+void tracer_discard_episodes(struct tracer *t);
 /* Have tap see every episode and long wait from now (after tracer_start). */
 void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
