@@ -119,12 +119,11 @@ static struct xcg *xcg_get(struct exporter *x, uint64_t id)
 {
 	bool fresh;
 	struct xcg *c = idtab_put(&x->tab, id, &fresh);
-	const char *last;
 
 	if (!c || !fresh)
 		return c;
-	const char *path = cgfs_path(&x->s->fs, id, false, &last);
-	if (!path && !(path = last)) {
+	const char *path = session_cgroup_name(x->s, id);
+	if (!path) {
 		c->hidden = true; /* gone before it was ever seen: no name to give it */
 		return c;
 	}

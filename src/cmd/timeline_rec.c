@@ -69,13 +69,12 @@ void tl_rec_attach(struct tl_rec *r, struct session *s)
 static uint64_t cg_track(struct tl_rec *r, uint64_t id)
 {
 	uint64_t uuid = uuid_of(TK_CGROUP, id, 0), parent = 0, pid;
-	const char *last, *path = cgfs_path(&r->s->fs, id, false, &last);
+	const char *path;
 	char pp[PATH_MAX], name[PATH_MAX + CGNAME_SHORT_MAX + 8], who[CGNAME_SHORT_MAX], esc[4 * PATH_MAX];
 
 	if (!fresh(r, uuid))
 		return uuid;
-	if (!path)
-		path = last;
+	path = session_cgroup_name(r->s, id);
 	if (path && strcmp(path, "/")) {
 		cgpath_parent(path, pp, sizeof(pp));
 		if (!cgfs_id(&r->s->fs, pp, &pid))
@@ -108,11 +107,12 @@ static uint64_t sub_track(struct tl_rec *r, uint64_t cgid, enum tl_kind k, uint6
 
 static const char *cg_label(struct tl_rec *r, uint64_t id, char *buf, size_t len)
 {
-	const char *last, *p = id ? cgfs_path(&r->s->fs, id, false, &last) : NULL;
+	const char *p;
 
 	if (!id)
 		return "the idle CPU, or a task of no traced cgroup";
-	return utf8_valid(p ? p : last ? last : "(a removed cgroup)", buf, len);
+	p = session_cgroup_name(r->s, id);
+	return utf8_valid(p ? p : "(a removed cgroup)", buf, len);
 }
 
 /* Each episode as it arrives (the tracer's tap): a slice on its cgroup's track for its CPU. */
