@@ -210,7 +210,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
 	if (o->c.so.why)
 		why_psi(&r, s, pt, summary, o->json || summary ? 0 : o->rows);
-	/* Before --json takes the interval's episodes: the timeline reads them too. */
+	/* The interval's counters in the timeline (its events come through the tracer's tap). */
 	if (tl && !summary)
 		tl_rec_rows(tl, &r, cur->t_ns);
 	if (o->json) {
@@ -322,8 +322,6 @@ int cmd_top(int argc, char **argv)
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
 		struct refresh_cost rc;
-		if (tlp) /* the last episodes, before the summary's JSON takes them */
-			tl_rec_drain(tlp);
 		show(&o, &s, &ks, &pt, tlp, NULL, &cur, true, &rc);
 		snapshot_free(&cur);
 	}

@@ -155,10 +155,6 @@ static void on_wait(void *ctx, const struct cgs_wait *w)
 	timeline_slice(&r->tl, tr, start, w->end_ns, "waited for a CPU", a, 3);
 }
 
-void tl_rec_drain(struct tl_rec *r)
-{
-	tracer_poll(&r->s->tr, 0); /* the taps see each record as it is consumed */
-}
 
 void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 {
@@ -166,7 +162,6 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 		const char *name, *unit;
 	} ctr[] = { { "CPU %", "%" }, { "run-queue p99 (ms)", "ms" }, { "throttled %", "%" }, { "quota used %", "%" } };
 
-	tl_rec_drain(r);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct row *w = &rep->rows[i];
 		if (w->members)
@@ -220,7 +215,7 @@ void tl_rec_finish(struct tl_rec *r)
 	if (!r->s || r->finished)
 		return;
 	r->finished = true;
-	tl_rec_drain(r);
+	tracer_poll(&r->s->tr, 0); /* the last records: the taps see each as it is consumed */
 	/* The BPF side's own counts since attach: every loss, whatever the intervals were. */
 	if (!snapshot_read_totals(&r->s->tr, &tot)) {
 		r->lost = tot.drops[CGS_DROP_EPISODE_LOST] + tot.drops[CGS_DROP_WAIT_LOST];

@@ -35,8 +35,6 @@ struct tl_rec {
 int tl_rec_open(struct tl_rec *r, const char *path);
 /* Tracing has started: every episode and long wait from now goes into the trace as it arrives. */
 void tl_rec_attach(struct tl_rec *r, struct session *s);
-/* Take in what the ring buffers hold now (before a command takes the episode log, say). */
-void tl_rec_drain(struct tl_rec *r);
 /* One interval's counters, from its report (top's own), at its end t_ns. */
 void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns);
 /* The same from two snapshots (record): the report built here. */
