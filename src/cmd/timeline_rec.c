@@ -37,6 +37,12 @@ static bool fresh(struct tl_rec *r, uint64_t uuid)
 static void on_episode(void *ctx, const struct cgs_episode *e);
 static void on_wait(void *ctx, const struct cgs_wait *w);
 
+/* What the trace misses: records its ring buffers had no room for. */
+static uint64_t events_lost(const uint64_t *drops)
+{
+	return drops[CGS_DROP_EPISODE_LOST] + drops[CGS_DROP_WAIT_LOST];
+}
+
 int tl_rec_open(struct tl_rec *r, const char *path)
 {
 	int err;
@@ -174,7 +180,7 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 		}
 	}
 	/* Losses (ring buffers full), in the trace itself; exact at the end (tl_rec_finish). */
-	r->lost += rep->d->drops[CGS_DROP_EPISODE_LOST] + rep->d->drops[CGS_DROP_WAIT_LOST];
+	r->lost += events_lost(rep->d->drops);
 	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)r->lost);
 }
 
@@ -218,7 +224,7 @@ void tl_rec_finish(struct tl_rec *r)
 	tracer_poll(&r->s->tr, 0); /* the last records: the taps see each as it is consumed */
 	/* The BPF side's own counts since attach: every loss, whatever the intervals were. */
 	if (!snapshot_read_totals(&r->s->tr, &tot)) {
-		r->lost = tot.drops[CGS_DROP_EPISODE_LOST] + tot.drops[CGS_DROP_WAIT_LOST];
+		r->lost = events_lost(tot.drops);
 		timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), tot.t_ns, (double)r->lost);
 		snapshot_free(&tot);
 	}

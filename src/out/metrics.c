@@ -227,9 +227,8 @@ static void cg_kernel(struct expo *x, const struct metrics_input *in)
 	expo_family(x, "cgsched_cpu_quota_seconds", EXPO_GAUGE,
 		    "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited");
 	for (size_t i = 0; i < in->n; i++) {
-		const struct kstat *k = in->cg[i].k;
-		if (k && k->ok && k->quota_us >= 0)
-			expo_sample_sec(x, in->cg[i].labels, NULL, (uint64_t)k->quota_us * 1000);
+		if (limited(&in->cg[i]))
+			expo_sample_sec(x, in->cg[i].labels, NULL, (uint64_t)in->cg[i].k->quota_us * 1000);
 	}
 	expo_family(x, "cgsched_cpu_period_seconds", EXPO_GAUGE,
 		    "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)");
@@ -241,9 +240,8 @@ static void cg_kernel(struct expo *x, const struct metrics_input *in)
 	expo_family(x, "cgsched_cpu_burst_seconds", EXPO_GAUGE,
 		    "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set");
 	for (size_t i = 0; i < in->n; i++) {
-		const struct kstat *k = in->cg[i].k;
-		if (k && k->ok && k->quota_us >= 0 && k->has_bursts)
-			expo_sample_sec(x, in->cg[i].labels, NULL, k->burst_us * 1000);
+		if (limited(&in->cg[i]) && in->cg[i].k->has_bursts)
+			expo_sample_sec(x, in->cg[i].labels, NULL, in->cg[i].k->burst_us * 1000);
 	}
 	expo_family(x, "cgsched_cpu_weight", EXPO_GAUGE,
 		    "The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)");
