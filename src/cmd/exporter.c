@@ -230,7 +230,7 @@ static void monotonic(struct xcg *c, struct cg_counters *k)
 {
 	k->oncpu_ns = at_least(&c->shown_oncpu, k->oncpu_ns);
 	k->some_ns = at_least(&c->shown_some, k->some_ns);
-	uint64_t own = at_least(&c->shown_own, k->thr_wait_ns > k->thr_inh_ns ? k->thr_wait_ns - k->thr_inh_ns : 0);
+	uint64_t own = at_least(&c->shown_own, cg_own_quota_ns(k));
 	k->thr_wait_ns = k->thr_inh_ns + own;
 }
 

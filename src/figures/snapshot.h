@@ -61,6 +61,12 @@ struct cg_counters {
 _Static_assert(sizeof(struct cg_counters) == CG_NWORDS * sizeof(uint64_t),
 	       "struct cg_counters: every field a uint64_t, as CG_NWORDS counts them");
 
+/* Throttled waits by the cgroup's own quota: all throttled waits less an ancestor's (a torn read may invert them). */
+static inline uint64_t cg_own_quota_ns(const struct cg_counters *c)
+{
+	return c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
+}
+
 /* One counter of the list, for the outputs that walk it. */
 struct cg_counter_def {
 	const char *field;

@@ -12,6 +12,7 @@
 #include "lib/cgname.h"
 #include "lib/util.h"
 #include "out/metrics.h"
+#include "out/why.h"
 
 void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id)
 {
@@ -51,43 +52,45 @@ static void cg_family(struct expo *x, const struct metrics_input *in, const char
 #define CGC_LIM(name, help, field, seconds) \
 	cg_family(x, in, name, help, offsetof(struct cg_counters, field), seconds, true)
 
-/* What a cgroup's waits were spent behind (--why), as top --why names them. */
+/* What a cgroup's waits were spent behind, under top --why's names (out/why.h). */
 static const struct {
-	const char *cause;
-	size_t off;
+	enum why_cause cause;
+	size_t off;            /* in struct cg_counters; 0: own quota, a difference */
 	bool why;              /* traced only with --why */
 } causes[] = {
-	{ "same_cgroup", offsetof(struct cg_counters, wb_same_ns), true },
-	{ "other_cgroups", offsetof(struct cg_counters, wb_other_ns), true },
-	{ "kernel_threads", offsetof(struct cg_counters, wb_kthread_ns), true },
-	{ "realtime", offsetof(struct cg_counters, wb_rt_ns), true },
-	{ "idle_cpu", offsetof(struct cg_counters, wb_idle_ns), true },
-	{ "unattributed", offsetof(struct cg_counters, wb_unknown_ns), true },
-	{ "own_quota", 0, false },
-	{ "ancestor_quota", offsetof(struct cg_counters, thr_inh_ns), false },
+	{ WHY_SAME, offsetof(struct cg_counters, wb_same_ns), true },
+	{ WHY_OTHER, offsetof(struct cg_counters, wb_other_ns), true },
+	{ WHY_KTHREAD, offsetof(struct cg_counters, wb_kthread_ns), true },
+	{ WHY_RT, offsetof(struct cg_counters, wb_rt_ns), true },
+	{ WHY_IDLE, offsetof(struct cg_counters, wb_idle_ns), true },
+	{ WHY_UNATTRIBUTED, offsetof(struct cg_counters, wb_unknown_ns), true },
+	{ WHY_OWN_QUOTA, 0, false },
+	{ WHY_ANCESTOR_QUOTA, offsetof(struct cg_counters, thr_inh_ns), false },
 };
+#define NCAUSES (sizeof(causes) / sizeof(causes[0]))
 
 static uint64_t cause_ns(const struct cg_counters *c, size_t k)
 {
-	if (!causes[k].off) /* own quota: the throttled waits not an ancestor's */
-		return c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
+	if (!causes[k].off)
+		return cg_own_quota_ns(c);
 	return *(const uint64_t *)((const char *)c + causes[k].off);
 }
 
 static void cg_waits(struct expo *x, const struct metrics_input *in)
 {
-	char extra[48];
+	char extra[NCAUSES][48];
 
+	/* Each cause's label once, not once per cgroup. */
+	for (size_t k = 0; k < NCAUSES; k++)
+		snprintf(extra[k], sizeof(extra[k]), "cause=\"%s\"", why_key(causes[k].cause));
 	expo_family(x, "cgsched_wait_seconds_total", EXPO_COUNTER,
 		    "Time the cgroup's tasks waited, summed over tasks, by what they waited behind: "
 		    "its own or an ancestor's quota (throttled), and with --why what ran on the CPU meanwhile");
 	for (size_t i = 0; i < in->n; i++)
-		for (size_t k = 0; k < sizeof(causes) / sizeof(causes[0]); k++) {
+		for (size_t k = 0; k < NCAUSES; k++) {
 			uint64_t v = causes[k].why && !in->why ? 0 : cause_ns(&in->cg[i].s->c, k);
-			if (!v)
-				continue;
-			snprintf(extra, sizeof(extra), "cause=\"%s\"", causes[k].cause);
-			expo_sample_sec(x, in->cg[i].labels, extra, v);
+			if (v)
+				expo_sample_sec(x, in->cg[i].labels, extra[k], v);
 		}
 	if (in->host_psi_ok) {
 		expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,

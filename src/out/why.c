@@ -64,7 +64,7 @@ static int cmp_part(const void *a, const void *b)
 void why_build(struct why *w, const struct cg_counters *c, uint64_t inh_by, const struct why_named *named,
 	       int nnamed, uint64_t inside_ns, uint64_t interval_ns)
 {
-	uint64_t own = c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
+	uint64_t own = cg_own_quota_ns(c);
 	uint64_t inside = inside_ns < c->wb_other_ns ? inside_ns : c->wb_other_ns, rest = c->wb_other_ns - inside;
 
 	memset(w, 0, sizeof(*w));
