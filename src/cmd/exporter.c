@@ -256,7 +256,7 @@ static int render(void *ctx, struct expo *out)
 		goto out;
 	}
 	/* No kernel figures this time rather than stale ones, when the pass fails. */
-	bool kfigs = !kstat_src_refresh(&x->ks);
+	bool kfigs = x->ks_open && !kstat_src_refresh(&x->ks);
 	cg = calloc(cur.n ? cur.n : 1, sizeof(*cg));
 	ks = calloc(cur.n ? cur.n : 1, sizeof(*ks));
 	if (!cg || !ks) {
