@@ -61,9 +61,6 @@ void tl_rec_attach(struct tl_rec *r, struct session *s)
 	struct tracer_tap tap = { on_episode, on_wait, r };
 
 	r->s = s;
-	r->ks_open = !kstat_src_open(&r->ks, &s->fs, KSTAT_AUTO);
-	if (r->ks_open)
-		kstat_src_prime(&r->ks);
 	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost",
 		       "throttle episodes and long waits not in this trace (a ring buffer full): "
 		       "where it rises, the trace is incomplete", true, "events");
@@ -193,6 +190,11 @@ void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struc
 	if (snapshot_delta(prev, cur, &d)) {
 		snapshot_free(&d);
 		return;
+	}
+	/* Only record builds its own reports (top passes its own): the kernel's figures opened then. */
+	if (!r->ks_tried) {
+		r->ks_tried = true;
+		r->ks_open = !kstat_src_open(&r->ks, &r->s->fs, KSTAT_AUTO);
 	}
 	if (r->ks_open && !kstat_src_refresh(&r->ks))
 		kstat_src_figures(&r->ks, &d, false, &kfigs);

@@ -26,8 +26,8 @@ struct tl_rec {
 	struct session *s;
 	struct idtab seen;        /* uuid -> struct tl_seen: tracks announced */
 	uint64_t lost;            /* events lost so far (the BPF side's drops), for the counter */
-	struct kstat_src ks;      /* record's intervals: the kernel's figures */
-	bool ks_open;
+	struct kstat_src ks;      /* record's intervals: the kernel's figures (opened on the first) */
+	bool ks_tried, ks_open;
 	bool finished;
 };
 
