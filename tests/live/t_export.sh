@@ -25,10 +25,15 @@ metric_value() {
 	awk -v s="$2" 'index($0, s) == 1 { v = $NF } END { print v }' "$1"
 }
 
+# prom_api PORT QUERY [TIME]: Prometheus's whole JSON answer to an instant query.
+prom_api() {
+	curl -sS --max-time "$(scaled 10)" -G "http://127.0.0.1:$1/api/v1/query" \
+		--data-urlencode "query=$2" ${3:+--data-urlencode "time=$3"} || fail "Prometheus query failed: $2"
+}
+
 # prom_query PORT QUERY [TIME]: the first result's value, or "" when empty.
 prom_query() {
-	_r=$(curl -sS --max-time "$(scaled 10)" -G "http://127.0.0.1:$1/api/v1/query" \
-		--data-urlencode "query=$2" ${3:+--data-urlencode "time=$3"}) || fail "Prometheus query failed: $2"
+	_r=$(prom_api "$@") || exit 1
 	echo "$_r" | jq -r '.data.result[0].value[1] // empty'
 }
 
@@ -90,8 +95,7 @@ EOF
 	echo "increase() at $ts: traced $inc s, kernel's figure $kinc s; cpu.stat $kern ns"
 	within "$(echo "$inc" | awk '{ printf "%.0f", $1 * 1e9 }')" "$kern" 5 \
 		"increase(cgsched_throttled_seconds_total) vs cpu.stat" || {
-		curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode "query=cgsched_throttled_seconds_total$sel[60s]" \
-			--data-urlencode "time=$ts" | jq -c '.data.result[] | {metric: .metric.cgroup_id, values: [.values[] | "\(.[0]) \(.[1])"]}'
+		prom_api "$P2" "cgsched_throttled_seconds_total$sel[60s]" "$ts" | jq -c '.data.result[] | {metric: .metric.cgroup_id, values: [.values[] | "\(.[0]) \(.[1])"]}'
 		fail "throttled seconds off"
 	}
 	within "$(echo "$kinc" | awk '{ printf "%.0f", $1 * 1e9 }')" "$kern" 5 \
@@ -100,14 +104,13 @@ EOF
 	# The README's queries run, and name the throttled cgroup where they should
 	# (rates over 2 s in the middle of the burn, which ended 2 s before ts).
 	mid=$(echo "$ts" | awk '{ printf "%.3f", $1 - 4.5 }')
-	worst=$(curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode \
-		'query=topk(50, histogram_quantile(0.99, sum by (instance, cgroup, cgroup_id, le) (rate(cgsched_runqueue_latency_seconds_bucket[1m]))))' \
-		--data-urlencode "time=$ts" | jq -r '.status')
-	most=$(curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode \
-		'query=topk(1, rate(cgsched_throttled_seconds_total[2s]))' --data-urlencode "time=$mid" | jq -r '.data.result[0].metric.cgroup')
-	under=$(curl -sS -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode \
-		'query=(rate(cgsched_throttled_seconds_total[2s]) > 0) and on (instance, cgroup_id) (rate(cgsched_oncpu_seconds_total[2s]) < 0.5 * cgsched_cpu_quota_seconds / cgsched_cpu_period_seconds)' \
-		--data-urlencode "time=$mid" | jq -r --arg p "$A" '.status + " " + ([.data.result[] | select(.metric.cgroup == $p)] | length | tostring)')
+	worst=$(prom_api "$P2" \
+		'topk(50, histogram_quantile(0.99, sum by (instance, cgroup, cgroup_id, le) (rate(cgsched_runqueue_latency_seconds_bucket[1m]))))' \
+		"$ts" | jq -r '.status')
+	most=$(prom_api "$P2" 'topk(1, rate(cgsched_throttled_seconds_total[2s]))' "$mid" | jq -r '.data.result[0].metric.cgroup')
+	under=$(prom_api "$P2" \
+		'(rate(cgsched_throttled_seconds_total[2s]) > 0) and on (instance, cgroup_id) (rate(cgsched_oncpu_seconds_total[2s]) < 0.5 * cgsched_cpu_quota_seconds / cgsched_cpu_period_seconds)' \
+		"$mid" | jq -r --arg p "$A" '.status + " " + ([.data.result[] | select(.metric.cgroup == $p)] | length | tostring)')
 	echo "README queries: p99 query $worst; most throttled $most; throttled under quota: $under (the burner used its quota: 0)"
 	[ "$worst" = success ] && [ "$most" = "$A" ] && [ "$under" = "success 0" ] || fail "a README query gave a wrong answer"
 	# The run-queue histogram: promtool's rules for names and types, and the exposition itself.
