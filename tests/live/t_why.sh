@@ -38,7 +38,7 @@ test_why_own_quota() {
 	cg_create why-own && A=$CG
 	cg_quota "$A" 25000 100000
 	cgs_start top --why --cgroup "$A" --json -i 1h || fail "cgsched refused"
-	out=$(cg_run "$A" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	out=$(cg_run "$A" env CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn 1 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$A" own_quota "" "$(echo "$out" | kv rundelay_ns)"
 }
@@ -50,7 +50,7 @@ test_why_ancestor_quota() {
 	cg_create kid "$P" && K=$CG
 	cg_quota "$P" 25000 100000
 	cgs_start top --why --cgroup "$P" --json -i 1h || fail "cgsched refused"
-	out=$(cg_run "$K" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	out=$(cg_run "$K" env CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn 1 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$K" ancestor_quota "$P" "$(echo "$out" | kv rundelay_ns)"
 }
