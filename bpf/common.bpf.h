@@ -29,6 +29,17 @@ const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots
 __u64 epoch = 0;
 /* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
 __u64 lim_gen = 0;
+/* Advanced by the loader each time it hands cg_stats slots back for reuse (sched.bpf.c). */
+__u32 slot_gen = 0;
+
+/* The cgroup id each cg_stats slot holds figures of; 0: free. Mmapped by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024); /* --max-cgroups */
+	__type(key, __u32);
+	__type(value, __u64);
+} slot_owner SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -29,8 +29,13 @@ struct kernfs_node {
 
 struct cgroup_subsys_state;
 
+struct cgroup_root {
+	int hierarchy_id;
+};
+
 struct cgroup {
 	struct kernfs_node *kn;
+	struct cgroup_root *root;
 	int level;
 	struct cgroup_subsys_state *subsys[16]; /* index by CO-RE enum value, not this bound */
 };

@@ -28,10 +28,18 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /*
  * Per-cgroup figures, one slot per cgroup: an array, so the hot path finds
  * a cgroup's figures by the slot cached in its task's storage and in the
- * CPU's cpu_cur, with no hashing. cg_slot maps cgroup ids to slots (the
- * loader confirms each new slot's owner in it once); slot_claim hands each slot to one
- * cgroup (an insert with BPF_NOEXIST is the only atomic claim that every
- * kernel from 5.8 on offers tracing programs: no fetch-and-add before 5.12).
+ * CPU's cpu_cur, with no hashing. cg_slot maps cgroup ids to slots, and
+ * slot_owner (common.bpf.h) slots back to ids.
+ *
+ * Slots come from free_slots, a queue the loader fills at start and refills
+ * with the slots of removed cgroups (and, when slots run short, of cgroups
+ * idle for long), after it has taken their final figures: a pop is the one
+ * atomic claim every kernel from 5.8 on offers tracing programs (no
+ * fetch-and-add before 5.12). Before it hands a slot back, the loader
+ * deletes its cg_slot entry, advances slot_gen and waits for every program
+ * running to finish (membarrier: an RCU grace period); a task or CPU whose
+ * cached slot is from an older slot_gen looks it up again. docs/design.md,
+ * "Slots".
  *
  * Per CPU by hand: CPU c's figures of slot s are entry c * targ_max_cgroups
  * + s, each CPU's run of slots contiguous. Like a PERCPU_ARRAY, each CPU
@@ -57,14 +65,20 @@ struct {
 } cg_slot SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1024); /* --max-cgroups */
-	__type(key, __u32);
-	__type(value, __u64);
-} slot_claim SEC(".maps");
+	__type(value, __u32);
+} free_slots SEC(".maps");
 
-/* The next slot to try; plain reads and writes: slot_claim arbitrates. */
-__u32 slot_hint = 0;
+/* Removed cgroups, for the loader (cgroup_rmdir), which takes them in at each read. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1024); /* 2 x --max-cgroups + 1024 */
+	__type(value, struct cgs_gone);
+} gone SEC(".maps");
+
+/* The cgroup_root.hierarchy_id of the cpu controller's hierarchy (/proc/cgroups; 0 on v2). */
+const volatile int targ_cpu_hierarchy = 0;
 
 /* A new (victim, preemptor) pair is rare: allocated on first use. */
 struct {
@@ -111,29 +125,27 @@ static __always_inline struct cgs_task *task_get(struct task_struct *p, bool dir
 
 /*
  * The slot of a cgroup, + 1; 0 when every slot is taken. Slow path: once per
- * task and cgroup it moves to (the result is cached in its storage).
+ * task and cgroup it moves to, and after the loader recycled slots (the
+ * result is cached in its storage).
  */
 static __always_inline __u32 slot_of(__u64 cgid)
 {
-	__u32 *have = bpf_map_lookup_elem(&cg_slot, &cgid);
+	__u32 *have = bpf_map_lookup_elem(&cg_slot, &cgid), slot;
 
 	if (have)
 		return *have + 1;
-	__u32 slot = slot_hint;
-	for (int i = 0; i < 8; i++, slot++) {
-		if (slot >= targ_max_cgroups)
-			break;
-		if (bpf_map_update_elem(&slot_claim, &slot, &cgid, BPF_NOEXIST))
-			continue; /* taken by another cgroup */
-		slot_hint = slot + 1;
-		if (!bpf_map_update_elem(&cg_slot, &cgid, &slot, BPF_NOEXIST))
-			return slot + 1;
+	if (bpf_map_pop_elem(&free_slots, &slot))
+		return 0;
+	if (bpf_map_update_elem(&cg_slot, &cgid, &slot, BPF_NOEXIST)) {
 		/* Another CPU gave this cgroup a slot meanwhile: use that one. */
-		bpf_map_delete_elem(&slot_claim, &slot);
+		bpf_map_push_elem(&free_slots, &slot, 0);
 		have = bpf_map_lookup_elem(&cg_slot, &cgid);
 		return have ? *have + 1 : 0;
 	}
-	return 0;
+	__u64 *owner = bpf_map_lookup_elem(&slot_owner, &slot);
+	if (owner)
+		*owner = cgid;
+	return slot + 1;
 }
 
 /* CPU cpu's figures of a slot (slot1: the slot + 1, nonzero), for reading another CPU's. */
@@ -181,8 +193,10 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 {
 	struct task_group *tg = task_tg(p, direct);
 
-	if (t->tg != (__u64)tg) {
+	/* After a recycling, all of it again: a removed group's task_group may be reused. */
+	if (t->tg != (__u64)tg || t->slot_gen != slot_gen) {
 		t->tg = (__u64)tg;
+		t->slot_gen = slot_gen;
 		t->cgid = tg_cgid(tg, direct);
 		t->match = targ_filter ? tg_matches(tg, direct) : 1;
 		t->slot1 = t->match && t->cgid ? slot_of(t->cgid) : 0;
@@ -273,8 +287,11 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 		/* First switch on this CPU since attach. */
 		count_drop(CGS_DROP_ONCPU_NOSTART);
 	}
-	/* Its task state is needed when it waits from now, or moved to another cgroup while it ran. */
-	if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct)) {
+	/*
+	 * Its task state is needed when it waits from now, or moved to another
+	 * cgroup while it ran, or its slot may have been recycled meanwhile.
+	 */
+	if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct) || cur->slot_gen != slot_gen) {
 		t = task_get(prev, direct);
 		if (t) {
 			o->cg = task_cgid_cached(prev, t, direct);
@@ -286,6 +303,11 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 				t->queued_rq = (__u64)task_cfs_rq(prev, direct);
 			}
 		} else if (runnable) {
+			count_drop(CGS_DROP_TASK_FULL);
+		}
+		/* Not looked up again: its cached slot may belong to another cgroup now. */
+		if (!t && cur->slot_gen != slot_gen) {
+			o->cg = 0;
 			count_drop(CGS_DROP_TASK_FULL);
 		}
 	}
@@ -442,6 +464,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->tg = (__u64)task_tg(next, direct);
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
+	cur->slot_gen = t ? t->slot_gen : 0;
 	why_switch_end(tl, next, t ? t->cgid : 0, direct);
 	return 0;
 }
@@ -480,4 +503,38 @@ SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(raw_wakeup_new, struct task_struct *p)
 {
 	return on_wakeup(p, false);
+}
+
+/*
+ * A cgroup removed: tell the loader, which takes the final figures of its
+ * slot and recycles it, or lets go of its parked figures (a cgroup idle for
+ * long may have none here). Only the cpu controller's hierarchy: on v1 each
+ * hierarchy numbers its cgroups on its own, so another one's id can equal a
+ * cpu cgroup's.
+ */
+static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool direct)
+{
+	int hier = direct ? cg->root->hierarchy_id : BPF_CORE_READ(cg, root, hierarchy_id);
+	struct cgs_gone g = {};
+
+	if (hier != targ_cpu_hierarchy)
+		return 0;
+	g.cgid = direct ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
+	/* Its name, which the loader can no longer read from the cgroupfs. */
+	bpf_probe_read_kernel_str(g.path, sizeof(g.path), path);
+	if (bpf_map_push_elem(&gone, &g, 0))
+		count_drop(CGS_DROP_GONE_LOST);
+	return 0;
+}
+
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(btf_rmdir, struct cgroup *cg, const char *path)
+{
+	return on_rmdir(cg, path, true);
+}
+
+SEC("raw_tp/cgroup_rmdir")
+int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
+{
+	return on_rmdir(cg, path, false);
 }

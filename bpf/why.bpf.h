@@ -137,6 +137,8 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 		if (g->wait_n == 1)
 			g->wait_since = now;
 		t->w_some1 = t->slot1;
+		t->w_gen = slot_gen;
+		t->w_cgid = t->cgid;
 	}
 	if (!tl || !t->slot1)
 		return;
@@ -152,11 +154,24 @@ static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 {
 	if (!targ_why || !t || !t->w_some1)
 		return;
-	struct cgs_cg_stats *g = some_of(t->w_some1), *s = cg_at(t->w_some1);
+	__u32 some1 = t->w_some1;
+	struct cgs_cg_stats *g = some_of(some1), *s = cg_at(some1);
 
 	t->w_some1 = 0;
 	if (!g)
 		return;
+	/*
+	 * Recycled since the mark? The loader zeroed the count when it took the
+	 * slot back: a slot that changed hands is not ours to decrement. (The
+	 * same cgroup can get the same slot again only after every other free
+	 * slot was handed out, FIFO: hence the check of the count too.)
+	 */
+	if (t->w_gen != slot_gen) {
+		__u32 k = some1 - 1;
+		__u64 *owner = bpf_map_lookup_elem(&slot_owner, &k);
+		if (!owner || *owner != t->w_cgid || g->wait_n <= 0)
+			return;
+	}
 	__sync_fetch_and_add(&g->wait_n, -1);
 	if (g->wait_n == 0 && s)
 		s->some_ns += elapsed(now, g->wait_since);

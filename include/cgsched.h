@@ -123,6 +123,13 @@ struct cgs_wait {
 	__u32 cpu;
 };
 
+/* A removed cgroup (cgroup_rmdir), for the loader (QUEUE map). */
+#define CGS_GONE_PATH 120
+struct cgs_gone {
+	__u64 cgid;
+	char path[CGS_GONE_PATH]; /* relative to the hierarchy, as the tracepoint gives it; may be cut */
+};
+
 /* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
 #define CGS_OPEN_MAX 8
 struct cgs_open {
@@ -186,6 +193,8 @@ struct cgs_cpu_cur {
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1; 0: none */
+	__u32 slot_gen;      /* the loader's slot_gen slot1 was valid in */
+	__u32 pad;
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */
@@ -201,9 +210,12 @@ struct cgs_task {
 	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
+	__u32 slot_gen;      /* the loader's slot_gen slot1 was looked up in */
 	/* --why: where its wait began (CPU + 1; 0: no mark), and that CPU's totals then. */
 	__u32 w_cpu1;
 	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
+	__u32 w_gen;         /* slot_gen then: a recycled slot is not decremented */
+	__u64 w_cgid;        /* the cgroup it raised it for */
 	__u64 w_cum[CGS_KIND__COUNT];
 	__u64 w_own;         /* its own cgroup's on-CPU time on that CPU then */
 };
@@ -251,6 +263,8 @@ enum cgs_drop {
 	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
 	CGS_DROP_TASKS_FULL,    /* --tasks: per-task map full (--max-tasks): a task's figures lost */
 	CGS_DROP_WAIT_LOST,     /* --timeline: long-wait ring buffer full: a wait not in the timeline (still counted) */
+	CGS_DROP_GONE_LOST,     /* removed-cgroup queue full: its slot comes back only when idle */
+	CGS_DROP_PARKED_LOST,   /* loader: a recycled slot's figures discarded (memory bound): its totals restart */
 	CGS_DROP__COUNT,
 };
 

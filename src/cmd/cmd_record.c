@@ -482,6 +482,7 @@ int cmd_record(int argc, char **argv)
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
+			tracer_maintain(&s.tr);
 			tracer_poll(&s.tr, 20);
 		}
 		child = -1;
@@ -494,6 +495,7 @@ int cmd_record(int argc, char **argv)
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
+			tracer_maintain(&s.tr);
 			tracer_poll(&s.tr, 20);
 		}
 	}

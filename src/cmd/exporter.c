@@ -302,7 +302,7 @@ static int render(void *ctx, struct expo *out)
 			.thr_backend = s->tr.thr_backend,
 			.kstat_method = kstat_method_name(x->ks.method),
 			.cgroup_version = s->fs.version,
-			.cg_used = s->tr.nowned,
+			.cg_used = s->tr.sl.nowned,
 			.cg_max = s->tr.max_cgroups,
 			.pre_used = cur.npre,
 			.pre_max = s->tr.max_preempt,

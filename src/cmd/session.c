@@ -16,6 +16,23 @@ int session_stopped(void)
 	return stop_status();
 }
 
+/* A cgroup given a slot: its name now, while it surely exists (it may go before the rows are made). */
+static void name_learn(void *ctx, uint64_t id)
+{
+	cgfs_path(ctx, id, false, NULL);
+}
+
+/* The tracer saw a cgroup go: its name, for the rows that still show it. */
+static void name_removed(void *ctx, uint64_t id, const char *path)
+{
+	cgfs_note_removed(ctx, id, path);
+}
+
+static void name_forget(void *ctx, uint64_t id)
+{
+	cgfs_forget(ctx, id);
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	int err;
@@ -51,6 +68,10 @@ int session_open(struct session *s, const struct session_opts *o)
 		.hist_ms = o->hist_ms,
 		.force_backend = o->sched_backend,
 		.force_thr = o->thr_backend,
+		.on_learn = name_learn,
+		.on_removed = name_removed,
+		.on_forget = name_forget,
+		.names_ctx = &s->fs,
 		.stop = &cgs_stop,
 	};
 	if (cgs_stop)
@@ -78,6 +99,7 @@ bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
 		/* A signal interrupts the poll (no SA_RESTART): cgs_stop is seen at once. */
 		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
+		tracer_maintain(&s->tr);       /* removed cgroups' slots come back, read or not */
 		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
 	}
 	return false;

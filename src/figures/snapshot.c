@@ -24,6 +24,8 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_EPISODE_LOST] = "episode_lost",
 	[CGS_DROP_TASKS_FULL] = "tasks_full",
 	[CGS_DROP_WAIT_LOST] = "wait_lost",
+	[CGS_DROP_GONE_LOST] = "gone_lost",
+	[CGS_DROP_PARKED_LOST] = "parked_lost",
 };
 
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
@@ -142,17 +144,11 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
 		(dst)[i_] += (src)[i_]
 
-/* One slot's figures, every CPU's, read in place from the mmapped cg_stats. */
-static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t slot)
+/* Add one cgroup's figures, every CPU's: CPU c's at v[c * stride]. */
+static void add_stats(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_stats *base, size_t stride)
 {
-	struct snapshot *s = ctx->s;
-
-	/* In id order straight away: no sort of 10,000 samples of ~1 KB. */
-	struct cg_sample *c = cg_init(s, &s->cg[t->rank[slot]], t->owner[slot]);
-	if (!c)
-		return -ENOMEM;
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		const struct cgs_cg_stats *v = &t->cg[(size_t)cpu * t->max_cgroups + slot];
+	for (int cpu = 0; cpu < ctx->s->ncpus; cpu++) {
+		const struct cgs_cg_stats *v = &base[(size_t)cpu * stride];
 #define SUM(field, ...) c->c.field += v->field;
 		CGS_CG_COUNTERS(SUM)
 #undef SUM
@@ -164,11 +160,48 @@ static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t s
 		ADD_SLOTS(c->c.runq_slots, v->runq_slots);
 		ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
 		if (c->cpu) {
-			c->cpu[cpu].oncpu_ns = v->oncpu_ns;
+			c->cpu[cpu].oncpu_ns += v->oncpu_ns;
 			ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
 			ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
 		}
 	}
+}
+
+/* One slot's figures, every CPU's, read in place from the mmapped cg_stats. */
+static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t slot)
+{
+	struct snapshot *s = ctx->s;
+
+	/* In id order straight away: no sort of 10,000 samples of ~1 KB. */
+	struct cg_sample *c = cg_init(s, &s->cg[t->rank[slot]], t->owner[slot]);
+	if (!c)
+		return -ENOMEM;
+	add_stats(ctx, c, &t->cg[slot], t->max_cgroups);
+	return 0;
+}
+
+/*
+ * The figures of cgroups whose slots were taken back (slots.h): added to
+ * the same cgroup's slot if it has one again, else a sample of their own;
+ * then one sort, if any was appended.
+ */
+static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
+{
+	struct snapshot *s = ctx->s;
+	size_t sorted = s->n;
+
+	for (size_t i = 0; i < t->nparked; i++) {
+		const struct parked *p = &t->parked[i];
+		struct cg_sample key = { .id = p->id }, *c = NULL;
+
+		if (sorted)
+			c = bsearch(&key, s->cg, sorted, sizeof(key), cmp_cg);
+		if (!c && !(c = cg_add(s, p->id)))
+			return -ENOMEM;
+		add_stats(ctx, c, p->v, 1);
+	}
+	if (s->n > sorted)
+		qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
 	return 0;
 }
 
@@ -280,6 +313,7 @@ static int take_drops(const struct tracer_view *t, struct snapshot *s)
 			for (int cpu = 0; cpu < t->ncpus; cpu++)
 				s->drops[i] += d[cpu];
 	}
+	s->drops[CGS_DROP_PARKED_LOST] += t->parked_lost; /* counted by the loader (slots.c) */
 	free(d);
 	return 0;
 }
@@ -313,24 +347,20 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 	return 0;
 }
 
-static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
-			 bool close_epoch)
+/* Everything a read takes from one view of the maps. */
+static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
 	struct read_ctx ctx = { .s = s };
-	struct tracer_view view, *t = &view;
 	int err;
 
-	memset(s, 0, sizeof(*s));
-	if ((err = tracer_begin_read(tr, &view, close_epoch)))
-		return err;
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
 	ctx.epoch = t->epoch;
 	/* One allocation for every slot in use (no doubling and copying). */
-	if (t->nowned && !(s->cg = malloc((s->cap = t->nowned + 64) * sizeof(*s->cg))))
+	if (t->nowned + t->nparked && !(s->cg = malloc((s->cap = t->nowned + t->nparked + 64) * sizeof(*s->cg))))
 		return -ENOMEM;
 	s->n = t->nowned;
-	if ((err = read_cg(t, s, &ctx)))
+	if ((err = read_cg(t, s, &ctx)) || (err = take_parked(&ctx, t)))
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
@@ -355,6 +385,19 @@ static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, co
 			c->thr_inh_by = p->thr_inh_by;
 	}
 	return 0;
+}
+
+static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
+			 bool close_epoch)
+{
+	struct tracer_view view;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (!(err = tracer_begin_read(tr, &view, close_epoch)))
+		err = read_view(&view, s, per_cpu, prev);
+	tracer_end_read(tr);
+	return err;
 }
 
 int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)

@@ -18,6 +18,7 @@ struct cgfs_name {
 	char *path;       /* relative, "/" for the root; NULL: not found */
 	struct cgname *who; /* decoded from path on first ask; NULL: not yet, or nothing to say */
 	bool who_done;
+	bool gone;        /* removed (cgfs_note_removed): path is the last one it had */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -242,6 +243,30 @@ static void cache_put(struct cgfs *fs, uint64_t id, const char *path)
 	s->who_done = false;
 }
 
+void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path)
+{
+	struct cgfs_name *s = idtab_find(&fs->names, id);
+
+	/* Unknown, or looked up only once it was gone: the kernel's word for it. */
+	if ((!s || !s->path) && path && *path == '/') {
+		cache_put(fs, id, path);
+		s = idtab_find(&fs->names, id);
+	}
+	if (s)
+		s->gone = true;
+}
+
+void cgfs_forget(struct cgfs *fs, uint64_t id)
+{
+	struct cgfs_name *s = idtab_find(&fs->names, id);
+
+	if (!s)
+		return;
+	free(s->path);
+	free(s->who);
+	idtab_del(&fs->names, id);
+}
+
 /* O(1): open the directory by its kernfs file handle and read its path back. */
 static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len)
 {
@@ -352,6 +377,11 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 
 	if (last)
 		*last = NULL;
+	if (s && s->path && s->gone) {
+		if (last)
+			*last = s->path;
+		return NULL;
+	}
 	if (s && s->path) {
 		uint64_t now;
 		if (!check_alive || (!cgfs_id(fs, s->path, &now) && now == id))

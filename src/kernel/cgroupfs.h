@@ -63,6 +63,14 @@ int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);
  */
 const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last);
 /*
+ * The cgroup of id was removed (the tracer saw it go, with its path as the
+ * kernel gave it, or NULL): from now cgfs_path gives NULL, and as the last
+ * path the one it knew, else that one.
+ */
+void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path);
+/* Forget what is cached of id (a removed cgroup no one reports any longer). */
+void cgfs_forget(struct cgfs *fs, uint64_t id);
+/*
  * Who the cgroup of id belongs to, read from its (last known) path
  * (lib/cgname.h): decoded once and cached with the path. NULL when the path
  * says nothing more than itself, or is unknown.

@@ -9,11 +9,16 @@ static uint64_t *id_at(void *e, size_t esize, size_t i)
 	return (uint64_t *)((char *)e + i * esize);
 }
 
+/* Fibonacci hashing: ids are mostly consecutive inode numbers. */
+static size_t home(uint64_t id, size_t cap)
+{
+	return (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+}
+
 /* The entry of id, or the free one where it would go. */
 static size_t probe(void *e, size_t esize, size_t cap, uint64_t id)
 {
-	/* Fibonacci hashing: ids are mostly consecutive inode numbers. */
-	size_t i = (id * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+	size_t i = home(id, cap);
 
 	while (*id_at(e, esize, i) && *id_at(e, esize, i) != id)
 		i = (i + 1) & (cap - 1);
@@ -70,6 +75,35 @@ void *idtab_put(struct idtab *t, uint64_t id, bool *fresh)
 	if (fresh)
 		*fresh = true;
 	return p;
+}
+
+bool idtab_del(struct idtab *t, uint64_t id)
+{
+	if (!t->cap || !id)
+		return false;
+	size_t i = probe(t->e, t->esize, t->cap, id), j = i;
+
+	if (*id_at(t->e, t->esize, i) != id)
+		return false;
+	/*
+	 * Close the gap: each later entry of the run moves back into it unless
+	 * its home lies cyclically in (gap, its place], where the probe from its
+	 * home would not pass the gap.
+	 */
+	for (;;) {
+		j = (j + 1) & (t->cap - 1);
+		uint64_t *q = id_at(t->e, t->esize, j);
+		if (!*q)
+			break;
+		size_t h = home(*q, t->cap);
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		memcpy(id_at(t->e, t->esize, i), q, t->esize);
+		i = j;
+	}
+	memset(id_at(t->e, t->esize, i), 0, t->esize);
+	t->used--;
+	return true;
 }
 
 void *idtab_at(const struct idtab *t, size_t i)

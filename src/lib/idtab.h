@@ -27,6 +27,12 @@ void *idtab_find(const struct idtab *t, uint64_t id);
  * when the table would have to grow and cannot (out of memory).
  */
 void *idtab_put(struct idtab *t, uint64_t id, bool *fresh);
+/*
+ * Forget id's entry (its owned memory is the caller's to free first).
+ * Other entries may move: pointers into the table do not survive it.
+ * Returns whether it was there.
+ */
+bool idtab_del(struct idtab *t, uint64_t id);
 /* Entry i of 0..cap-1, or NULL where free: for walking every entry. */
 void *idtab_at(const struct idtab *t, size_t i);
 /* Forget every entry (the memory stays for reuse). */

@@ -178,6 +178,33 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 	bpf_program__set_autoload(s->progs.raw_switch, !btf);
 	bpf_program__set_autoload(s->progs.raw_wakeup, !btf);
 	bpf_program__set_autoload(s->progs.raw_wakeup_new, !btf);
+	bpf_program__set_autoload(s->progs.btf_rmdir, btf);
+	bpf_program__set_autoload(s->progs.raw_rmdir, !btf);
+	/* Attached by hand: without it, removed cgroups' slots come back only once idle. */
+	bpf_program__set_autoattach(s->progs.btf_rmdir, false);
+	bpf_program__set_autoattach(s->progs.raw_rmdir, false);
+}
+
+/*
+ * The hierarchy the cpu controller is on, as cgroup_root.hierarchy_id:
+ * /proc/cgroups's second column (0: v2's unified hierarchy, or unknown).
+ */
+static int cpu_hierarchy(void)
+{
+	FILE *f = fopen("/proc/cgroups", "r");
+	char name[64];
+	int hier = 0, h, n, en;
+
+	if (!f)
+		return 0;
+	fscanf(f, "%*[^\n]\n"); /* the header */
+	while (fscanf(f, "%63s %d %d %d", name, &h, &n, &en) == 4)
+		if (!strcmp(name, "cpu")) {
+			hier = h;
+			break;
+		}
+	fclose(f);
+	return hier;
 }
 
 static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
@@ -218,7 +245,10 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
 	bpf_map__set_max_entries(s->maps.cg_stats, libbpf_num_possible_cpus() * o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
-	bpf_map__set_max_entries(s->maps.slot_claim, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.slot_owner, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.free_slots, o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.gone, o->max_cgroups * 2 + 1024);
+	s->rodata->targ_cpu_hierarchy = cpu_hierarchy();
 	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	s->rodata->targ_tasks = o->tasks;
@@ -254,6 +284,8 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		err = -EINTR;
 		goto fail;
 	}
+	if ((err = slots_fill(bpf_map__fd(s->maps.free_slots), o->max_cgroups)))
+		goto fail;
 	for (int i = 0; i < o->nfilter; i++) {
 		__u8 one = 1;
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.filter), &o->filter_ids[i], &one, 0)) {
@@ -264,6 +296,15 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	err = sched_bpf__attach(s);
 	if (!err && tb->id == CGS_THR_KPROBE)
 		err = attach_kprobes(s, k, t->links, &t->nlinks);
+	if (!err) {
+		struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
+		t->rmdir_hook = l != NULL;
+		if (l)
+			t->links[t->nlinks++] = l;
+		else
+			cgs_debug("cgroup_rmdir not attached (%s): removed cgroups' slots come back only once idle",
+				  strerror(errno));
+	}
 	if (err) {
 		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
@@ -461,19 +502,13 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 attached:
 	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
 	t->cg_len = cg_stats_bytes(t->ncpus, o->max_cgroups);
-	t->cg = mmap(NULL, t->cg_len, PROT_READ, MAP_SHARED, t->fd_cg, 0);
+	/* Writable: the loader zeroes a slot's figures before it is reused (slots.c). */
+	t->cg = mmap(NULL, t->cg_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_cg, 0);
 	if (t->cg == MAP_FAILED) {
 		t->cg = NULL;
 		err = -errno;
 		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
 		return err;
-	}
-	t->fd_slot = bpf_map__fd(t->skel->maps.cg_slot);
-	t->fd_claim = bpf_map__fd(t->skel->maps.slot_claim);
-	if (!(t->owner = calloc(o->max_cgroups, sizeof(*t->owner))) ||
-	    !(t->rank = calloc(o->max_cgroups, sizeof(*t->rank)))) {
-		cgs_err("out of memory");
-		return -ENOMEM;
 	}
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
@@ -490,6 +525,19 @@ attached:
 		cgs_warn("no long waits in the timeline (ring buffer: %s)", strerror(-err));
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
+	t->sl = (struct slot_table){
+		.max = o->max_cgroups, .ncpus = t->ncpus, .cg = t->cg, .gen = &t->skel->bss->slot_gen,
+		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
+		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
+		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
+		.rmdir_hook = t->rmdir_hook, .on_learn = o->on_learn, .on_removed = o->on_removed,
+		.on_forget = o->on_forget,
+		.names_ctx = o->names_ctx,
+	};
+	if ((err = slots_init(&t->sl)))
+		return err;
+	pthread_mutex_init(&t->read_lock, NULL);
+	t->refreshed_ns = now_ns();
 	t->attached_ns = now_ns();
 	nudge_cpus(t->ncpus);
 	if (o->stop && *o->stop) {
@@ -545,69 +593,7 @@ void tracer_stop(struct tracer *t)
 	if (t->cg)
 		munmap((void *)t->cg, t->cg_len);
 	t->cg = NULL;
-	free(t->owner);
-	free(t->rank);
-	t->owner = NULL;
-	t->rank = NULL;
-	t->nslots = t->nowned = 0;
-}
-
-/*
- * Which cgroup each slot of cg_stats belongs to: the slots not confirmed
- * yet, up to where claims can have reached. A claim (slot_claim) counts once
- * cg_slot names the same slot for that cgroup: the BPF side gives up a
- * claimed slot only when cg_slot already held another one (slot_of).
- * slot_hint is written without atomics, so a racing claim can leave it
- * behind slots already taken: look a window past it.
- */
-#define CLAIM_WINDOW 64
-static int cmp_owned(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* t->rank from t->owner: sort (id, slot) pairs by id. */
-static int rank_slots(struct tracer *t)
-{
-	uint64_t (*pairs)[2] = malloc((size_t)t->nslots * sizeof(*pairs));
-	uint32_t n = 0;
-
-	if (!pairs)
-		return -ENOMEM;
-	for (uint32_t slot = 0; slot < t->nslots; slot++)
-		if (t->owner[slot]) {
-			pairs[n][0] = t->owner[slot];
-			pairs[n++][1] = slot;
-		}
-	qsort(pairs, n, sizeof(*pairs), cmp_owned);
-	for (uint32_t i = 0; i < n; i++)
-		t->rank[pairs[i][1]] = i;
-	t->nowned = n;
-	free(pairs);
-	return 0;
-}
-
-static int learn_slots(struct tracer *t)
-{
-	uint32_t end = t->skel->bss->slot_hint, learnt = 0;
-
-	end = end > t->nslots ? end : t->nslots;
-	end = end + CLAIM_WINDOW < t->max_cgroups ? end + CLAIM_WINDOW : t->max_cgroups;
-	for (uint32_t slot = 0; slot < end; slot++) {
-		uint64_t id;
-		uint32_t back;
-
-		if (t->owner[slot] || bpf_map_lookup_elem(t->fd_claim, &slot, &id) ||
-		    bpf_map_lookup_elem(t->fd_slot, &id, &back) || back != slot)
-			continue;
-		t->owner[slot] = id;
-		learnt++;
-		if (slot >= t->nslots)
-			t->nslots = slot + 1;
-	}
-	return learnt ? rank_slots(t) : 0;
+	slots_free(&t->sl);
 }
 
 int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
@@ -615,26 +601,52 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	uint64_t old = t->skel->bss->epoch;
 	int err;
 
+	pthread_mutex_lock(&t->read_lock);
 	/* The programs write the new epoch's max slot from now; the old one is ours. */
 	if (close_epoch)
 		__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
-	if ((err = learn_slots(t)))
+	t->refreshed_ns = now_ns();
+	if ((err = slots_refresh(&t->sl, t->refreshed_ns, true)))
 		return err;
 	*v = (struct tracer_view){
 		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
-		.nslots = t->nslots, .owner = t->owner, .rank = t->rank, .nowned = t->nowned,
+		.nslots = t->sl.nslots, .owner = t->sl.owner, .rank = t->sl.rank, .nowned = t->sl.nowned,
+		.parked = t->sl.parked, .nparked = t->sl.nparked, .parked_lost = t->sl.parked_lost,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
 	};
 	return 0;
 }
 
+void tracer_end_read(struct tracer *t)
+{
+	pthread_mutex_unlock(&t->read_lock);
+}
+
+void tracer_maintain(struct tracer *t)
+{
+	if (!t->skel)
+		return;
+	pthread_mutex_lock(&t->read_lock);
+	uint64_t now = now_ns();
+	if (now - t->refreshed_ns >= 1000000000ULL) {
+		t->refreshed_ns = now;
+		int err = slots_refresh(&t->sl, now, false);
+		if (err)
+			cgs_warn("recycling cgroup slots: %s", strerror(-err));
+	}
+	pthread_mutex_unlock(&t->read_lock);
+}
+
 uint64_t tracer_map_bytes(const struct tracer *t)
 {
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
-	/* cg_stats (an array), cg_slot and slot_claim (hashes, ~64 B of overhead each) */
-	return cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * 2 * (12 + 64) +
+	/*
+	 * cg_stats (an array) and as much again for parked figures (slots.c),
+	 * cg_slot (a hash, ~64 B of overhead an entry), slot_owner, free_slots, gone
+	 */
+	return 2 * cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * (12 + 64 + 8 + 4 + 2 * 8) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16) +
 	       (uint64_t)t->max_task_rows * (sizeof(struct cgs_task_key) + 64 + per_cpu * sizeof(struct cgs_task_stats));

@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #include "cgsched.h"
+#include "trace/slots.h"
 
 struct sched_bpf;
 struct bpf_link;
@@ -43,6 +45,11 @@ struct tracer_opts {
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	bool why;                   /* --why: split each wait into its causes */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
+	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
+	void (*on_learn)(void *ctx, uint64_t id);
+	void (*on_removed)(void *ctx, uint64_t id, const char *path);
+	void (*on_forget)(void *ctx, uint64_t id);
+	void *names_ctx;
 	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
 	const volatile int *stop;
 };
@@ -51,32 +58,24 @@ struct tracer {
 	struct sched_bpf *skel;
 	const char *backend;        /* "tp_btf" or "raw_tp" */
 	const char *thr_backend;    /* "fentry", "kprobe" or "tracepoint" */
-	struct bpf_link *links[12]; /* kprobes attached by hand */
+	struct bpf_link *links[13]; /* kprobes and cgroup_rmdir, attached by hand */
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
+	bool rmdir_hook;            /* cgroup_rmdir attached (slots of removed cgroups come back at once) */
 	int ncpus;
-	int fd_cg, fd_slot, fd_claim, fd_preempt, fd_cur, fd_drops, fd_thr;
+	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
 	int fd_tasks;               /* per-task figures; -1: not asked for */
 	uint32_t max_task_rows;
 	uint32_t max_cgroups, max_preempt;
 	bool why;                   /* --why: the BPF side keeps waiting counts */
-	/*
-	 * The cgroup id of each cg_stats slot, once confirmed (slot_claim and
-	 * cg_slot agree); 0 while unknown. A confirmed slot is never given up,
-	 * so snapshots look up only the slots they have not seen yet.
-	 */
-	uint64_t *owner;
 	/* cg_stats, mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
-	const struct cgs_cg_stats *cg;
+	struct cgs_cg_stats *cg;
 	size_t cg_len;
-	uint32_t nslots;            /* slots up to the highest confirmed + 1 */
-	/*
-	 * Each confirmed slot's place in cgroup-id order (0..nowned-1), so a
-	 * snapshot comes out sorted with no sort of its samples; redone only
-	 * when new slots are confirmed.
-	 */
-	uint32_t *rank;
-	uint32_t nowned;
+	/* Which cgroup each slot holds, recycling, parked figures (slots.h). */
+	struct slot_table sl;
+	/* Held from tracer_begin_read to tracer_end_read, and by tracer_maintain: sl changes under it. */
+	pthread_mutex_t read_lock;
+	uint64_t refreshed_ns;      /* the last slots_refresh */
 	uint64_t attached_ns;       /* monotonic time attach completed */
 	struct ring_buffer *rb;
 	struct episode_log log;
@@ -94,9 +93,13 @@ struct tracer_view {
 	uint32_t max_cgroups;
 	const struct cgs_cg_stats *cg;  /* mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
 	uint32_t nslots;                /* slots up to the highest named + 1 */
-	const uint64_t *owner;          /* slot -> cgroup id; 0: none yet */
+	const uint64_t *owner;          /* slot -> cgroup id; 0: none */
 	const uint32_t *rank;           /* slot -> its place in cgroup-id order */
 	uint32_t nowned;                /* slots named */
+	/* Figures of cgroups whose slots were taken back, sorted by id (slots.h). */
+	const struct parked *parked;
+	size_t nparked;
+	uint64_t parked_lost;           /* drops the loader counted (CGS_DROP_PARKED_LOST) */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
 	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
@@ -104,9 +107,19 @@ struct tracer_view {
 /*
  * Begin a read: close the max epoch (unless !close_epoch: a reader of the
  * cumulative figures only, beside one that owns the interval maxima), name
- * the slots claimed since the last read and rank them. 0 or -ENOMEM.
+ * the slots given out since the last read, take back those of removed (or,
+ * when they run short, long idle) cgroups with their figures parked, and
+ * rank them (slots.h). 0 or -ENOMEM.
  */
 int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch);
+/* The view is read: let go of it (after every tracer_begin_read, also a failed one). */
+void tracer_end_read(struct tracer *t);
+/*
+ * Between reads, about once a second (a loop's idle wait calls it): recycle
+ * the slots of removed cgroups even when nothing reads for long (record's
+ * wait for its command, a slow scraper). Thread-safe with reads.
+ */
+void tracer_maintain(struct tracer *t);
 /* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);

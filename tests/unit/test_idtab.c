@@ -50,3 +50,38 @@ Test(idtab, unset_table_refuses)
 	cr_assert_null(idtab_put(&t, 1, NULL), "a table with no entry size is never written");
 	cr_assert_null(idtab_find(&t, 1));
 }
+
+/* Deleting keeps every other entry findable, whatever the runs and wrap-around. */
+Test(idtab, delete_keeps_the_rest)
+{
+	struct idtab t = IDTAB_INIT(struct ent);
+	bool fresh;
+
+	for (uint64_t id = 1; id <= 3000; id++)
+		((struct ent *)idtab_put(&t, id * 7919, &fresh))->v = id;
+	/* Every third one out, then the rest must all be found with their values. */
+	for (uint64_t id = 3; id <= 3000; id += 3)
+		cr_assert(idtab_del(&t, id * 7919));
+	cr_assert_not(idtab_del(&t, 3 * 7919), "gone already");
+	cr_assert_not(idtab_del(&t, 12345678), "never there");
+	cr_assert_eq(t.used, 2000);
+	for (uint64_t id = 1; id <= 3000; id++) {
+		struct ent *e = idtab_find(&t, id * 7919);
+		if (id % 3 == 0) {
+			cr_assert_null(e, "%llu deleted", (unsigned long long)id);
+		} else {
+			cr_assert_not_null(e, "%llu kept", (unsigned long long)id);
+			cr_assert_eq(e->v, id);
+		}
+	}
+	/* Churn: put and delete many times over; the table does not grow. */
+	size_t cap = t.cap;
+	for (uint64_t round = 0; round < 20000; round++) {
+		uint64_t id = 100000000 + round; /* above every id put before */
+		cr_assert_not_null(idtab_put(&t, id, &fresh));
+		cr_assert(idtab_del(&t, id));
+	}
+	cr_assert_eq(t.cap, cap, "deleted entries free their place");
+	cr_assert_eq(t.used, 2000);
+	idtab_free(&t);
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+
+#include "trace/slots.h"
+#include "lib/util.h"
+
+/* A removed cgroup's figures stay this long (and for two reads at least): every reader sees its end. */
+#define GONE_KEEP_NS (60ULL * 1000000000ULL)
+/* Parked figures kept at least this many cgroups' worth (else --max-cgroups). */
+#define PARKED_MIN 1024
+/* A cgroup with no event for this long may lose its slot, when free slots run short. */
+#define IDLE_NS (30ULL * 1000000000ULL)
+
+/* Slots run short below this many free: the idle ones are taken back. */
+static uint32_t short_below(const struct slot_table *sl)
+{
+	return sl->max / 16 > 4 ? sl->max / 16 : 4;
+}
+
+int slots_fill(int fd_free, uint32_t max)
+{
+	for (uint32_t s = 0; s < max; s++)
+		if (bpf_map_update_elem(fd_free, NULL, &s, 0))
+			return -errno;
+	return 0;
+}
+
+int slots_init(struct slot_table *sl)
+{
+	size_t page = getpagesize();
+	/* Tests only: shorter times, so that make test sees slots come back and figures leave. */
+	const char *idle = getenv("CGSCHED_TEST_IDLE_MS"), *keep = getenv("CGSCHED_TEST_GONE_KEEP_MS");
+
+	sl->bowner_len = ((size_t)sl->max * sizeof(uint64_t) + page - 1) / page * page;
+	sl->bowner = mmap(NULL, sl->bowner_len, PROT_READ | PROT_WRITE, MAP_SHARED, sl->fd_owner, 0);
+	if (sl->bowner == MAP_FAILED) {
+		sl->bowner = NULL;
+		cgs_err("cannot map the slot owners (%s)", strerror(errno));
+		return -errno;
+	}
+	sl->idle_ns = idle && atoi(idle) > 0 ? (uint64_t)atoi(idle) * 1000000ULL : IDLE_NS;
+	sl->keep_ns = keep && atoi(keep) > 0 ? (uint64_t)atoi(keep) * 1000000ULL : GONE_KEEP_NS;
+	if (!(sl->owner = calloc(sl->max, sizeof(*sl->owner))) || !(sl->rank = calloc(sl->max, sizeof(*sl->rank))) ||
+	    !(sl->retire_read = calloc(sl->max, sizeof(*sl->retire_read))) ||
+	    !(sl->note = calloc(sl->max, sizeof(*sl->note))) ||
+	    !(sl->sig = calloc(sl->max, sizeof(*sl->sig))) ||
+	    !(sl->quiet_since = calloc(sl->max, sizeof(*sl->quiet_since)))) {
+		cgs_err("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void slots_free(struct slot_table *sl)
+{
+	if (sl->bowner)
+		munmap(sl->bowner, sl->bowner_len);
+	for (size_t i = 0; i < sl->nparked; i++) {
+		free(sl->parked[i].v);
+		free(sl->parked[i].path);
+	}
+	free(sl->parked);
+	for (uint32_t s = 0; sl->note && s < sl->max; s++)
+		free(sl->note[s].path);
+	free(sl->pending_forget);
+	free(sl->owner);
+	free(sl->rank);
+	free(sl->retire_read);
+	free(sl->note);
+	free(sl->sig);
+	free(sl->quiet_since);
+	memset(sl, 0, sizeof(*sl));
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* sl->rank from sl->owner: sort (id, slot) pairs by id. */
+static int rank_slots(struct slot_table *sl)
+{
+	uint64_t (*pairs)[2] = malloc((size_t)sl->max * sizeof(*pairs));
+	uint32_t n = 0;
+
+	if (!pairs)
+		return -ENOMEM;
+	sl->nslots = 0;
+	for (uint32_t s = 0; s < sl->max; s++)
+		if (sl->owner[s]) {
+			pairs[n][0] = sl->owner[s];
+			pairs[n++][1] = s;
+			sl->nslots = s + 1;
+		}
+	qsort(pairs, n, sizeof(*pairs), cmp_pair);
+	for (uint32_t i = 0; i < n; i++)
+		sl->rank[pairs[i][1]] = i;
+	sl->nowned = n;
+	free(pairs);
+	return 0;
+}
+
+static void learn_one(struct slot_table *sl, uint32_t s, uint64_t id, uint64_t now)
+{
+	sl->owner[s] = id;
+	sl->learnt++;
+	sl->sig[s] = 0;
+	sl->quiet_since[s] = now;
+}
+
+/* Slots the BPF side gave out since the last read (slot_owner written after cg_slot). */
+static void learn(struct slot_table *sl, uint64_t now)
+{
+	for (uint32_t s = 0; s < sl->max; s++) {
+		uint64_t id = __atomic_load_n(&sl->bowner[s], __ATOMIC_ACQUIRE);
+		if (id && !sl->owner[s])
+			learn_one(sl, s, id, now);
+	}
+}
+
+static int cmp_parked(const void *a, const void *b)
+{
+	const struct parked *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct parked *parked_find(const struct slot_table *sl, uint64_t id)
+{
+	struct parked key = { .id = id };
+
+	return sl->nparked ? bsearch(&key, sl->parked, sl->nparked, sizeof(key), cmp_parked) : NULL;
+}
+
+static void retire(struct slot_table *sl, uint32_t s)
+{
+	if (!sl->retire_read[s]) {
+		sl->retire_read[s] = sl->reads;
+		sl->nretiring++;
+	}
+}
+
+/* Removed cgroups the BPF side saw (cgroup_rmdir): their slots go back at the next read. */
+static void take_gone(struct slot_table *sl, uint64_t now)
+{
+	struct cgs_gone g;
+
+	while (!bpf_map_lookup_and_delete_elem(sl->fd_gone, NULL, &g)) {
+		uint64_t id = g.cgid;
+		struct parked *p = parked_find(sl, id);
+		uint32_t s;
+
+		/* A path cut at the record's size is no name. */
+		const char *path = strnlen(g.path, sizeof(g.path)) < sizeof(g.path) - 1 ? g.path : NULL;
+
+		g.path[sizeof(g.path) - 1] = 0;
+		if (p && !p->gone) {
+			p->gone = true;
+			p->gone_ns = now;
+			if (path && !p->path)
+				p->path = strdup(path);
+		}
+		if (bpf_map_lookup_elem(sl->fd_slot, &id, &s) || s >= sl->max)
+			continue;
+		/* Given out after this read's learn(): learn it now. */
+		if (!sl->owner[s] && __atomic_load_n(&sl->bowner[s], __ATOMIC_ACQUIRE) == id)
+			learn_one(sl, s, id, now);
+		if (sl->owner[s] != id)
+			continue;
+		retire(sl, s);
+		/* Only cgroups with figures: every other removal is none of the readers' business. */
+		sl->note[s].gone = true;
+		if (path && !sl->note[s].path)
+			sl->note[s].path = strdup(path);
+	}
+}
+
+static const struct cgs_cg_stats *stats_at(const struct slot_table *sl, int cpu, uint32_t s)
+{
+	return &sl->cg[(size_t)cpu * sl->max + s];
+}
+
+/* Events of a slot, all CPUs: unchanged means idle. */
+static uint64_t events(const struct slot_table *sl, uint32_t s)
+{
+	uint64_t n = 0;
+
+	for (int cpu = 0; cpu < sl->ncpus; cpu++) {
+		const struct cgs_cg_stats *v = stats_at(sl, cpu, s);
+		n += v->oncpu_count + v->wakeups + v->sw_vol + v->sw_invol + v->runq_count + v->thr_wait_count;
+	}
+	return n;
+}
+
+static int cmp_quiet(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * When free slots run short, take back those of cgroups idle for long, up to
+ * twice the mark, the longest idle first; never one whose task is on a CPU now (it may run for
+ * long without a switch) or that has a task waiting (--why's count).
+ */
+static int pick_idle(struct slot_table *sl, uint64_t now)
+{
+	uint32_t free_now = sl->max - sl->nowned + sl->nretiring, need;
+	uint64_t(*cand)[2] = NULL;
+	struct cgs_cpu_cur *cur = NULL;
+	uint32_t n = 0, zero = 0;
+
+	for (uint32_t s = 0; s < sl->nslots; s++) {
+		if (!sl->owner[s] || sl->retire_read[s])
+			continue;
+		uint64_t e = events(sl, s);
+		if (e != sl->sig[s]) {
+			sl->sig[s] = e;
+			sl->quiet_since[s] = now;
+		}
+	}
+	if (free_now >= short_below(sl))
+		return 0;
+	/* Twice the mark: new cgroups keep coming in the second before these are free. */
+	need = 2 * short_below(sl) - free_now;
+	if (!(cand = malloc((size_t)sl->nslots * sizeof(*cand))) || !(cur = calloc(sl->ncpus, sizeof(*cur)))) {
+		free(cand);
+		return -ENOMEM;
+	}
+	if (bpf_map_lookup_elem(sl->fd_cur, &zero, cur))
+		goto out; /* cannot tell what runs: take nothing back */
+	for (uint32_t s = 0; s < sl->nslots; s++) {
+		bool running = false;
+
+		if (!sl->owner[s] || sl->retire_read[s] || now - sl->quiet_since[s] < sl->idle_ns ||
+		    stats_at(sl, 0, s)->wait_n > 0)
+			continue;
+		for (int c = 0; c < sl->ncpus && !running; c++)
+			running = cur[c].slot1 == s + 1;
+		if (!running) {
+			cand[n][0] = sl->quiet_since[s];
+			cand[n++][1] = s;
+		}
+	}
+	qsort(cand, n, sizeof(*cand), cmp_quiet);
+	for (uint32_t i = 0; i < n && i < need; i++)
+		retire(sl, (uint32_t)cand[i][1]);
+	if (n)
+		cgs_debug("slots: %u of %u free, %u idle cgroups' slots taken back", free_now, sl->max,
+			  n < need ? n : need);
+out:
+	free(cand);
+	free(cur);
+	return 0;
+}
+
+static void max_merge(struct cgs_max *d, const struct cgs_max *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s[i].epoch > d[i].epoch)
+			d[i] = s[i];
+		else if (s[i].epoch == d[i].epoch && s[i].value > d[i].value)
+			d[i].value = s[i].value;
+	}
+}
+
+/* dst += src, field by field, as a snapshot sums a cgroup's figures. */
+static void stats_add(struct cgs_cg_stats *d, const struct cgs_cg_stats *s)
+{
+#define ADD(field, ...) d->field += s->field;
+	CGS_CG_COUNTERS(ADD)
+#undef ADD
+	max_merge(d->runq_max, s->runq_max);
+	for (int i = 0; i < CGS_HIST_SLOTS; i++) {
+		d->runq_slots[i] += s->runq_slots[i];
+		d->oncpu_slots[i] += s->oncpu_slots[i];
+	}
+	if (s->thr_inh_by)
+		d->thr_inh_by = s->thr_inh_by;
+}
+
+/* Keep slot s's figures under its cgroup (appended; the caller sorts). */
+static int park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted)
+{
+	struct slot_note *sn = &sl->note[s];
+	uint64_t id = sl->owner[s];
+	struct parked key = { .id = id }, *p = NULL;
+
+	if (sorted)
+		p = bsearch(&key, sl->parked, sorted, sizeof(key), cmp_parked);
+	for (size_t i = sorted; !p && i < sl->nparked; i++)
+		if (sl->parked[i].id == id)
+			p = &sl->parked[i];
+	if (!p) {
+		if (sl->nparked == sl->parked_cap) {
+			size_t cap = sl->parked_cap ? sl->parked_cap * 2 : 64;
+			struct parked *n = realloc(sl->parked, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			sl->parked = n;
+			sl->parked_cap = cap;
+		}
+		struct cgs_cg_stats *v = calloc(sl->ncpus, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p = &sl->parked[sl->nparked++];
+		*p = (struct parked){ .id = id, .v = v };
+	}
+	for (int cpu = 0; cpu < sl->ncpus; cpu++)
+		stats_add(&p->v[cpu], stats_at(sl, cpu, s));
+	p->parked_read = sl->reads;
+	p->parked_snap = sl->snaps;
+	if (sn->gone && !p->gone) {
+		p->gone = true;
+		p->gone_ns = now;
+	}
+	if (sn->path && !p->path) {
+		p->path = sn->path;
+		sn->path = NULL;
+	}
+	p->noted |= sn->noted;
+	p->named |= sn->named || sn->noted;
+	return 0;
+}
+
+/*
+ * Wait until no BPF program that may have read the old slot_gen is still
+ * running: they run with preemption off, so an RCU grace period, which
+ * membarrier's global command waits for, covers them. Where that command is
+ * refused (nohz_full CPUs), a pause far longer than any program runs.
+ */
+static void wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(20000);
+}
+
+/* Hand back the slots decided at an earlier read, their figures parked first. */
+static int release(struct slot_table *sl, uint64_t now)
+{
+	uint32_t *go = NULL, n = 0;
+	size_t sorted = sl->nparked;
+	int err = 0;
+
+	if (!sl->nretiring)
+		return 0;
+	if (!(go = malloc(sl->nretiring * sizeof(*go))))
+		return -ENOMEM;
+	for (uint32_t s = 0; s < sl->nslots && n < sl->nretiring; s++)
+		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads)
+			go[n++] = s;
+	if (!n)
+		goto out;
+	/* No new lookup finds them; then every cached copy is looked up again... */
+	for (uint32_t i = 0; i < n; i++)
+		bpf_map_delete_elem(sl->fd_slot, &sl->owner[go[i]]);
+	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
+	/* ... once the programs that used them have finished. */
+	wait_programs();
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = go[i];
+
+		if ((err = park(sl, s, now, sorted)))
+			break;
+		for (int cpu = 0; cpu < sl->ncpus; cpu++)
+			memset(&sl->cg[(size_t)cpu * sl->max + s], 0, sizeof(*sl->cg));
+		__atomic_store_n(&sl->bowner[s], 0, __ATOMIC_RELEASE);
+		sl->owner[s] = 0;
+		sl->retire_read[s] = 0;
+		free(sl->note[s].path);
+		sl->note[s] = (struct slot_note){ 0 };
+		sl->nretiring--;
+		sl->recycled++;
+		/* Cannot fail: the queue holds every slot, and this one is not in it. */
+		bpf_map_update_elem(sl->fd_free, NULL, &s, 0);
+	}
+	qsort(sl->parked, sl->nparked, sizeof(*sl->parked), cmp_parked);
+	if (!err)
+		cgs_debug("slots: %u taken back (%llu so far), %zu cgroups' figures parked", n,
+			  (unsigned long long)sl->recycled, sl->nparked);
+out:
+	free(go);
+	return err;
+}
+
+static bool grow_pending(struct slot_table *sl)
+{
+	size_t cap = sl->pending_cap ? sl->pending_cap * 2 : 64;
+	uint64_t *n = realloc(sl->pending_forget, cap * sizeof(*n));
+
+	if (!n)
+		return false;
+	sl->pending_forget = n;
+	sl->pending_cap = cap;
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Their throttle and preemption entries go with them (those maps would fill). */
+static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n)
+{
+	struct cgs_preempt_key k, next, *del = NULL;
+	size_t ndel = 0, cap = 0;
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++)
+		for (int cpu = 0; cpu < sl->ncpus; cpu++) {
+			struct cgs_thr_key tk = { .cgid = ids[i], .cpu = cpu };
+			bpf_map_delete_elem(sl->fd_thr, &tk);
+		}
+	while (!bpf_map_get_next_key(sl->fd_preempt, first ? NULL : &k, &next)) {
+		first = false;
+		k = next;
+		if (!bsearch(&k.victim, ids, n, sizeof(*ids), cmp_u64) &&
+		    !bsearch(&k.preemptor, ids, n, sizeof(*ids), cmp_u64))
+			continue;
+		if (ndel == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct cgs_preempt_key *d = realloc(del, c * sizeof(*d));
+			if (!d)
+				break;
+			del = d;
+			cap = c;
+		}
+		del[ndel++] = k;
+	}
+	for (size_t i = 0; i < ndel; i++)
+		bpf_map_delete_elem(sl->fd_preempt, &del[i]);
+	free(del);
+}
+
+/*
+ * Removed cgroups' figures leave after keep_ns and two snapshot reads; and
+ * the parked figures are bounded by --max-cgroups records (as much again as
+ * the slots' own), or PARKED_MIN: past it the oldest go, removed ones first,
+ * counted (parked_lost) when no read has seen them, or the cgroup lives on.
+ */
+static int cmp_age(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	for (int i = 0; i < 2; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Let go of parked record p; its name too, now or at the next snapshot read. */
+static void drop_parked(struct slot_table *sl, struct parked *p, bool snapshot)
+{
+	if (p->named && sl->on_forget) {
+		if (snapshot) {
+			sl->on_forget(sl->names_ctx, p->id);
+		} else if (sl->npending < sl->pending_cap || grow_pending(sl)) {
+			sl->pending_forget[sl->npending++] = p->id;
+		}
+	}
+	free(p->v);
+	free(p->path);
+	p->v = NULL;
+	p->path = NULL;
+}
+
+static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
+{
+	uint64_t *ids = malloc((sl->nparked + 1) * sizeof(*ids)), (*age)[3] = NULL;
+	size_t bound = sl->max > PARKED_MIN ? sl->max : PARKED_MIN;
+	size_t nids = 0, over = sl->nparked > bound ? sl->nparked - bound : 0, w = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	if (over) {
+		/* The oldest first, removed ones before live ones: (live?, parked at, index). */
+		if (!(age = malloc(sl->nparked * sizeof(*age)))) {
+			free(ids);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < sl->nparked; i++) {
+			age[i][0] = !sl->parked[i].gone;
+			age[i][1] = sl->parked[i].parked_read;
+			age[i][2] = i;
+		}
+		qsort(age, sl->nparked, sizeof(*age), cmp_age);
+		for (size_t k = 0; k < over; k++) {
+			struct parked *p = &sl->parked[age[k][2]];
+			/* Let go before any read saw it (or of a live cgroup): totals lack it. */
+			if (!p->gone || p->parked_snap == sl->snaps)
+				sl->parked_lost++;
+			ids[nids++] = p->id;
+			drop_parked(sl, p, snapshot);
+		}
+		free(age);
+	}
+	for (size_t i = 0; i < sl->nparked; i++) {
+		struct parked *p = &sl->parked[i];
+		if (p->v && p->gone && now - p->gone_ns >= sl->keep_ns && p->parked_snap + 2 <= sl->snaps) {
+			ids[nids++] = p->id;
+			drop_parked(sl, p, snapshot);
+		}
+	}
+	if (!nids) {
+		free(ids);
+		return 0;
+	}
+	for (size_t i = 0; i < sl->nparked; i++)
+		if (sl->parked[i].v)
+			sl->parked[w++] = sl->parked[i];
+	sl->nparked = w;
+	qsort(ids, nids, sizeof(*ids), cmp_u64);
+	forget_maps(sl, ids, nids);
+	free(ids);
+	return 0;
+}
+
+/* At a snapshot read: tell the names layer what happened since the last one. */
+static void tell_names(struct slot_table *sl)
+{
+	for (size_t i = 0; sl->on_forget && i < sl->npending; i++)
+		sl->on_forget(sl->names_ctx, sl->pending_forget[i]);
+	sl->npending = 0;
+	for (uint32_t s = 0; s < sl->nslots; s++) {
+		struct slot_note *n = &sl->note[s];
+		if (!sl->owner[s])
+			continue;
+		if (!n->named && sl->on_learn)
+			sl->on_learn(sl->names_ctx, sl->owner[s]);
+		n->named = true;
+		if (n->gone && !n->noted && sl->on_removed)
+			sl->on_removed(sl->names_ctx, sl->owner[s], n->path);
+		n->noted |= n->gone;
+	}
+	for (size_t i = 0; i < sl->nparked; i++) {
+		struct parked *p = &sl->parked[i];
+		if (p->gone && !p->noted && sl->on_removed)
+			sl->on_removed(sl->names_ctx, p->id, p->path);
+		p->noted |= p->gone;
+		p->named |= p->noted;
+	}
+}
+
+int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
+{
+	uint64_t recycled = sl->recycled, learnt = sl->learnt;
+	int err;
+
+	sl->reads++;
+	sl->snaps += snapshot;
+	learn(sl, now);
+	take_gone(sl, now);
+	if ((err = pick_idle(sl, now)) || (err = release(sl, now)) || (err = expire(sl, now, snapshot)))
+		return err;
+	/* Ranks change only when slots changed hands. */
+	if ((sl->learnt != learnt || sl->recycled != recycled) && (err = rank_slots(sl)))
+		return err;
+	if (snapshot)
+		tell_names(sl);
+	return 0;
+}

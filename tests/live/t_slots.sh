@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Slots come back (docs/design.md, "Slots"): with --max-cgroups 16, the
+# smallest bound, more cgroups than that come and go, or sit idle, and each
+# is still seen, named, and its on-CPU time agrees with the kernel's account
+# of its one task (schedstat, as cgwork prints it) to 3 % + 2 ms (its exit
+# after it read schedstat, its shell before it moved itself in): a slot lost
+# or counted twice would be 100 % off. Nothing lost to a full
+# map, nothing counted twice when a slot changes hands. (The host's v1 cpu
+# hierarchy has no cpuacct.usage: cpuacct is mounted apart.)
+
+# slot_rows: "path oncpu_ns" of every interval row, summed per path over the run.
+slot_rows() {
+	jq -r 'select(.kind == "interval") | .cgroups[] | "\(.path) \(.oncpu_ns)"' "$TMP/cgs.out" |
+		awk '{ s[$1] += $2 } END { for (p in s) print p, s[p] }'
+}
+
+# slot_drops NAME: that drop count summed over the intervals and the summary's own.
+slot_drops() {
+	jq -s --arg n "$1" '[.[] | select(.kind == "interval") | .drops[$n]] | add // 0' "$TMP/cgs.out"
+}
+
+# 40 cgroups one after another, each with a task that runs 100 ms of CPU, then
+# removed: 2.5 times the slots. Each shows in an interval under its path,
+# with its kernel's CPU time; no cgroup_map_full; removed ones leave the
+# summary once their figures' keep time (here 3 s) is over.
+test_slots_removed_come_back() {
+	cg_create slots && P=$CG
+	cg_enable_children "$P"
+	CGSCHED_TEST_GONE_KEEP_MS=3000 cgs_start top --json -i 1 --max-cgroups 16 --cgroup "$P" -v ||
+		fail "cgsched refused"
+	: >"$TMP/usage"
+	for i in $(seq 1 40); do
+		cg_create "c$i" "$P" || fail "mkdir c$i"
+		out=$(cg_run "$P/c$i" "$CGWORK" spin 0.1) || fail "spin in c$i"
+		echo "$P/c$i $(echo "$out" | kv oncpu_ns)" >>"$TMP/usage"
+		rmdir "$CG_ROOT$P/c$i" || fail "rmdir c$i"
+		sleep 0.15
+	done
+	sleep 7 # the last ones' figures: read, then kept 3 s, then gone
+	cgs_stop INT || fail "cgsched failed"
+	slot_rows >"$TMP/rows"
+	n=0
+	while read -r p k; do
+		got=$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/rows")
+		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"))"
+		within_plus "$got" "$k" 3 2000000 "$p on-CPU ns" >/dev/null || fail "$p: cgsched $got ns, kernel $k ns"
+		n=$((n + 1))
+	done <"$TMP/usage"
+	[ "$n" = 40 ] || fail "only $n cgroups made"
+	echo "40 cgroups, each shown with its kernel's CPU time to 3 % + 2 ms"
+	# Every one shown removed, by its path.
+	gone=$(jq -r 'select(.kind == "interval") | .cgroups[] | select(.removed) | .path' "$TMP/cgs.out" | sort -u | grep -c "^$P/c")
+	[ "$gone" = 40 ] || fail "$gone of 40 shown as removed with their path"
+	full=$(slot_drops cgroup_map_full)
+	lost=$(slot_drops parked_lost)
+	[ "$full" = 0 ] && [ "$lost" = 0 ] || fail "cgroup_map_full $full, parked_lost $lost"
+	taken=$(grep -o 'slots: [0-9]* taken back ([0-9]* so far)' "$TMP/cgs.err" | tail -1)
+	echo "$taken"
+	# Removed more than 3 s before the end: no longer in the summary.
+	left=$(jq -r 'select(.kind == "summary") | .cgroups[] | .path // ""' "$TMP/cgs.out" | grep -c "^$P/c" || true)
+	[ "$left" -le 2 ] || fail "$left removed cgroups still in the summary after their keep time"
+}
+
+# 14 cgroups run a little, then idle; then 14 others come: with 16 slots,
+# the idle ones' slots (idle 1.5 s here) must be taken back for them. The
+# first ones' figures survive it (parked): the summary agrees with the
+# kernel for all 28.
+test_slots_idle_taken_back() {
+	cg_create idle && P=$CG
+	cg_enable_children "$P"
+	for i in $(seq 1 28); do cg_create "c$i" "$P" || fail "mkdir c$i"; done
+	CGSCHED_TEST_IDLE_MS=1500 cgs_start top --json -i 1 --max-cgroups 16 --cgroup "$P" -v ||
+		fail "cgsched refused"
+	for i in $(seq 1 14); do
+		cg_run "$P/c$i" "$CGWORK" spin 0.05 | kv oncpu_ns >"$TMP/k$i" || fail "spin in c$i"
+	done
+	sleep 3
+	# The newcomers each run twice, 4 s apart: the first run may find no
+	# slot free yet (counted); the second must be seen.
+	for i in $(seq 15 28); do
+		cg_run "$P/c$i" "$CGWORK" spin 0.02 >/dev/null || fail "spin in c$i"
+		sleep 0.2
+	done
+	sleep 4
+	for i in $(seq 15 28); do
+		cg_run "$P/c$i" "$CGWORK" spin 0.02 >/dev/null || fail "spin in c$i"
+	done
+	sleep 1.5
+	cgs_stop INT || fail "cgsched failed"
+	grep -q "idle cgroups' slots taken back" "$TMP/cgs.err" || fail "no idle slot taken back: $(grep slots "$TMP/cgs.err")"
+	full=$(slot_drops cgroup_map_full)
+	echo "cgroup_map_full: $full (the newcomers' first runs, while slots came back)"
+	for i in $(seq 1 14); do
+		got=$(cgs_summary "$P/c$i" .oncpu_ns)
+		[ -n "$got" ] || fail "$P/c$i (idle, its slot taken back) not in the summary"
+		within_plus "$got" "$(cat "$TMP/k$i")" 3 2000000 "$P/c$i on-CPU ns" >/dev/null ||
+			fail "$P/c$i: summary $got ns, kernel $(cat "$TMP/k$i") ns: its parked figures lost or doubled"
+	done
+	for i in $(seq 15 28); do
+		got=$(cgs_summary "$P/c$i" .oncpu_ns)
+		[ -n "$got" ] || fail "$P/c$i never given a slot"
+	done
+	echo "28 cgroups on 16 slots: the 14 idle ones' totals kept, every newcomer seen"
+}
