@@ -6,6 +6,7 @@
  *
  *   cgwork burn THREADS SECONDS [CPU]   busy threads for SECONDS of wall time
  *   cgwork spin SECONDS_OF_CPU          one thread until it has used that much CPU
+ *        (CGWORK_ENTER, CGWORK_LEAVE: see move_self)
  *   cgwork pingpong ROUNDS CPU PROCS_A PROCS_B SPIN_US
  *        two processes, each first moves itself (cgroup.procs path), then they
  *        pass a byte back and forth over pipes on one CPU, each spinning
@@ -149,13 +150,40 @@ static int burn(int threads, int cpu)
 	return 0;
 }
 
+/*
+ * CGWORK_ENTER=PROCS / CGWORK_LEAVE=PROCS (cgroup.procs files): move in
+ * (and out) itself, and print only what it ran in between, so that no
+ * shell start-up before the move, nor its exit after, is in the figure.
+ * A sleep just before each move ends the running slice: a task moved while
+ * it runs has that whole slice counted in its new cgroup (by cgsched).
+ */
+static void move_self(const char *procs)
+{
+	usleep(1000);
+	enter(procs);
+}
+
 static int spin(double cpu_s)
 {
 	unsigned long long t0 = mono_ns(), need = (unsigned long long)(cpu_s * 1e9);
-	while (thread_cpu_ns() < need)
+	const char *in = getenv("CGWORK_ENTER"), *out = getenv("CGWORK_LEAVE");
+	struct acct base = { 0 };
+
+	if (in) {
+		move_self(in);
+		add_self();
+		base = total;
+		total = (struct acct){ 0 };
+	}
+	while (thread_cpu_ns() < need + base.oncpu)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
+	if (out)
+		move_self(out);
 	add_self();
+	total.oncpu -= base.oncpu;
+	total.delay -= base.delay;
+	total.slices -= base.slices;
 	report(mono_ns() - t0);
 	return 0;
 }
