@@ -20,7 +20,9 @@ enum long_opt {
 	/* record */
 	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
 	/* enforce */
-	OPT_CONTENTION, OPT_MIN_WAITS,
+	OPT_CONTENTION, OPT_MIN_WAITS, OPT_JOURNAL,
+	/* apply */
+	OPT_RESTORE,
 	/* top */
 	OPT_GROUP_BY,
 	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */
