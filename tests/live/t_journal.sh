@@ -117,8 +117,11 @@ test_journal_bad_and_stale() {
 		echo "apply --restore, $name -> exit $rc: $(cat "$TMP/e")"
 		{ [ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && grep -q "bad.journal$want" "$TMP/e" &&
 			cmp -s "$TMP/bad.journal" "$TMP/bad.copy"; } || bad=$((bad + 1))
-		"$CGSCHED" enforce "$TMP/b.ini" --journal "$TMP/bad.journal" >"$TMP/o" 2>"$TMP/e"
-		rc=$?
+		# Bounded: an enforce that took the journal would run on.
+		"$CGSCHED" enforce "$TMP/b.ini" --journal "$TMP/bad.journal" >"$TMP/o" 2>"$TMP/e" &
+		CGS_BG="$CGS_BG $!"
+		wait_bounded $! 10 "enforce with a bad journal ($name)"
+		rc=$WAIT_RC
 		echo "enforce, $name -> exit $rc: $(cat "$TMP/e")"
 		{ [ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && cmp -s "$TMP/bad.journal" "$TMP/bad.copy"; } || bad=$((bad + 1))
 	done
@@ -145,8 +148,11 @@ test_journal_second_instance_refused() {
 	printf '[%s]\nweight = 50\n' "$O" >"$TMP/two.ini"
 	j_enforce "$TMP/e" "$TMP/one.ini" -i 0.3 --journal "$J"
 	w=$(j_read "$O" "$(j_weight)")
-	"$CGSCHED" enforce "$TMP/two.ini" -i 0.3 --journal "$J" >"$TMP/o" 2>"$TMP/e2"
-	rc=$?
+	# In the background, bounded: one that is not refused would run on.
+	"$CGSCHED" enforce "$TMP/two.ini" -i 0.3 --journal "$J" >"$TMP/o" 2>"$TMP/e2" &
+	CGS_BG="$CGS_BG $!"
+	wait_bounded $! 10 "a second enforce on the same journal"
+	rc=$WAIT_RC
 	echo "second enforce -> exit $rc: $(cat "$TMP/e2")"
 	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e2")" = 1 ] && grep -q "pid $EP" "$TMP/e2" || fail "a second enforce on one journal not refused"
 	[ "$(j_read "$O" "$(j_weight)")" = "$w" ] || fail "the refused enforce changed something"
@@ -184,4 +190,33 @@ test_journal_soft_list_shrinks() {
 	j_stop "$TMP/e"
 	grep "soft-cap states" "$TMP/e"
 	grep -q "soft-cap states: 1 (2 dropped" "$TMP/e" || fail "the soft-cap list did not shrink"
+}
+
+# Without --journal: /run/cgsched/enforce.journal, there while a change is
+# in force, gone after SIGTERM (the other tests give each enforce its own
+# journal; this one skips when some other enforce holds the default one).
+test_journal_default_path() {
+	cg_create j-def && D=$CG
+	DJ=/run/cgsched/enforce.journal
+	printf '[%s]\nweight = 300\n' "$D" >"$TMP/def.ini"
+	: >"$TMP/e"
+	"$CGSCHED" enforce "$TMP/def.ini" -i 0.3 >"$TMP/e" 2>&1 &
+	EP=$!
+	CGS_BG="$CGS_BG $EP"
+	for i in $(seq 1 200); do
+		grep -q enforcing "$TMP/e" && break
+		if proc_gone "$EP"; then
+			grep -q "another cgsched enforce" "$TMP/e" && { echo "SKIP: $(cat "$TMP/e")"; exit 77; }
+			fail "enforce ended: $(cat "$TMP/e")"
+		fi
+		sleep 0.1
+	done
+	grep -q "journal $DJ\$" "$TMP/e" || fail "not the default journal: $(cat "$TMP/e")"
+	for i in $(seq 1 30); do
+		grep -q "^set [0-9]* $D " "$DJ" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q "^set [0-9]* $D $(j_weight) " "$DJ" || fail "no entry in $DJ"
+	j_stop "$TMP/e"
+	[ ! -e "$DJ" ] || fail "$DJ left after a clean exit"
 }
