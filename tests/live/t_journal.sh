@@ -37,14 +37,14 @@ test_journal_sigkill_restart_restores() {
 	q0=$(j_read "$S" "$(j_quota)")
 	w0=$(j_read "$S" "$(j_weight)")
 	printf '[%s]\nsoft_max = 20%%\nweight = 300\n' "$S" >"$TMP/sk.ini"
-	j_enforce "$TMP/e1" "$TMP/sk.ini" -i 0.3 --journal "$J"
+	j_enforce "$TMP/e1" "$TMP/sk.ini" -i 0.3 --min-waits 5 --journal "$J"
 	cg_spawn "$S" "$CGWORK" burn 1 30 0 >/dev/null
 	cg_spawn "$C" "$CGWORK" burn 1 30 0 >/dev/null
-	for i in $(seq 1 40); do
+	for i in $(seq 1 $((40 * CGS_TIME_SCALE))); do
 		j_unlimited "$S" || break
 		sleep 0.1
 	done
-	j_unlimited "$S" && fail "not soft-capped within 4 s: $(cat "$TMP/e1")"
+	j_unlimited "$S" && fail "not soft-capped within $(scaled 4) s: $(cat "$TMP/e1")"
 	kill -KILL "$EP"
 	wait "$EP" 2>/dev/null
 	q1=$(j_read "$S" "$(j_quota)")
@@ -54,7 +54,7 @@ test_journal_sigkill_restart_restores() {
 	[ "$q1" != "$q0" ] && [ "$w1" != "$w0" ] || fail "SIGKILL should leave the values enforce set"
 	grep -q "^set [0-9]* $S $(j_quota) " "$J" && grep -q "^set [0-9]* $S $(j_weight) $w0\$" "$J" ||
 		fail "the journal does not hold the originals"
-	j_enforce "$TMP/e2" "$TMP/sk.ini" -i 0.3 --journal "$J"
+	j_enforce "$TMP/e2" "$TMP/sk.ini" -i 0.3 --min-waits 5 --journal "$J"
 	sleep 1 # a few intervals: the weight set again, the cap again while the rival burns
 	j_stop "$TMP/e2"
 	cat "$TMP/e2"
