@@ -57,7 +57,8 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched enforce /etc/cgsched/limits.ini -i 2s\n"
-	"  cgsched enforce /etc/cgsched/limits.ini --listen 127.0.0.1:9863\n";
+	"  cgsched enforce /etc/cgsched/limits.ini --listen 127.0.0.1:9863\n"
+	"  cgsched enforce /etc/cgsched/batch.ini --journal /run/cgsched/batch.journal\n";
 
 
 struct managed {

@@ -68,7 +68,8 @@ static const char usage[] =
 	"  cgsched record --cpu-max 25% -- ./bench\n"
 	"  cgsched record --cpu-max 400000/1000000 -o run.json -- make -j8\n"
 	"  cgsched record --check --max-throttled-pct 5 -- ./loadtest\n"
-	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n";
+	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n"
+	"  cgsched record --cleanup\n";
 
 
 struct rec_opts {
