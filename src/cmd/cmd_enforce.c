@@ -383,8 +383,17 @@ static void flush(struct enforcer *e)
 	for (size_t i = 0; i < e->npend; i++) {
 		struct pending *w = &e->pend[i];
 		struct managed *m = &e->m[w->m];
+		const struct journal_ent *old;
 		if (m->journaled)
 			continue;
+		/* Still journalled: its restore was refused after a reload. Its value then is the original. */
+		if ((old = journal_find(&e->j, m->rel, m->file)) && old->id == m->id) {
+			snprintf(m->orig, sizeof(m->orig), "%s", old->orig);
+			m->journaled = true;
+			continue;
+		}
+		if (old) /* a cgroup gone since: this one under its name is another */
+			journal_drop(&e->j, m->rel, m->file);
 		if (!journal_value_ok(m->file, m->orig) || (err = journal_add(&e->j, m->id, m->rel, m->file, m->orig))) {
 			logline("%s %s: %s -> %s not made: its value '%s' cannot be journalled", m->rel, m->file, w->now,
 				w->value, m->orig);

@@ -94,6 +94,11 @@ int journal_add(struct journal *j, uint64_t id, const char *rel, const char *fil
 	return 0;
 }
 
+const struct journal_ent *journal_find(const struct journal *j, const char *rel, const char *file)
+{
+	return find(j, rel, file);
+}
+
 bool journal_drop(struct journal *j, const char *rel, const char *file)
 {
 	struct journal_ent *e = find(j, rel, file);

@@ -52,6 +52,8 @@ void journal_init(struct journal *j, const char *path, const struct cgfs *fs);
 void journal_free(struct journal *j);
 /* Adds an entry (one per cgroup file): 0 or -ENOMEM; -EEXIST when it is there. */
 int journal_add(struct journal *j, uint64_t id, const char *rel, const char *file, const char *orig);
+/* The entry of rel's file, or NULL. */
+const struct journal_ent *journal_find(const struct journal *j, const char *rel, const char *file);
 /* Removes the entry of rel's file, if any; true when there was one. */
 bool journal_drop(struct journal *j, const char *rel, const char *file);
 

@@ -220,3 +220,24 @@ test_journal_default_path() {
 	j_stop "$TMP/e"
 	[ ! -e "$DJ" ] || fail "$DJ left after a clean exit"
 }
+
+# No change the journal does not cover: with the journal's directory gone,
+# a new matching cgroup's weight is left alone, and that is logged.
+test_journal_unwritable_no_change() {
+	cg_create j-nw && P=$CG
+	cg_enable_children "$P"
+	mkdir "$TMP/jdir"
+	printf '[%s/*]\nweight = 300\n' "$P" >"$TMP/nw.ini"
+	j_enforce "$TMP/e" "$TMP/nw.ini" -i 0.3 --journal "$TMP/jdir/j"
+	rm -rf "$TMP/jdir"
+	mkdir "$CG_ROOT$P/late"
+	w0=$(j_read "$P/late" "$(j_weight)")
+	sleep 1
+	w1=$(j_read "$P/late" "$(j_weight)")
+	j_stop "$TMP/e"
+	cat "$TMP/e"
+	echo "weight of the new cgroup: $w0 -> $w1"
+	[ "$w1" = "$w0" ] || fail "changed without a journal"
+	grep -q "journal $TMP/jdir/j: cannot write it (No such file or directory): 1 change not made" "$TMP/e" ||
+		fail "the refusal is not logged"
+}
