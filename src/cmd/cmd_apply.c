@@ -1,39 +1,114 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* cgsched apply FILE: validate the whole limits file, show old -> new, write, or roll back. */
+/*
+ * cgsched apply FILE: validate the whole limits file, show old -> new, write,
+ * or roll back. apply --restore JOURNAL: put back what a killed enforce's
+ * journal holds.
+ */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/cgroupfs.h"
 #include "cmd/commands.h"
+#include "cmd/journal_restore.h"
+#include "limits/journal.h"
 #include "limits/limits_file.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"Usage: cgsched apply FILE [--dry-run]\n"
+	"       cgsched apply --restore JOURNAL [--dry-run]\n"
 	"Set the CPU limits a limits file names (docs/limits.md): the whole file is\n"
 	"checked first (errors name FILE:LINE; nothing is written), the changes are\n"
 	"shown (old -> new, per file), then written; if a write fails, what was\n"
 	"already changed is restored. Soft caps (soft_max) take effect under\n"
 	"'cgsched enforce'.\n"
 	"\n"
-	"  -n, --dry-run   show the changes, write nothing\n"
+	"--restore puts back the values an enforce that was killed (SIGKILL, OOM,\n"
+	"power cut) had changed, from its journal (by default\n"
+	JOURNAL_DEFAULT "). The whole journal is checked\n"
+	"first (a bad one: exit 2, nothing written), cgroups gone since are skipped,\n"
+	"then the values are written, newest first, and the journal removed. One of\n"
+	"an earlier boot is removed unused (its cgroups went at shutdown). 'cgsched\n"
+	"enforce' does this itself at start.\n"
 	"\n"
-	"EXAMPLE\n"
-	"  cgsched apply /etc/cgsched/limits.ini --dry-run\n";
+	"  -n, --dry-run         show the changes, write nothing\n"
+	"  --restore JOURNAL     put back the values in enforce's journal\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched apply /etc/cgsched/limits.ini --dry-run\n"
+	"  cgsched apply --restore " JOURNAL_DEFAULT "\n";
 
-static int apply_opt(void *dry, int c, const char *arg)
+struct apply_opts {
+	bool dry;
+	const char *restore;
+};
+
+static int apply_opt(void *ctx, int c, const char *arg)
 {
+	struct apply_opts *o = ctx;
+
+	if (c == OPT_RESTORE) {
+		o->restore = arg;
+		return 0;
+	}
 	if (c != 'n')
 		return 1;
-	*(bool *)dry = true;
+	o->dry = true;
 	return 0;
+}
+
+static void say_plain(void *ctx, bool item, const char *line)
+{
+	char esc[4 * (2 * PATH_MAX + 256)];
+
+	printf("%s%s\n", item ? "  " : "", text_escape(line, esc, sizeof(esc)));
+}
+
+/* apply --restore JOURNAL: under the journal's lock, so never beside a running enforce. */
+static int restore(const char *path, bool dry)
+{
+	struct cgfs fs;
+	long holder;
+	bool found;
+	int fd, r;
+
+	if ((r = require_root("writing cgroup files")))
+		return r;
+	/* Before the lock, which would leave PATH.lock beside a journal that is not there. */
+	if (access(path, F_OK)) {
+		cgs_err("--restore %s: %s", path, errno == ENOENT ? "no such journal (enforce removes it after a clean exit)"
+								 : strerror(errno));
+		return CGS_EXIT_USAGE;
+	}
+	if ((r = cgfs_open_or_explain(&fs)))
+		return r;
+	if ((fd = journal_lock(path, &holder)) < 0) {
+		if (fd == -EBUSY)
+			cgs_err("--restore %s: cgsched enforce (pid %ld) is running with this journal: stop it "
+				"(SIGTERM restores the values itself)", path, holder);
+		else
+			cgs_err("--restore %s: cannot lock it (%s.lock): %s", path, path, strerror(-fd));
+		cgfs_close(&fs);
+		return CGS_EXIT_USAGE;
+	}
+	r = journal_restore(path, &fs, dry, &found, say_plain, NULL);
+	if (!found) {
+		cgs_err("--restore %s: no such journal (enforce removes it after a clean exit)", path);
+		r = CGS_EXIT_USAGE;
+	}
+	close(fd);
+	cgfs_close(&fs);
+	return r;
 }
 
 int cmd_apply(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "restore", required_argument, NULL, OPT_RESTORE },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -42,12 +117,25 @@ int cmd_apply(int argc, char **argv)
 	struct cgfs fs;
 	const struct change *bad;
 	char err[PATH_MAX + 256];
-	bool dry = false;
-	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &dry, NULL, NULL, 1, "one limits file" };
+	struct apply_opts o = {};
+	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &o, NULL, NULL, -1, NULL };
 	int c, first, ret = CGS_EXIT_USAGE;
+	bool dry;
 
 	if ((c = cmd_parse(&spec, argc, argv, &first)))
 		return c;
+	if (o.restore) {
+		if (first < argc) {
+			cgs_err("apply: --restore takes a journal, not a limits file ('%s'); see 'cgsched apply --help'", argv[first]);
+			return CGS_EXIT_USAGE;
+		}
+		return restore(o.restore, o.dry);
+	}
+	if (argc - first != 1) {
+		cgs_err("apply: expected one limits file, got %d; see 'cgsched apply --help'", argc - first);
+		return CGS_EXIT_USAGE;
+	}
+	dry = o.dry;
 	if ((c = require_root("writing cgroup files")))
 		return c;
 	if ((c = cgfs_open_or_explain(&fs)))

@@ -4,24 +4,31 @@
  * it to matching cgroups that appeared, put back values someone else
  * changed, and drive soft caps from the run-queue latency the BPF programs
  * measure. SIGHUP reloads the file; SIGTERM/SIGINT restore the values found
- * at start. Every change is logged with its reason.
+ * at start. Every change is logged with its reason. The values found are
+ * journalled on disk before the first change to each file, so that after a
+ * SIGKILL the next start (or apply --restore) can put them back.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/exporter.h"
+#include "cmd/journal_restore.h"
 #include "out/hist.h"
+#include "limits/journal.h"
 #include "limits/limits_file.h"
 #include "out/report.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"Usage: cgsched enforce FILE [-i INTERVAL] [--contention-p99 DUR] [--min-waits N]\n"
+	"                       [--journal JOURNAL]\n"
 	"Keep the limits of FILE (docs/limits.md) in force until SIGTERM or Ctrl-C:\n"
 	"applies them to matching cgroups that appear later, restores values someone\n"
 	"else changed, and enforces soft caps: while another cgroup's run-queue p99\n"
@@ -29,10 +36,19 @@ static const char usage[] =
 	"quiet intervals later the cap is lifted. SIGHUP reloads FILE (a bad file\n"
 	"keeps the old one). On exit, every value found at start is restored.\n"
 	"\n"
+	"Before it first changes a file, its value is written to a journal (fsync'd,\n"
+	"renamed into place), removed again after a clean exit. After a SIGKILL, an\n"
+	"OOM kill or a power cut, the next enforce puts the journal's values back\n"
+	"before anything else (or 'cgsched apply --restore JOURNAL' does). One enforce\n"
+	"per journal: a second is refused. Drops (events the BPF side could not\n"
+	"record) are logged in each interval that has some.\n"
+	"\n"
 	"  -i, --interval DUR      how often (default 1s)\n"
 	"  --contention-p99 DUR    run-queue p99 that means contention (default 2ms)\n"
 	"  --min-waits N           waits a cgroup needs in an interval to count (default 20)\n"
-	"  --sched-backend B, --throttle-backend B   as for top\n"
+	"  --journal JOURNAL       the journal (default " JOURNAL_DEFAULT ";\n"
+	"                          its lock: JOURNAL.lock)\n"
+	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
 	"  -v, --verbose\n"
 	"\n"
 	"With --listen, also serves /metrics as cgsched export does (one daemon\n"
@@ -41,23 +57,36 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched enforce /etc/cgsched/limits.ini -i 2s\n"
-	"  cgsched enforce /etc/cgsched/limits.ini --listen 127.0.0.1:9863\n";
+	"  cgsched enforce /etc/cgsched/limits.ini --listen 127.0.0.1:9863\n"
+	"  cgsched enforce /etc/cgsched/batch.ini --journal /run/cgsched/batch.journal\n";
 
 
 struct managed {
 	char rel[PATH_MAX];
+	uint64_t id;     /* the cgroup's: one made again under the name is not restored */
 	char file[32];
 	char orig[64];   /* found at start: restored on exit */
 	char want[64];   /* what we last set */
 	bool seen;       /* still desired in this pass */
+	bool journaled;  /* orig is in the journal (it was, or is about to be, changed) */
 };
 
 struct soft {
 	char rel[PATH_MAX];
 	uint64_t id;
 	bool capped;
+	bool seen;       /* still a soft-capped target in this pass: else dropped */
 	int quiet;       /* intervals without contention while capped */
 	char why[PATH_MAX + 64];
+};
+
+/* A write decided in a pass, made once the journal holds the file's value. */
+struct pending {
+	size_t m;        /* index in enforcer.m */
+	char now[64], value[64];
+	char *why;
+	bool added;      /* its file's value went into the journal in this pass */
+	bool skip;       /* its value could not be journalled: not made */
 };
 
 struct enforcer {
@@ -68,6 +97,9 @@ struct enforcer {
 	size_t n, cap;
 	struct soft *soft;
 	size_t nsoft, softcap;
+	struct pending *pend;
+	size_t npend, pendcap;
+	struct journal j;
 	uint64_t threshold_ns;
 	uint64_t min_waits;
 	char self[PATH_MAX];  /* cgsched's own cgroup: its waits are not contention */
@@ -97,6 +129,26 @@ static void logline(const char *fmt, ...)
 	fflush(stdout);
 }
 
+static void say_log(void *ctx, bool item, const char *line)
+{
+	logline("%s%s", line, item ? " (from the journal)" : "");
+}
+
+/* Events the BPF side could not record in the interval, as top shows them: contention may go unseen. */
+static void log_drops(const uint64_t *drops)
+{
+	char line[512];
+	size_t n = 0;
+
+	if (!drops_total(drops))
+		return;
+	for (int i = 0; i < CGS_DROP__COUNT && n < sizeof(line); i++)
+		if (drops[i])
+			n += snprintf(line + n, sizeof(line) - n, " %s=%llu", drop_name(i), (unsigned long long)drops[i]);
+	logline("drops:%s%s", line,
+		drops[CGS_DROP_CG_FULL] ? " (cgroups past --max-cgroups are not traced: their contention goes unseen; raise it)" : "");
+}
+
 static struct managed *find_m(struct enforcer *e, const char *rel, const char *file)
 {
 	for (size_t i = 0; i < e->n; i++)
@@ -117,10 +169,19 @@ static struct soft *find_soft(struct enforcer *e, const char *rel)
 static int note_soft(void *ctx, const char *rel, const struct limit_rule *r, bool exists)
 {
 	struct enforcer *e = ctx;
+	struct soft *s;
 	uint64_t id;
 
-	if (!r->has_soft || !exists || find_soft(e, rel) || cgfs_id(&e->s.fs, rel, &id))
+	if (!r->has_soft || !exists || cgfs_id(&e->s.fs, rel, &id))
 		return 0;
+	if ((s = find_soft(e, rel))) {
+		/* Another cgroup under the same name: its state starts afresh. */
+		if (s->id != id)
+			*s = (struct soft){ .id = id };
+		snprintf(s->rel, sizeof(s->rel), "%s", rel);
+		s->seen = true;
+		return 0;
+	}
 	if (e->nsoft == e->softcap) {
 		size_t c = e->softcap ? e->softcap * 2 : 8;
 		struct soft *n = realloc(e->soft, c * sizeof(*n));
@@ -129,11 +190,34 @@ static int note_soft(void *ctx, const char *rel, const struct limit_rule *r, boo
 		e->soft = n;
 		e->softcap = c;
 	}
-	struct soft *s = &e->soft[e->nsoft++];
+	s = &e->soft[e->nsoft++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->rel, sizeof(s->rel), "%s", rel);
 	s->id = id;
+	s->seen = true;
 	return 0;
+}
+
+/* Soft-cap states of cgroups gone (or no longer soft-capped) go: the list is as long as the targets. */
+static void shrink_soft(struct enforcer *e)
+{
+	size_t w = 0, before = e->nsoft;
+
+	for (size_t i = 0; i < e->nsoft; i++)
+		if (e->soft[i].seen)
+			e->soft[w++] = e->soft[i];
+	e->nsoft = w;
+	if (w != before)
+		cgs_debug("soft-cap states: %zu (%zu dropped: cgroups gone or no longer soft-capped)", w, before - w);
+	if (w < e->softcap / 4 && e->softcap > 8) {
+		/* Give the memory back after a wave of short-lived cgroups (about 8 KB each). */
+		size_t c = e->softcap / 2;
+		struct soft *n = realloc(e->soft, c * sizeof(*n));
+		if (n) {
+			e->soft = n;
+			e->softcap = c;
+		}
+	}
 }
 
 /*
@@ -215,14 +299,13 @@ static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, b
 	return 0;
 }
 
-/* One desired value: take it under management, and put it in force. */
+/* One desired value: take it under management; a write, if one is needed, is queued for flush(). */
 static void want_value(void *ctx, const char *file, const char *value)
 {
 	struct pass *p = ctx;
 	struct enforcer *e = p->e;
 	struct managed *m = find_m(e, p->rel, file);
 	char now[64], fresh[PATH_MAX + 32] = "";
-	int err;
 
 	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0)
 		return;
@@ -241,6 +324,7 @@ static void want_value(void *ctx, const char *file, const char *value)
 		if (!p->first)
 			snprintf(fresh, sizeof(fresh), "new, matches [%s]", p->rule->pattern);
 		snprintf(m->rel, sizeof(m->rel), "%s", p->rel);
+		cgfs_id(&e->s.fs, p->rel, &m->id);
 		snprintf(m->file, sizeof(m->file), "%s", file);
 		snprintf(m->orig, sizeof(m->orig), "%s", now);
 		snprintf(m->want, sizeof(m->want), "%s", now);
@@ -257,46 +341,150 @@ static void want_value(void *ctx, const char *file, const char *value)
 		why = p->first ? "in the limits file" :
 		      strcmp(m->want, value) ? "the limits file changed" :
 		      "someone else changed it: restored";
-	if ((err = cgfs_write(&e->s.fs, p->rel, file, value)))
-		logline("%s %s: %s -> %s failed: %s", p->rel, file, now, value, strerror(-err));
-	else
-		logline("%s %s: %s -> %s (%s)", p->rel, file, now, value, why);
-	snprintf(m->want, sizeof(m->want), "%s", value);
+	if (e->npend == e->pendcap) {
+		size_t c = e->pendcap ? e->pendcap * 2 : 16;
+		struct pending *n = realloc(e->pend, c * sizeof(*n));
+		if (!n) {
+			logline("%s %s: %s -> %s not made: out of memory", p->rel, file, now, value);
+			return;
+		}
+		e->pend = n;
+		e->pendcap = c;
+	}
+	struct pending *w = &e->pend[e->npend];
+	memset(w, 0, sizeof(*w));
+	if (!(w->why = strdup(why))) {
+		logline("%s %s: %s -> %s not made: out of memory", p->rel, file, now, value);
+		return;
+	}
+	w->m = m - e->m;
+	snprintf(w->now, sizeof(w->now), "%s", now);
+	snprintf(w->value, sizeof(w->value), "%s", value);
+	e->npend++;
 }
 
-static void restore(struct enforcer *e, struct managed *m, const char *why)
+/* The journal as it is in memory, on disk: replaced whole, or removed when empty. */
+static int journal_commit(struct enforcer *e)
 {
-	char now[64];
+	return e->j.n ? journal_save(&e->j) : journal_remove(e->j.path);
+}
+
+/*
+ * The pass's writes: first the values of the files about to be changed for
+ * the first time go to the journal, in one atomic replace; then the writes,
+ * in the order decided (a quota before its burst). No file is changed whose
+ * value could not be journalled: after a crash it could not be put back.
+ */
+static void flush(struct enforcer *e)
+{
+	size_t added = 0;
 	int err;
 
-	if (cgfs_read(&e->s.fs, m->rel, m->file, now, sizeof(now)) < 0)
-		return; /* the cgroup is gone */
+	for (size_t i = 0; i < e->npend; i++) {
+		struct pending *w = &e->pend[i];
+		struct managed *m = &e->m[w->m];
+		const struct journal_ent *old;
+		if (m->journaled)
+			continue;
+		/* Still journalled: its restore was refused after a reload. Its value then is the original. */
+		if ((old = journal_find(&e->j, m->rel, m->file)) && old->id == m->id) {
+			snprintf(m->orig, sizeof(m->orig), "%s", old->orig);
+			m->journaled = true;
+			continue;
+		}
+		if (old) /* a cgroup gone since: this one under its name is another */
+			journal_drop(&e->j, m->rel, m->file);
+		if (!journal_value_ok(m->file, m->orig) || (err = journal_add(&e->j, m->id, m->rel, m->file, m->orig))) {
+			logline("%s %s: %s -> %s not made: its value '%s' cannot be journalled", m->rel, m->file, w->now,
+				w->value, m->orig);
+			w->skip = true;
+			continue;
+		}
+		m->journaled = w->added = true;
+		added++;
+	}
+	if (added && (err = journal_save(&e->j))) {
+		logline("journal %s: cannot write it (%s): %zu change%s not made (none is made that a crash could not undo)",
+			e->j.path, strerror(-err), added, added == 1 ? "" : "s");
+		/* This pass's entries out again; those of earlier passes are on disk, their writes go ahead. */
+		for (size_t i = 0; i < e->npend; i++) {
+			struct managed *m = &e->m[e->pend[i].m];
+			if (e->pend[i].added) {
+				journal_drop(&e->j, m->rel, m->file);
+				m->journaled = false;
+			}
+		}
+		for (size_t i = 0; i < e->npend; i++)
+			if (!e->m[e->pend[i].m].journaled)
+				e->pend[i].skip = true;
+	}
+	for (size_t i = 0; i < e->npend; i++) {
+		struct pending *w = &e->pend[i];
+		struct managed *m = &e->m[w->m];
+		if (!w->skip) {
+			if ((err = cgfs_write(&e->s.fs, m->rel, m->file, w->value)))
+				logline("%s %s: %s -> %s failed: %s", m->rel, m->file, w->now, w->value, strerror(-err));
+			else
+				logline("%s %s: %s -> %s (%s)", m->rel, m->file, w->now, w->value, w->why);
+			snprintf(m->want, sizeof(m->want), "%s", w->value);
+		}
+		free(w->why);
+	}
+	e->npend = 0;
+}
+
+/* Put a file back as found: 0 (or nothing to do: as found, or the cgroup gone), -errno when refused. */
+static int restore(struct enforcer *e, struct managed *m, const char *why)
+{
+	char now[64];
+	uint64_t id;
+	int err;
+
+	/* Gone, or another cgroup under its name: not ours to write. */
+	if (cgfs_id(&e->s.fs, m->rel, &id) || id != m->id || cgfs_read(&e->s.fs, m->rel, m->file, now, sizeof(now)) < 0)
+		return 0;
 	now[strcspn(now, "\n")] = 0;
 	if (!strcmp(now, m->orig))
-		return;
+		return 0;
 	if ((err = cgfs_write(&e->s.fs, m->rel, m->file, m->orig)))
 		logline("%s %s: restoring %s failed: %s", m->rel, m->file, m->orig, strerror(-err));
 	else
 		logline("%s %s: %s -> %s (%s)", m->rel, m->file, now, m->orig, why);
+	return err;
 }
 
 static void enforce_pass(struct enforcer *e, bool first)
 {
 	struct pass p = { .e = e, .first = first };
 
+	bool dropped = false;
+	int err;
+
 	for (size_t i = 0; i < e->n; i++)
 		e->m[i].seen = false;
+	for (size_t i = 0; i < e->nsoft; i++)
+		e->soft[i].seen = false;
 	limits_targets(&e->lf, &e->s.fs, note_soft, e);
+	shrink_soft(e);
 	limits_targets(&e->lf, &e->s.fs, pass_target, &p);
-	/* Files no longer in the file (after a reload): back to what they were. */
+	flush(e);
+	/*
+	 * Files no longer in the file (after a reload): back to what they were.
+	 * Files of cgroups gone: forgotten. Either way out of the journal, but
+	 * for a value the kernel refused to take back (kept for apply --restore).
+	 */
 	for (size_t i = 0; i < e->n;) {
-		if (e->m[i].seen) {
+		struct managed *m = &e->m[i];
+		if (m->seen) {
 			i++;
 			continue;
 		}
-		restore(e, &e->m[i], "no longer in the limits file");
+		if (!restore(e, m, "no longer in the limits file") && m->journaled)
+			dropped |= journal_drop(&e->j, m->rel, m->file);
 		e->m[i] = e->m[--e->n];
 	}
+	if (dropped && (err = journal_commit(e)))
+		logline("journal %s: cannot update it: %s", e->j.path, strerror(-err));
 }
 
 static void reload(struct enforcer *e)
@@ -319,6 +507,7 @@ struct enforce_opts {
 	uint64_t interval;
 	struct exporter_opts x;
 	const char *export_opt;   /* an exporter option given, for the error without --listen */
+	const char *journal;
 };
 
 static int enforce_opt(void *ctx, int c, const char *arg)
@@ -345,6 +534,13 @@ static int enforce_opt(void *ctx, int c, const char *arg)
 			return -1;
 		}
 		return 0;
+	case OPT_JOURNAL:
+		if (!*arg || arg[strlen(arg) - 1] == '/' || strlen(arg) + 32 >= PATH_MAX) {
+			cgs_err("--journal %s: expected a file's path", arg);
+			return -1;
+		}
+		o->journal = arg;
+		return 0;
 	case OPT_WEB_CONFIG:
 	case OPT_GRACE:
 	case OPT_TOP_PREEMPTORS:
@@ -360,6 +556,7 @@ int cmd_enforce(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "contention-p99", required_argument, NULL, OPT_CONTENTION },
 		{ "min-waits", required_argument, NULL, OPT_MIN_WAITS },
+		{ "journal", required_argument, NULL, OPT_JOURNAL },
 		EXPORT_LONG_OPTS,
 		COMMON_LONG_OPTS,
 		{},
@@ -368,7 +565,7 @@ int cmd_enforce(int argc, char **argv)
 	struct common_opts co;
 	struct snapshot prev = {}, cur, d;
 	struct report r;
-	struct enforce_opts eo = { .e = &e, .interval = 1000000000ULL };
+	struct enforce_opts eo = { .e = &e, .interval = 1000000000ULL, .journal = JOURNAL_DEFAULT };
 	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file" };
 	char err[PATH_MAX + 256];
 	int first, k, ret = CGS_EXIT_USAGE;
@@ -396,13 +593,42 @@ int cmd_enforce(int argc, char **argv)
 	if ((k = cgfs_open_or_explain(&e.s.fs)))
 		return k;
 	k = limits_file_load(e.path, &e.s.fs, &e.lf, err, sizeof(err));
-	cgfs_close(&e.s.fs);
 	if (k) {
+		cgfs_close(&e.s.fs);
 		cgs_err("%s", err);
+		return CGS_EXIT_USAGE;
+	}
+	/* One enforce per journal; the lock is held until exit (the fd closes with us). */
+	long holder;
+	if (!strcmp(eo.journal, JOURNAL_DEFAULT))
+		mkdir("/run/cgsched", 0755);
+	int lock = journal_lock(eo.journal, &holder);
+	if (lock < 0) {
+		if (lock == -EBUSY)
+			cgs_err("enforce: another cgsched enforce (pid %ld) is running with the journal %s: one per journal "
+				"(stop it, or give this one --journal FILE)", holder, eo.journal);
+		else
+			cgs_err("enforce: cannot keep a journal at %s (%s.lock: %s): give --journal FILE in a writable directory",
+				eo.journal, eo.journal, strerror(-lock));
+		cgfs_close(&e.s.fs);
+		limits_file_free(&e.lf);
 		return CGS_EXIT_USAGE;
 	}
 	/* The port and the web config before anything is traced or changed. */
 	if (eo.x.listen && (k = exporter_open(&x, &eo.x))) {
+		cgfs_close(&e.s.fs);
+		limits_file_free(&e.lf);
+		return k;
+	}
+	/*
+	 * A journal left by a killed enforce: its values back first, so that
+	 * the values found below, and restored at our exit, are the true ones.
+	 */
+	bool found;
+	k = journal_restore(eo.journal, &e.s.fs, false, &found, say_log, NULL);
+	cgfs_close(&e.s.fs);
+	if (k) {
+		exporter_close(x);
 		limits_file_free(&e.lf);
 		return k;
 	}
@@ -412,14 +638,15 @@ int cmd_enforce(int argc, char **argv)
 		limits_file_free(&e.lf);
 		return k;
 	}
+	journal_init(&e.j, eo.journal, &e.s.fs);
 	if (x)
 		exporter_attach(x, &e.s, false);
 	cgfs_self(&e.s.fs, e.self, sizeof(e.self));
 	struct sigaction sa = { .sa_handler = on_hup };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
-	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms",
-		e.path, e.lf.n, e.s.fs.version, e.s.fs.mnt, interval / 1e9, e.threshold_ns / 1e6);
+	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms; journal %s",
+		e.path, e.lf.n, e.s.fs.version, e.s.fs.mnt, interval / 1e9, e.threshold_ns / 1e6, e.j.path);
 	if (x)
 		logline("serving %s", exporter_url(x));
 	exporter_lock(x);
@@ -440,12 +667,15 @@ int cmd_enforce(int argc, char **argv)
 			exporter_unlock(x);
 			continue;
 		}
-		if (snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL)) {
+		if ((k = snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL))) {
+			logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
 			exporter_unlock(x);
 			continue;
 		}
-		if (!snapshot_delta(have_prev ? &prev : NULL, &cur, &d) &&
-		    !report_build(&r, &d, interval, false, NULL)) {
+		if ((k = snapshot_delta(have_prev ? &prev : NULL, &cur, &d)) || (k = report_build(&r, &d, interval, false, NULL))) {
+			logline("this interval's report: %s; its contention is not judged", strerror(-k));
+		} else {
+			log_drops(d.drops);
 			report_resolve(&r, &e.s.fs, 0);
 			judge(&e, &r);
 			report_free(&r);
@@ -464,11 +694,23 @@ int cmd_enforce(int argc, char **argv)
 	logline("stopping: restoring the values found at start");
 	/* Newest first: the kernel refuses a quota below its burst, so undo in reverse. */
 	for (size_t i = e.n; i-- > 0;)
-		restore(&e, &e.m[i], "restored at exit");
+		if (!restore(&e, &e.m[i], "restored at exit") && e.m[i].journaled)
+			journal_drop(&e.j, e.m[i].rel, e.m[i].file);
 	ret = 0;
+	/* A clean restore: no journal. Else what could not be put back stays in it. */
+	if ((k = journal_commit(&e)))
+		logline("journal %s: cannot %s it: %s", e.j.path, e.j.n ? "update" : "remove", strerror(-k));
+	if (e.j.n) {
+		logline("journal %s kept: %zu value%s could not be put back; 'cgsched apply --restore %s' tries again",
+			e.j.path, e.j.n, e.j.n == 1 ? "" : "s", e.j.path);
+		ret = CGS_EXIT_FAIL;
+	}
+	journal_free(&e.j);
+	close(lock);
 	snapshot_free(&prev);
 	free(e.m);
 	free(e.soft);
+	free(e.pend);
 	limits_file_free(&e.lf);
 	session_close(&e.s);
 	return ret;

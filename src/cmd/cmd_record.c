@@ -4,7 +4,8 @@
  * transient cgroup where the cpu controller lives, applies limits, starts CMD
  * in it (the child moves itself before exec: no race), traces the cgroup and
  * its descendants until CMD exits, removes the cgroup, reports, and exits
- * with CMD's status. --attach traces an existing cgroup instead.
+ * with CMD's status. --attach traces an existing cgroup instead. What a
+ * killed record left (cmd/record_orphans.h) is cleared at the next start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +28,14 @@
 #include "limits/cpu_limits.h"
 #include "kernel/psi.h"
 #include "out/record.h"
+#include "cmd/record_orphans.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"Usage: cgsched record [OPTIONS] -- CMD [ARGS...]\n"
 	"       cgsched record [OPTIONS] --attach PATH [-d DUR | --pid PID]\n"
+	"       cgsched record --cleanup\n"
 	"Run CMD in a new cgroup with the given limits, trace it and its descendants\n"
 	"until CMD exits, remove the cgroup, print a summary and histograms on stderr,\n"
 	"and exit with CMD's status (128+N for signal N). Ctrl-C reaches CMD.\n"
@@ -55,11 +58,18 @@ static const char usage[] =
 	"  -q, --quiet          no live status line\n"
 	"  -v, --verbose        libbpf's messages\n"
 	"\n"
+	"A record killed with SIGKILL (or by the OOM killer) cannot remove its cgroup:\n"
+	"/cgsched-record-PID stays, with its limits and whatever of CMD still runs in\n"
+	"it. The next record removes such a cgroup when it is empty, and names it\n"
+	"when processes are left; --cleanup ends those processes and removes it.\n"
+	"  --cleanup            remove what killed records left (see above), then exit\n"
+	"\n"
 	"EXAMPLES\n"
 	"  cgsched record --cpu-max 25% -- ./bench\n"
 	"  cgsched record --cpu-max 400000/1000000 -o run.json -- make -j8\n"
 	"  cgsched record --check --max-throttled-pct 5 -- ./loadtest\n"
-	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n";
+	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n"
+	"  cgsched record --cleanup\n";
 
 
 struct rec_opts {
@@ -69,7 +79,7 @@ struct rec_opts {
 	uint64_t duration_ns;
 	long pid;
 	int pid_fd;          /* pid_watch(pid) */
-	bool quiet, check;
+	bool quiet, check, cleanup;
 	struct rules rules;
 	char **cmd;
 };
@@ -155,6 +165,9 @@ static int record_opt(void *ctx, int c, const char *arg)
 	case OPT_CHECK:
 		o->check = true;
 		return 0;
+	case OPT_CLEANUP:
+		o->cleanup = true;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -173,6 +186,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 		{ "quiet", no_argument, NULL, 'q' },
 		RULES_LONG_OPTS,
 		WHY_LONG_OPT,
@@ -191,6 +205,14 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 	if (o->c.so.ncgroups) {
 		cgs_err("record: --cgroup does not apply; record traces its own cgroup (or --attach PATH)");
 		return CGS_EXIT_USAGE;
+	}
+	if (o->cleanup) {
+		if (o->cmd || o->attach || o->out || o->name || o->lim.has_max || o->lim.has_weight || o->duration_ns ||
+		    o->pid || o->check || o->c.timeline) {
+			cgs_err("record: --cleanup removes what killed records left, and nothing else: give it no command or other option");
+			return CGS_EXIT_USAGE;
+		}
+		return 0;
 	}
 	if (o->attach) {
 		if (o->cmd) {
@@ -363,7 +385,7 @@ int cmd_record(int argc, char **argv)
 	char rel[PATH_MAX], name[64];
 	const char *paths[1];
 	bool made = false, have_prev = false, tty, traced = false;
-	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 };
+	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 }, claim = -1;
 	struct tl_rec tl, *tlp = NULL;
 
 	if ((err = parse(&o, argc, argv)))
@@ -375,6 +397,13 @@ int cmd_record(int argc, char **argv)
 	s.fs.mnt_fd = -1;
 	if ((err = cgfs_open_or_explain(&s.fs)))
 		return err;
+	if (o.cleanup) {
+		int left = record_orphans(&s.fs, true);
+		if (left)
+			cgs_err("record --cleanup: %d cgroup%s could not be removed", left, left == 1 ? "" : "s");
+		cgfs_close(&s.fs);
+		return left ? CGS_EXIT_FAIL : 0;
+	}
 	if (o.attach) {
 		if (cgpath_normalize(s.fs.mnt, o.attach, rel, sizeof(rel)) || cgfs_id(&s.fs, rel, &(uint64_t){ 0 })) {
 			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o.attach,
@@ -384,13 +413,22 @@ int cmd_record(int argc, char **argv)
 	} else {
 		snprintf(name, sizeof(name), "cgsched-record-%d", getpid());
 		snprintf(rel, sizeof(rel), "/%s", o.name ? o.name : name);
+		/* Killed records' cgroups: the empty ones go, the others are named (one may have our pid's name). */
+		record_orphans(&s.fs, false);
 		if ((err = cgfs_mkdir(&s.fs, rel))) {
-			cgs_err(err == -EEXIST ? "record: cgroup %s exists already; choose another --name"
-					       : "record: cannot make cgroup %s: %s",
-				rel, strerror(-err));
+			if (err == -EEXIST && !o.name)
+				cgs_err("record: cgroup %s exists already, left by a killed record: 'cgsched record --cleanup' "
+					"removes it (or give --name)", rel);
+			else
+				cgs_err(err == -EEXIST ? "record: cgroup %s exists already; choose another --name"
+						       : "record: cannot make cgroup %s: %s",
+					rel, strerror(-err));
 			goto out;
 		}
 		made = true;
+		/* Ours while we run: a later record tells a killed one's cgroup by its free lock. */
+		if ((claim = record_claim(&s.fs, rel)) < 0)
+			cgs_debug("record: cannot lock %s: %s", rel, strerror(-claim));
 		if ((err = limits_apply(&s.fs, rel, &o.lim))) {
 			cgs_err("record: cannot apply the limits to %s: %s", rel, strerror(-err));
 			goto out;
@@ -574,6 +612,8 @@ out:
 		ret = CGS_EXIT_FAIL;
 	if (made && (err = cgfs_remove(&s.fs, rel)))
 		cgs_warn("could not remove cgroup %s: %s", rel, strerror(-err));
+	if (claim >= 0)
+		close(claim);
 	report_free(&r);
 	snapshot_free(&d);
 	snapshot_free(&cur);

@@ -18,9 +18,11 @@ enum long_opt {
 	/* check and record --check (rules_opt) */
 	OPT_MAX_THR, OPT_MAX_P99, OPT_MIN_CPU, OPT_BASELINE, OPT_MAX_REGR,
 	/* record */
-	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK,
+	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK, OPT_CLEANUP,
 	/* enforce */
-	OPT_CONTENTION, OPT_MIN_WAITS,
+	OPT_CONTENTION, OPT_MIN_WAITS, OPT_JOURNAL,
+	/* apply */
+	OPT_RESTORE,
 	/* top */
 	OPT_GROUP_BY,
 	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */

@@ -265,7 +265,7 @@ test_export_enforce_listen() {
 	P1=$(exp_port 0)
 	cg_create exp-enf && E=$CG
 	printf '[%s]\nmax = 30%%\n' "$E" >"$TMP/e.ini"
-	"$CGSCHED" enforce "$TMP/e.ini" -i 0.5 --listen "127.0.0.1:$P1" >"$TMP/enf" 2>&1 &
+	"$CGSCHED" enforce "$TMP/e.ini" -i 0.5 --journal "$TMP/e.journal" --listen "127.0.0.1:$P1" >"$TMP/enf" 2>&1 &
 	EP=$!
 	CGS_BG="$CGS_BG $EP"
 	wait_line "$TMP/enf" enforcing

@@ -108,7 +108,7 @@ test_enforce_closed_output_restores() {
 	printf '[%s]\nmax = 50ms/100ms\nburst = 40ms\n' "$P" >"$TMP/p.ini"
 	# Through a FIFO, not a shell pipeline (dash's wait on a pipeline waits for all of it).
 	rm -f "$TMP/pipe" && mkfifo "$TMP/pipe"
-	"$CGSCHED" enforce "$TMP/p.ini" -i 0.2 >"$TMP/pipe" 2>"$TMP/e" &
+	"$CGSCHED" enforce "$TMP/p.ini" -i 0.2 --journal "$TMP/p.journal" >"$TMP/pipe" 2>"$TMP/e" &
 	EP=$!
 	CGS_BG="$CGS_BG $EP"
 	head -n 1 <"$TMP/pipe" >"$TMP/o" # returns after the first line: the pipe has no reader now

@@ -96,7 +96,7 @@ test_enforce_soft_cap() {
 	cg_create soft && S=$CG
 	cg_create rival && C=$CG
 	printf '[%s]\nsoft_max = 20%%\n' "$S" >"$TMP/s.ini"
-	"$CGSCHED" enforce "$TMP/s.ini" -i 0.5 >"$TMP/enf" 2>&1 &
+	"$CGSCHED" enforce "$TMP/s.ini" -i 0.5 --journal "$TMP/s.journal" >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	wait_line "$TMP/enf" enforcing
@@ -139,7 +139,7 @@ test_enforce_restore_reload() {
 	cg_create keep && K=$CG
 	start=$(state "$K")
 	printf '[%s]\nweight = 300\n' "$K" >"$TMP/k.ini"
-	"$CGSCHED" enforce "$TMP/k.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	"$CGSCHED" enforce "$TMP/k.ini" -i 0.3 --journal "$TMP/k.journal" >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	wait_line "$TMP/enf" enforcing
@@ -172,7 +172,7 @@ test_enforce_new_groups() {
 	cg_create parent && P=$CG
 	cg_enable_children "$P"
 	printf '[%s/*]\nweight = 200\n' "$P" >"$TMP/g.ini"
-	"$CGSCHED" enforce "$TMP/g.ini" -i 0.3 >"$TMP/enf" 2>&1 &
+	"$CGSCHED" enforce "$TMP/g.ini" -i 0.3 --journal "$TMP/g.journal" >"$TMP/enf" 2>&1 &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	wait_line "$TMP/enf" enforcing

@@ -193,3 +193,47 @@ test_record_progress_line() {
 	"$CGSCHED" record --cpu-max 50% -- "$CGWORK" spin 0.8 >/dev/null 2>"$TMP/notty"
 	! grep -q 'CPU [0-9.]*%  throttled' "$TMP/notty" || fail "a status line without a terminal"
 }
+
+# A record killed with SIGKILL cannot remove its cgroup: CMD runs on in it.
+# The next record names it and leaves it (its command still runs), removes
+# it once it is empty; --cleanup ends what runs in it and removes it.
+test_record_sigkill_leaves_cgroup() {
+	rec_orphan() { # start a record of sleep, kill it with SIGKILL: O is its cgroup, SP the sleep
+		"$CGSCHED" record -q -- sleep 60 >/dev/null 2>&1 &
+		RP=$!
+		O=/cgsched-record-$RP
+		for i in $(seq 1 100); do
+			SP=$(cat "$CG_ROOT$O/cgroup.procs" 2>/dev/null)
+			[ -n "$SP" ] && break
+			sleep 0.1
+		done
+		[ -n "$SP" ] || fail "record's command never ran in $O"
+		kill -KILL "$RP"
+		wait "$RP" 2>/dev/null
+	}
+	# Whatever happens, this test's orphans go (the runner knows cgs-test-* only).
+	trap 'kill -9 $CGS_PID $CGS_BG $SP 2>/dev/null; sleep 0.2; rmdir "$CG_ROOT$O" 2>/dev/null; cg_cleanup' EXIT
+	rec_orphan
+	[ -d "$CG_ROOT$O" ] && [ "$(cat "$CG_ROOT$O/cgroup.procs")" = "$SP" ] || fail "expected $O with the sleep in it"
+	"$CGSCHED" record -q -- true 2>"$TMP/r" || fail "record failed: $(cat "$TMP/r")"
+	grep "$O" "$TMP/r"
+	grep -q "$O: left by a record that was killed (pid $RP): 1 process .*--cleanup" "$TMP/r" || fail "the orphan is not named"
+	[ -d "$CG_ROOT$O" ] && ! proc_gone "$SP" || fail "removed while its command still ran"
+	"$CGSCHED" record --cleanup 2>"$TMP/r" || fail "record --cleanup failed: $(cat "$TMP/r")"
+	cat "$TMP/r"
+	[ ! -d "$CG_ROOT$O" ] || fail "--cleanup left $O"
+	sleep 0.2
+	proc_gone "$SP" || fail "--cleanup left its command running"
+	# Once its command has ended, the next record removes it by itself.
+	rec_orphan
+	kill -9 "$SP"
+	for i in $(seq 1 50); do
+		[ -z "$(cat "$CG_ROOT$O/cgroup.procs")" ] && break
+		sleep 0.1
+	done
+	"$CGSCHED" record -q -- true 2>"$TMP/r" || fail "record failed: $(cat "$TMP/r")"
+	grep "$O" "$TMP/r"
+	grep -q "$O: left empty by a record that was killed (pid $RP): removed" "$TMP/r" && [ ! -d "$CG_ROOT$O" ] ||
+		fail "the empty orphan was not removed"
+	no_record_cgroups_left
+}

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A short live smoke of the loader built with ASan and UBSan
-# (.output/asan/cgsched): top, hist, record, check, apply --dry-run, and bad
-# input, on the running kernel. Any sanitizer report fails it, leaks too.
+# (.output/asan/cgsched): top, hist, record, check, apply --dry-run, apply
+# --restore, and bad input, on the running kernel. Any sanitizer report fails
+# it, leaks too.
 # Ends with "sanitize: N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,5 +56,13 @@ run 2 "check bad report" check "$TMP/bad.json" --max-throttled-pct 5
 run 2 "apply /dev/zero" apply /dev/zero
 run 2 "top bad option" top -xq
 run 0 "stat" stat
+# enforce's journal put back (one of this boot, naming this run's cgroup), and a malformed one.
+wf=cpu.shares; [ "$CG_VER" = 2 ] && wf=cpu.weight
+printf 'cgsched-journal 1\npid 1\nboot %s\nhierarchy %s %s\nset %s %s %s 77\nend 1\n' \
+	"$(cat /proc/sys/kernel/random/boot_id)" "$CG_VER" "$CG_ROOT" "$(stat -c %i "$CG_ROOT$S")" "$S" "$wf" >"$TMP/j"
+run 0 "apply --restore" apply --restore "$TMP/j"
+printf 'cgsched-journal 1\npid 1\n' >"$TMP/j"
+run 2 "apply --restore, bad journal" apply --restore "$TMP/j"
+run 0 "record --cleanup" record --cleanup
 echo "sanitize: $pass passed, $failn failed"
 [ $failn = 0 ]
