@@ -57,7 +57,7 @@ PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm bench install clean sanitizers fuzz kernels-doc
+.PHONY: all deps run test test-unit test-live test-vm bench soak install clean sanitizers fuzz kernels-doc
 all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
 
 # --- Debian packages ------------------------------------------------------
@@ -180,6 +180,10 @@ $(OUTPUT)/bench-cputime: tests/bench/cputime.c | $(OUTPUT)
 # Overhead against nothing, empty programs and runqlat (docs/performance.md).
 bench: deps all
 	$(Q)./tests/bench/run.sh
+
+# 10 minutes under cgroup churn, faults and load (not in make test): tests/soak/run.sh.
+soak: deps all
+	$(Q)./tests/soak/run.sh
 
 # The compatibility matrix of the last `make test`, into the tree.
 kernels-doc:

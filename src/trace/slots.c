@@ -113,6 +113,8 @@ static void learn_one(struct slot_table *sl, uint32_t s, uint64_t id, uint64_t n
 {
 	sl->owner[s] = id;
 	sl->learnt++;
+	if (s >= sl->nslots)
+		sl->nslots = s + 1;
 	sl->sig[s] = 0;
 	sl->quiet_since[s] = now;
 }
@@ -528,22 +530,36 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 	return 0;
 }
 
-/* At a snapshot read: tell the names layer what happened since the last one. */
-static void tell_names(struct slot_table *sl)
+/*
+ * At a snapshot read, first: name the cgroups given slots since the last
+ * one. Before the removals are taken in, so that a cgroup removed at any
+ * moment is named either here (while it exists) or by its removal, never
+ * by neither.
+ */
+static void tell_learnt(struct slot_table *sl)
+{
+	for (uint32_t s = 0; s < sl->nslots; s++) {
+		if (!sl->owner[s] || sl->note[s].named)
+			continue;
+		if (sl->on_learn)
+			sl->on_learn(sl->names_ctx, sl->owner[s]);
+		sl->note[s].named = true;
+	}
+}
+
+/* ... and last: the removals, and the figures let go. */
+static void tell_removed(struct slot_table *sl)
 {
 	for (size_t i = 0; sl->on_forget && i < sl->npending; i++)
 		sl->on_forget(sl->names_ctx, sl->pending_forget[i]);
 	sl->npending = 0;
 	for (uint32_t s = 0; s < sl->nslots; s++) {
 		struct slot_note *n = &sl->note[s];
-		if (!sl->owner[s])
+		if (!sl->owner[s] || !n->gone || n->noted)
 			continue;
-		if (!n->named && sl->on_learn)
-			sl->on_learn(sl->names_ctx, sl->owner[s]);
-		n->named = true;
-		if (n->gone && !n->noted && sl->on_removed)
+		if (sl->on_removed)
 			sl->on_removed(sl->names_ctx, sl->owner[s], n->path);
-		n->noted |= n->gone;
+		n->noted = true;
 	}
 	for (size_t i = 0; i < sl->nparked; i++) {
 		struct parked *p = &sl->parked[i];
@@ -562,6 +578,8 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	sl->reads++;
 	sl->snaps += snapshot;
 	learn(sl, now);
+	if (snapshot)
+		tell_learnt(sl);
 	take_gone(sl, now);
 	if ((err = pick_idle(sl, now)) || (err = release(sl, now)) || (err = expire(sl, now, snapshot)))
 		return err;
@@ -569,6 +587,6 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	if ((sl->learnt != learnt || sl->recycled != recycled) && (err = rank_slots(sl)))
 		return err;
 	if (snapshot)
-		tell_names(sl);
+		tell_removed(sl);
 	return 0;
 }

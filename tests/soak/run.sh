@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# make soak: cgsched under churn for CGS_SOAK_SECONDS (default 600), not in
+# make test. On CPU 1 a switch storm (a pipe ping-pong between two cgroups);
+# on CPU 0 a throttled burner (20 % quota) and cgroups that come and go,
+# CGS_SOAK_CHURN a minute (default 5000), each given a task for ~1 ms and
+# removed. Meanwhile `cgsched top --json -i 1 --max-cgroups 256` and
+# `cgsched enforce` (the burner's cap, a soft cap on the storm) run, their
+# RSS and open fds sampled every 5 s.
+#
+# Passes when, after the first minute, neither's RSS grows (least-squares
+# slope under CGS_SOAK_MAX_SLOPE_KB KB a minute, default 64) and its fd count
+# stays put; every second has its interval; every churned cgroup is shown,
+# under its path, also long after the 256th; none shows again 5 s after its
+# removal; no cgroup_map_full or parked_lost; enforce logged no failure;
+# nothing is left attached or pinned; and the kernel log has no new
+# warning. Prints the figures and writes .output/soak.json.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CGSCHED=$ROOT/cgsched
+CGWORK=$ROOT/.output/workloads/cgwork
+CHURN=$ROOT/.output/workloads/churn
+SECS=${CGS_SOAK_SECONDS:-600}
+RATE=${CGS_SOAK_CHURN:-5000}
+MAX_SLOPE=${CGS_SOAK_MAX_SLOPE_KB:-64}
+OUT=$ROOT/.output/soak.json
+T=$(mktemp -d)
+CGS_RUN=$$
+
+[ "$(id -u)" = 0 ] || { echo "soak: needs root" >&2; exit 2; }
+. "$ROOT/tests/live/lib.sh"
+cg_detect || exit 2
+S=/cgs-soak-$$
+PIDS=""
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait_bounded "$p" 20 "soak process $p" >/dev/null 2>&1; done
+	for d in $(find "$CG_ROOT$S" -depth -type d 2>/dev/null); do
+		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+		for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; sleep 0.2; done
+	done
+	[ -n "${CGS_SOAK_KEEP:-}" ] && echo "soak: files kept in $T" || rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail_n=0
+check() { # check OK|FAIL WHAT
+	echo "  $1  $2"
+	[ "$1" = ok ] || fail_n=$((fail_n + 1))
+}
+
+mkdir -p "$CG_ROOT$S/storm-a" "$CG_ROOT$S/storm-b" "$CG_ROOT$S/thr" "$CG_ROOT$S/churn" || exit 1
+if [ "$CG_VER" = 2 ]; then
+	echo +cpu >"$CG_ROOT$S/cgroup.subtree_control" || exit 1
+	echo +cpu >"$CG_ROOT$S/churn/cgroup.subtree_control" 2>/dev/null
+fi
+dmesg_before=$(dmesg 2>/dev/null | wc -l)
+
+# The two observers, started before the load.
+printf '[%s/thr]\nmax = 20%%\n\n[%s/storm-a]\nsoft_max = 50%%\n' "$S" "$S" >"$T/limits.ini"
+"$CGSCHED" top --json -i 1 --max-cgroups 256 --cgroup "$S" -v >"$T/top.jsonl" 2>"$T/top.err" &
+TOP=$!
+"$CGSCHED" enforce "$T/limits.ini" -i 1 --journal "$T/enforce.journal" >"$T/enforce.log" 2>&1 &
+ENF=$!
+PIDS="$TOP $ENF"
+wait_line "$T/top.err" tracing
+wait_line "$T/enforce.log" enforcing
+
+# The load: storm on CPU 1, burner and churn on CPU 0.
+"$CGWORK" pingpong 1000000000 1 "$CG_ROOT$S/storm-a/cgroup.procs" "$CG_ROOT$S/storm-b/cgroup.procs" 50 \
+	>/dev/null 2>&1 &
+PIDS="$PIDS $!"
+cg_spawn "$S/thr" "$CGWORK" burn 1 "$((SECS + 30))" 0 >/dev/null
+PIDS="$PIDS $SPAWNED"
+start=$(date +%s)
+taskset -c 0 "$CHURN" "$CG_ROOT$S/churn" "$RATE" "$SECS" "$T/churn.log" 2>"$T/churn.err" &
+CH=$!
+PIDS="$PIDS $CH"
+
+# Sample both observers every 5 s while the churn runs.
+: >"$T/samples"
+while ! proc_gone "$CH"; do
+	t=$(( $(date +%s) - start ))
+	for p in top:$TOP enforce:$ENF; do
+		pid=${p#*:}
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+		fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
+		echo "${p%%:*} $t ${rss:-0} $fds" >>"$T/samples"
+	done
+	sleep 5
+done
+wait "$CH"
+churn_rc=$?
+sleep 8 # the last removals' figures are read and shown
+kill -INT "$TOP"
+kill -TERM "$ENF"
+wait_bounded "$TOP" 30 "top after SIGINT"
+top_rc=$WAIT_RC
+wait_bounded "$ENF" 30 "enforce after SIGTERM"
+enf_rc=$WAIT_RC
+PIDS=$(echo "$PIDS" | sed "s/\b$TOP\b//; s/\b$ENF\b//")
+
+echo "soak: ${SECS} s, churn $RATE a minute, cgroup v$CG_VER at $CG_ROOT"
+echo "  churn: $(tail -1 "$T/churn.log")"
+[ "$churn_rc" = 0 ] && check ok "churn ran ($(grep -vc '^#' "$T/churn.log") cgroups)" ||
+	check FAIL "churn exited $churn_rc: $(cat "$T/churn.err")"
+[ "$top_rc" = 0 ] && [ "$enf_rc" = 0 ] && check ok "top and enforce stopped cleanly" ||
+	check FAIL "top exited $top_rc, enforce $enf_rc: $(tail -3 "$T/top.err" "$T/enforce.log")"
+
+# RSS slope and fds after the first minute, per observer.
+for who in top enforce; do
+	line=$(awk -v w="$who" '$1 == w && $2 >= 60 { n++; x = $2 / 60; y = $3; sx += x; sy += y; sxx += x * x; sxy += x * y
+			if (!f || $4 < fmin) fmin = $4; if ($4 > fmax) fmax = $4; f = 1; if (!rmin || y < rmin) rmin = y; if (y > rmax) rmax = y }
+		END { if (n < 3) { print "n/a"; exit }
+			s = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+			printf "%.1f %d %d %d %d %d\n", s, rmin, rmax, fmin, fmax, n }' "$T/samples")
+	set -- $line
+	if [ "$1" = n/a ]; then
+		check FAIL "$who: too few samples after the first minute"
+		continue
+	fi
+	eval "${who}_slope=$1 ${who}_rss_min=$2 ${who}_rss_max=$3 ${who}_fd_min=$4 ${who}_fd_max=$5"
+	awk -v s="$1" -v m="$MAX_SLOPE" 'BEGIN { exit !(s < m && s > -m) }' &&
+		check ok "$who RSS flat: slope $1 KB/min ($2-$3 KB over $6 samples)" ||
+		check FAIL "$who RSS grows: slope $1 KB/min ($2-$3 KB)"
+	[ "$4" = "$5" ] && check ok "$who fds steady ($4)" || check FAIL "$who fds $4-$5"
+done
+
+# Every interval: one a second, no gap.
+jq -r 'select(.kind == "interval") | .time' "$T/top.jsonl" >"$T/times"
+nint=$(wc -l <"$T/times")
+gap=$(awk 'NR > 1 { d = $1 - p; if (d > g) g = d } { p = $1 } END { printf "%.2f", g }' "$T/times")
+awk -v n="$nint" -v s="$SECS" -v g="$gap" 'BEGIN { exit !(n >= s && g < 2.5) }' &&
+	check ok "$nint intervals, largest gap ${gap} s" || check FAIL "$nint intervals for $SECS s, largest gap $gap s"
+
+# Every churned cgroup shown, by path; when each was last shown.
+jq -r 'select(.kind == "interval") | .time as $t | .cgroups[] | select(.path != null) | "\(.path) \($t)"' \
+	"$T/top.jsonl" | awk -v p="$S/churn/c" 'index($1, p) == 1 { n = substr($1, length(p) + 1); last[n] = $2 }
+	END { for (n in last) print n, last[n] }' | sort -n >"$T/seen"
+made=$(grep -vc '^#' "$T/churn.log")
+seen=$(wc -l <"$T/seen")
+late_seen=$(awk -v m="$made" '$1 >= m - m / 10' "$T/seen" | wc -l)
+[ "$seen" = "$made" ] && check ok "all $made churned cgroups shown by path ($late_seen of the last tenth)" ||
+	check FAIL "$seen of $made churned cgroups shown by path ($late_seen of the last tenth)"
+stale=$(awk 'NR == FNR { if ($1 !~ /^#/) gone[$1] = $3; next } ($1 in gone) && $2 > gone[$1] + 5 { n++ } END { print n + 0 }' \
+	"$T/churn.log" "$T/seen")
+[ "$stale" = 0 ] && check ok "no removed cgroup shown 5 s after its removal" ||
+	check FAIL "$stale removed cgroups shown more than 5 s after their removal"
+
+# Drops: all counted, the ones that mean loss at zero.
+drops=$(jq -s -c '[.[] | select(.kind == "interval") | .drops] | reduce .[] as $d ({}; reduce ($d | keys[]) as $k (.; .[$k] += $d[$k]))' "$T/top.jsonl")
+echo "  drops over all intervals: $drops"
+full=$(echo "$drops" | jq '.cgroup_map_full + .parked_lost')
+[ "$full" = 0 ] && check ok "no cgroup_map_full, no parked_lost" || check FAIL "cgroup_map_full + parked_lost = $full"
+recycled=$(grep -o 'slots: [0-9]* taken back ([0-9]* so far)' "$T/top.err" | tail -1)
+grep -qiE "error|failed" "$T/enforce.log" && check FAIL "enforce logged: $(grep -iE 'error|failed' "$T/enforce.log" | head -3)" ||
+	check ok "enforce: $(grep -c . "$T/enforce.log") log lines, no failure"
+
+# Nothing left behind.
+left=$(bpftool prog show 2>/dev/null | grep -cE 'name (btf|raw)_(switch|wakeup|rmdir)')
+pinned=$(ls /sys/fs/bpf 2>/dev/null | wc -l)
+[ "$left" = 0 ] && [ "$pinned" = 0 ] && check ok "nothing attached or pinned after exit" ||
+	check FAIL "$left programs loaded, $pinned pinned after exit"
+dmesg | tail -n +"$((dmesg_before + 1))" >"$T/dmesg"
+bad=$(grep -cE 'WARNING|BUG|Oops|Call Trace|bpf' "$T/dmesg")
+[ "$bad" = 0 ] && check ok "kernel log clean ($(wc -l <"$T/dmesg") new lines)" ||
+	check FAIL "kernel log: $(grep -E 'WARNING|BUG|Oops|Call Trace|bpf' "$T/dmesg" | head -3)"
+
+jq -n --argjson secs "$SECS" --argjson rate "$RATE" --argjson made "$made" --argjson seen "$seen" \
+	--argjson intervals "$nint" --argjson gap "$gap" --argjson drops "$drops" \
+	--argjson top_slope "${top_slope:-null}" --argjson enforce_slope "${enforce_slope:-null}" \
+	--argjson top_rss_max "${top_rss_max:-null}" --argjson enforce_rss_max "${enforce_rss_max:-null}" \
+	--arg recycled "$recycled" --argjson failed "$fail_n" \
+	'{seconds: $secs, churn_per_minute: $rate, cgroups_made: $made, cgroups_shown: $seen,
+	  intervals: $intervals, largest_gap_s: $gap, drops: $drops,
+	  rss_slope_kb_per_min: {top: $top_slope, enforce: $enforce_slope},
+	  rss_max_kb: {top: $top_rss_max, enforce: $enforce_rss_max}, recycled: $recycled, failed: $failed}' >"$OUT"
+echo "soak: $fail_n failed; figures in $OUT"
+[ "$fail_n" = 0 ]
