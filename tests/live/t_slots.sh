@@ -3,9 +3,10 @@
 # smallest bound, more cgroups than that come and go, or sit idle, and each
 # is still seen, named, and its on-CPU time agrees with the kernel's account
 # of its one task (schedstat, as cgwork prints it between moving itself in
-# and out: slots_spin) to 2 % + 3 ms (typically 0.1 %; a loaded machine can
-# stretch the moves): nothing lost to a full map, nothing counted twice when
-# a slot changes hands, which would be 100 % off. (The host's v1 cpu hierarchy has no
+# and out: slots_spin) to 2 % + 4 ms (typically 0.1 %; a loaded machine can
+# stretch the moves; the emulated guest, whose clock and slices are coarse,
+# gets 20 ms): nothing lost to a full map, nothing counted twice when a slot
+# changes hands, which would be 50 ms off. (The host's v1 cpu hierarchy has no
 # cpuacct.usage: cpuacct is mounted apart.)
 
 # slots_spin REL SECONDS: cgwork moves itself into REL, runs SECONDS of CPU,
@@ -34,8 +35,11 @@ test_slots_removed_come_back() {
 	cg_enable_children "$P"
 	CGSCHED_TEST_GONE_KEEP_MS=3000 cgs_start top --json -i 1 --max-cgroups 16 --cgroup "$P" -v ||
 		fail "cgsched refused"
+	# 40; 24 in the slow emulated guest (still half as many again as the slots).
+	N=40
+	[ "$CGS_TIME_SCALE" = 1 ] || N=24
 	: >"$TMP/usage"
-	for i in $(seq 1 40); do
+	for i in $(seq 1 $N); do
 		cg_create "c$i" "$P" || fail "mkdir c$i"
 		k=$(slots_spin "$P/c$i" 0.05) && [ -n "$k" ] || fail "spin in c$i"
 		echo "$P/c$i $k" >>"$TMP/usage"
@@ -49,14 +53,14 @@ test_slots_removed_come_back() {
 	while read -r p k; do
 		got=$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/rows")
 		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"))"
-		within_plus "$got" "$k" 2 3000000 "$p on-CPU ns" >/dev/null || fail "$p: cgsched $got ns, kernel $k ns"
+		within_plus "$got" "$k" 2 "$(scaled 4000000)" "$p on-CPU ns" >/dev/null || fail "$p: cgsched $got ns, kernel $k ns"
 		n=$((n + 1))
 	done <"$TMP/usage"
-	[ "$n" = 40 ] || fail "only $n cgroups made"
-	echo "40 cgroups, each shown with its kernel's CPU time to 2 % + 3 ms"
+	[ "$n" = "$N" ] || fail "only $n of $N cgroups made"
+	echo "$N cgroups, each shown with its kernel's CPU time to 2 % + $(($(scaled 4000000) / 1000000)) ms"
 	# Every one shown removed, by its path.
 	gone=$(jq -r 'select(.kind == "interval") | .cgroups[] | select(.removed) | .path' "$TMP/cgs.out" | sort -u | grep -c "^$P/c")
-	[ "$gone" = 40 ] || fail "$gone of 40 shown as removed with their path"
+	[ "$gone" = "$N" ] || fail "$gone of $N shown as removed with their path"
 	full=$(slot_drops cgroup_map_full)
 	lost=$(slot_drops parked_lost)
 	[ "$full" = 0 ] && [ "$lost" = 0 ] || fail "cgroup_map_full $full, parked_lost $lost"
@@ -72,6 +76,9 @@ test_slots_removed_come_back() {
 # first ones' figures survive it (parked): the summary agrees with the
 # kernel for all 28.
 test_slots_idle_taken_back() {
+	# The loader's logic alone (no kernel difference past what the test above
+	# covers), and a minute of the emulated guest's time: the host runs it.
+	[ "$CGS_TIME_SCALE" = 1 ] || { echo "a test for the host: the loader's logic, no kernel difference"; exit 77; }
 	cg_create idle && P=$CG
 	cg_enable_children "$P"
 	for i in $(seq 1 28); do cg_create "c$i" "$P" || fail "mkdir c$i"; done
@@ -99,7 +106,7 @@ test_slots_idle_taken_back() {
 	for i in $(seq 1 14); do
 		got=$(cgs_summary "$P/c$i" .oncpu_ns)
 		[ -n "$got" ] || fail "$P/c$i (idle, its slot taken back) not in the summary"
-		within_plus "$got" "$(cat "$TMP/k$i")" 2 3000000 "$P/c$i on-CPU ns" >/dev/null ||
+		within_plus "$got" "$(cat "$TMP/k$i")" 2 "$(scaled 4000000)" "$P/c$i on-CPU ns" >/dev/null ||
 			fail "$P/c$i: summary $got ns, kernel $(cat "$TMP/k$i") ns: its parked figures lost or doubled"
 	done
 	for i in $(seq 15 28); do
