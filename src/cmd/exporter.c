@@ -303,6 +303,7 @@ static int render(void *ctx, struct expo *out)
 			.kstat_method = kstat_method_name(x->ks.method),
 			.cgroup_version = s->fs.version,
 			.cg_used = s->tr.sl.nowned,
+			.recycled = s->tr.sl.recycled,
 			.cg_max = s->tr.max_cgroups,
 			.pre_used = cur.npre,
 			.pre_max = s->tr.max_preempt,

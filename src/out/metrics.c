@@ -329,6 +329,9 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 		    "Bound of a BPF map (--max-cgroups for cgroups): when full, new entries are drops");
 	expo_sample_u64(x, "map=\"cgroups\"", NULL, m->cg_max);
 	expo_sample_u64(x, "map=\"preemptions\"", NULL, m->pre_max);
+	expo_family(x, "cgsched_cgroup_slots_recycled_total", EXPO_COUNTER,
+		    "Cgroup slots taken back, from removed cgroups or (when they ran short) long idle ones (docs/design.md, Slots)");
+	expo_sample_u64(x, NULL, NULL, m->recycled);
 	expo_family(x, "cgsched_cgroups", EXPO_GAUGE,
 		    "Cgroups exported: live, or removed and kept for the grace period (--grace)");
 	expo_sample_u64(x, "state=\"live\"", NULL, m->shown - m->grace);

@@ -38,6 +38,7 @@ struct mx_self {
 	const char *version, *backend, *thr_backend, *kstat_method;
 	int cgroup_version;
 	uint32_t cg_used, cg_max;       /* cgroup slots taken / the map's bound */
+	uint64_t recycled;              /* cgroup slots taken back so far */
 	uint64_t pre_used, pre_max;     /* preemption pairs / bound */
 	uint32_t shown, grace;          /* cgroups exported; of them, removed and in their grace period */
 	bool bpf_stats;                 /* kernel.bpf_stats_enabled is on */

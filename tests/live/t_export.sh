@@ -242,6 +242,9 @@ test_export_removed_grace() {
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
 	grep -q "cgroup_id=\"$id1\"" "$TMP/m2.txt" || fail "the removed cgroup's series left before its grace period"
 	grep -q '^cgsched_cgroups{state="removed"} [1-9]' "$TMP/m2.txt" || fail "cgsched_cgroups does not count it as removed"
+	# Its slot is back in the pool meanwhile (the exporter refreshes between scrapes too).
+	grep -q '^cgsched_cgroup_slots_recycled_total [1-9]' "$TMP/m2.txt" ||
+		fail "its slot not recycled: $(grep slots_recycled "$TMP/m2.txt")"
 	gone=""
 	for i in $(seq 1 $(( $(scaled 15) * 2 ))); do
 		sleep 0.5
