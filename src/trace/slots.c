@@ -13,8 +13,6 @@
 
 /* A removed cgroup's figures stay this long (and for two reads at least): every reader sees its end. */
 #define GONE_KEEP_NS (60ULL * 1000000000ULL)
-/* Parked figures kept at least this many cgroups' worth (else --max-cgroups). */
-#define PARKED_MIN 1024
 /* A cgroup with no event for this long may lose its slot, when free slots run short. */
 #define IDLE_NS (30ULL * 1000000000ULL)
 
@@ -450,7 +448,7 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n)
 /*
  * Removed cgroups' figures leave after keep_ns and two snapshot reads; and
  * the parked figures are bounded by --max-cgroups records (as much again as
- * the slots' own), or PARKED_MIN: past it the oldest go, removed ones first,
+ * the slots' own), or SLOTS_PARKED_MIN: past it the oldest go, removed ones first,
  * counted (parked_lost) when no read has seen them, or the cgroup lives on.
  */
 static int cmp_age(const void *a, const void *b)
@@ -482,7 +480,7 @@ static void drop_parked(struct slot_table *sl, struct parked *p, bool snapshot)
 static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 {
 	uint64_t *ids = malloc((sl->nparked + 1) * sizeof(*ids)), (*age)[3] = NULL;
-	size_t bound = sl->max > PARKED_MIN ? sl->max : PARKED_MIN;
+	size_t bound = sl->max > SLOTS_PARKED_MIN ? sl->max : SLOTS_PARKED_MIN;
 	size_t nids = 0, over = sl->nparked > bound ? sl->nparked - bound : 0, w = 0;
 
 	if (!ids)

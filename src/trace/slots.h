@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include "cgsched.h"
 
+/* Parked figures are bounded by --max-cgroups cgroups' worth, or this many if more. */
+#define SLOTS_PARKED_MIN 1024
+
 /* The figures of a cgroup whose slot was taken back: each CPU's, as the slot held them. */
 struct parked {
 	uint64_t id;

@@ -643,10 +643,14 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
 	/*
-	 * cg_stats (an array) and as much again for parked figures (slots.c),
+	 * cg_stats (an array) and parked figures (slots.c: as many cgroups' worth, 1024 at least),
 	 * cg_slot (a hash, ~64 B of overhead an entry), slot_owner, free_slots, gone
 	 */
-	return 2 * cg_stats_bytes(t->ncpus, t->max_cgroups) + t->max_cgroups * (12 + 64 + 8 + 4 + 2 * 8) +
+	uint32_t parked = t->max_cgroups > SLOTS_PARKED_MIN ? t->max_cgroups : SLOTS_PARKED_MIN;
+
+	return cg_stats_bytes(t->ncpus, t->max_cgroups) + cg_stats_bytes(t->ncpus, parked) +
+	       t->max_cgroups * (12 + 64 + 8 + 4) +
+	       (2ULL * t->max_cgroups + 1024) * sizeof(struct cgs_gone) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16) +
 	       (uint64_t)t->max_task_rows * (sizeof(struct cgs_task_key) + 64 + per_cpu * sizeof(struct cgs_task_stats));
