@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
+#include "fake_cgfs.h"
 #include "limits/journal.h"
 
 static const char head[] = "cgsched-journal 1\npid 42\nboot 326fc945-491d-48bf-aef6-db5614fac009\n"
@@ -121,31 +122,17 @@ static struct cgfs fs;
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(dir));
-	memset(&fs, 0, sizeof(fs));
-	fs.version = 1;
-	snprintf(fs.mnt, sizeof(fs.mnt), "%s", dir);
-	fs.mnt_fd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(fs.mnt_fd, 0);
+	fake_cgfs_open(&fs, dir);
 }
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-	close(fs.mnt_fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/cgs-unit-XXXXXX");
+	fake_cgfs_close(&fs, dir);
 }
 
 static void put(const char *rel, const char *val)
 {
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	FILE *f = fopen(p, "w");
-	cr_assert_not_null(f, "%s", p);
-	fputs(val, f);
-	fclose(f);
+	fake_cgfs_put(dir, rel, val);
 }
 
 static int nskipped, nreplaced;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
+#include "fake_cgfs.h"
 #include "limits/limits_file.h"
 
 static char dir[] = "/tmp/cgs-unit-XXXXXX";
@@ -20,12 +21,7 @@ static struct cgfs fs;
 
 static void put(const char *rel, const char *val)
 {
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	FILE *f = fopen(p, "w");
-	cr_assert_not_null(f, "%s", p);
-	fputs(val, f);
-	fclose(f);
+	fake_cgfs_put(dir, rel, val);
 }
 
 static char *get(const char *rel)
@@ -38,21 +34,12 @@ static char *get(const char *rel)
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(dir));
-	memset(&fs, 0, sizeof(fs));
-	fs.version = 1;
-	snprintf(fs.mnt, sizeof(fs.mnt), "%s", dir);
-	fs.mnt_fd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(fs.mnt_fd, 0);
+	fake_cgfs_open(&fs, dir);
 }
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-	close(fs.mnt_fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/cgs-unit-XXXXXX");
+	fake_cgfs_close(&fs, dir);
 }
 
 /*
