@@ -6,7 +6,8 @@
 # working directory (where -o and --timeline point). What each case gave is
 # docs/bad-input.md; the test fails when that page differs from what it saw
 # (CGS_BADINPUT_DOC=write rewrites it). Every case is caught before anything
-# is traced, so the whole table (about 350 cases) takes seconds.
+# is traced, so the whole table (about 350 cases) takes about 5 s here; the
+# guest runs the paths and environments (about 80 cases, 10 s).
 
 BI_TSV=$ROOT/tests/live/badinput.tsv
 BI_DOC=$ROOT/docs/bad-input.md
@@ -63,9 +64,21 @@ bi_exec() {
 }
 
 # What no case may change: the cpu files of the test tree, and its cgroups.
+# bi_snap writes them to $TMP/bi.now and says what differs from $TMP/bi.ref
+# (one process a case: the guest runs the table under emulation).
 bi_snap() {
-	awk 'FILENAME !~ /\/cpu\.(stat|pressure)/ { print FILENAME ": " $0 }' "$CGA"/cpu.* "$CGA"/*/cpu.* 2>/dev/null
-	find "$CGA" -type d
+	for _d in "$CGA" "$CGA"/*/ "$CGA"/*/*/ "$CGA"/*/*/*/; do
+		[ -d "$_d" ] && echo "cgroup ${_d%/}"
+	done >"$TMP/bi.dirs"
+	awk -v ref="$TMP/bi.ref" -v now="$TMP/bi.now" '
+	BEGIN { while ((getline l < ref) > 0) was[l] = 1 }
+	FILENAME ~ /\/cpu\.(stat|pressure)/ { next }
+	{ l = FILENAME ~ /bi\.dirs$/ ? $0 : FILENAME ": " $0; print l > now; seen[l] = 1 }
+	END {
+		for (l in seen) if (!(l in was)) { printf "%s (new) ", l; d = 1 }
+		for (l in was) if (!(l in seen)) { printf "%s (was) ", l; d = 1 }
+		exit d
+	}' "$TMP/bi.dirs" "$CGA"/cpu.* "$CGA"/*/cpu.* 2>/dev/null
 }
 
 # bi_subst S: S with each "$CG" replaced by the test cgroup (into BI_S).
@@ -126,18 +139,27 @@ test_bad_input_table() {
 	kprobes=yes
 	[ -r /sys/bus/event_source/devices/kprobe/type ] || [ -w /sys/kernel/tracing/kprobe_events ] || kprobes=no
 	seen="cgroup v$CG_VER at $CG_ROOT, kprobes: $kprobes"
-	ref=$(bi_snap)
+	: >"$TMP/bi.ref"
+	bi_snap >/dev/null
+	mv "$TMP/bi.now" "$TMP/bi.ref"
 	bi_expand >"$TMP/bi.cases"
 	: >"$TMP/bi.res"
-	n=0 bad=0 skipped=0
+	n=0 bad=0 skipped=0 host=0
 	t0=$(date +%s)
+	# Under emulation (the guest, CGS_TIME_SCALE > 1) a case costs 100-250 ms
+	# (cgsched alone takes 83 ms to start there): options, values and files,
+	# whose lines depend on neither the kernel nor the cgroup version, are
+	# left to the host; paths and environments run.
+	slow=
+	[ "$CGS_TIME_SCALE" -gt 1 ] && slow=1
+	# Few processes a case: cgsched under timeout, and bi_snap's awk.
 	while IFS='	' read -r kind env cmd input pat; do
 		n=$((n + 1))
 		if [ "$env" = nokprobe ] && [ $kprobes = yes ]; then
 			skipped=$((skipped + 1))
 			continue
 		fi
-		rm -f "$IN"
+		case $slow$kind in 1options | 1values | 1files) host=$((host + 1)); continue ;; esac
 		if [ "$input" != - ]; then
 			bi_subst "$input"
 			printf '%b' "$BI_S" >"$IN"
@@ -154,29 +176,40 @@ test_bad_input_table() {
 		[ "$rc" = 2 ] || why="$why exit $rc, not 2;"
 		[ "$lines" = 1 ] || why="$why $lines lines on stderr, not 1;"
 		case $line in "cgsched: error: "*) ;; *) why="$why not 'cgsched: error: ...';" ;; esac
-		printf '%s\n' "$line" | grep -qE -- "$pat" || why="$why the line does not match /$pat/;"
 		[ -s "$TMP/bi.out" ] && why="$why stdout: $(head -c 200 "$TMP/bi.out" | tr '\n' ' ');"
-		left=$(ls -A "$W")
-		[ -z "$left" ] || { why="$why left in the working directory: $left;"; rm -rf "${W:?}"/* "$W"/.[!.]*; }
-		now=$(bi_snap)
-		if [ "$now" != "$ref" ]; then
-			why="$why wrote: $(printf '%s\n' "$now" | grep -vxF "$ref" | tr '\n' ' ')"
-			ref=$now
+		for f in "$W"/* "$W"/.[!.]*; do
+			[ -e "$f" ] || [ -L "$f" ] || continue
+			why="$why left in the working directory: $(ls -A "$W" | tr '\n' ' ');"
+			rm -rf "${W:?}"/* "$W"/.[!.]*
+			break
+		done
+		if ! bi_snap >"$TMP/bi.diff"; then
+			why="$why wrote: $(cat "$TMP/bi.diff");"
+			mv "$TMP/bi.now" "$TMP/bi.ref"
 		fi
 		if [ -n "$why" ]; then
 			bad=$((bad + 1))
 			echo "FAIL cgsched $cmd [$env]:$why"
 			sed 's/^/    stderr: /' "$TMP/bi.err" | head -n 5
 		fi
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$env" "$cmd" "$input" "$rc" "$line" "$lines" >>"$TMP/bi.res"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$env" "$cmd" "$input" "$rc" "$line" "$lines" "$pat" \
+			"${why:-ok}" >>"$TMP/bi.res"
 	done <"$TMP/bi.cases"
-	echo "$n cases ($skipped skipped: kprobes here), $bad wrong, in $(( $(date +%s) - t0 )) s"
+	# The lines against the patterns, all at once (ERE, as grep -E); a case wrong already counts once.
+	awk -F'\t' -v cnt="$TMP/bi.cnt" '$6 !~ $8 {
+		printf "FAIL cgsched %s [%s]: the line does not match /%s/\n    stderr: %s\n", $3, $2, $8, $6
+		if ($9 == "ok") n++
+	} END { print n + 0 > cnt }' "$TMP/bi.res"
+	bad=$((bad + $(cat "$TMP/bi.cnt")))
+	echo "$n cases ($skipped skipped: kprobes here; $host left to the host), $bad wrong, in $(( $(date +%s) - t0 )) s"
 	bi_doc "$seen" <"$TMP/bi.res" >"$TMP/bad-input.md"
 	[ $bad = 0 ] || fail "$bad of $n cases of bad input not refused as they should be"
-	if [ "${CGS_BADINPUT_DOC:-}" = write ]; then
+	if [ -n "$slow" ]; then
+		echo "the page is checked on the host, not here (only a part of the table ran)"
+	elif [ "${CGS_BADINPUT_DOC:-}" = write ]; then
 		cp "$TMP/bad-input.md" "$BI_DOC" && echo "wrote $BI_DOC"
 	elif [ ! -f "$BI_DOC" ]; then
-		echo "no $BI_DOC here (the guest): the page is checked on the host"
+		echo "no $BI_DOC here: the page is checked where the tree is"
 	elif ! grep -qxF "Seen on: $seen." "$BI_DOC"; then
 		echo "$BI_DOC was written on another setup ($(grep '^Seen on:' "$BI_DOC")): not compared"
 	elif ! diff -u "$BI_DOC" "$TMP/bad-input.md"; then
