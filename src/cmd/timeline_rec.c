@@ -45,9 +45,8 @@ static uint64_t events_lost(const uint64_t *drops)
 
 int tl_rec_open(struct tl_rec *r, const char *path)
 {
-	int err;
-
 	const char *why;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
