@@ -144,6 +144,8 @@ int cmd_apply(int argc, char **argv)
 		cgs_err("%s", err);
 		goto out_fs;
 	}
+	if (!dry && cgfs_writable_or_explain(&fs, "apply"))
+		goto out_lf;
 	if ((c = plan_build(&lf, &fs, NULL, NULL, &p))) {
 		cgs_err("%s: cannot read the current limits: %s", argv[first], strerror(-c));
 		goto out_lf;
@@ -169,6 +171,10 @@ int cmd_apply(int argc, char **argv)
 		if (!bad) {
 			cgs_err("%s: stopped by %s while applying; %s", argv[first], stop_name(), undone);
 			ret = stop_status();
+		} else if (!bad->file[0]) { /* a cgroup to make, with nothing to set */
+			char rel[512];
+			cgs_err("%s:%d: %s: cannot create it (%s); %s", argv[first], bad->rule ? bad->rule->line : 0,
+				text_escape(bad->rel, rel, sizeof(rel)), strerror(-c), undone);
 		} else {
 			char rel[512];
 			cgs_err("%s:%d: %s %s: the kernel refused '%s' (%s); %s", argv[first],

@@ -72,10 +72,15 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		}
 		c->so.max_cgroups = v;
 		return 0;
+	/* Names checked here: a misspelt one costs nothing (record has made no cgroup yet). */
 	case OPT_SCHED_BACKEND:
+		if (tracer_check_names(arg, NULL))
+			return -1;
 		c->so.sched_backend = arg;
 		return 0;
 	case OPT_THROTTLE_BACKEND:
+		if (tracer_check_names(NULL, arg))
+			return -1;
 		c->so.thr_backend = arg;
 		return 0;
 	/* Only commands whose table lists them (top, hist) can get these. */
@@ -109,23 +114,63 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 	return 1;
 }
 
-static int bad_option(const char *cmd, char **argv)
+/*
+ * The option getopt stopped at, as the user wrote it. A long one: getopt
+ * has stepped past it, so argv[optind - 1] is it ("--help=x", not the
+ * "-h" of optopt). A short one: optopt, since while a group ("-xq") is
+ * unfinished optind has not moved and argv[optind - 1] is not it.
+ */
+static const char *typed_option(char **argv, bool moved, char *buf, size_t len)
 {
-	/*
-	 * A short option: getopt names it in optopt, and argv[optind - 1] is
-	 * not it while a group ("-xq") is unfinished. A long one: getopt has
-	 * stepped past it (and past its value, if any).
-	 */
-	if (optopt > 0 && optopt < 256)
-		cgs_err("%s: bad option '-%c'; see 'cgsched %s --help'", cmd, optopt, cmd);
+	if (moved && !strncmp(argv[optind - 1], "--", 2))
+		snprintf(buf, len, "%s", argv[optind - 1]);
+	else if (optopt > 0 && optopt < 256)
+		snprintf(buf, len, "-%c", optopt);
 	else
-		cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, argv[optind - 1], cmd);
+		snprintf(buf, len, "%s", argv[optind - 1]);
+	return buf;
+}
+
+static int bad_option(const char *cmd, char **argv, bool moved)
+{
+	char o[256];
+
+	cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", cmd, typed_option(argv, moved, o, sizeof(o)), cmd);
 	return CGS_EXIT_USAGE;
+}
+
+/* An option's name for messages: "-i" where it has a short form, else "--cgroup". */
+static const char *option_name(const struct cmd_spec *s, int c, char *buf, size_t len)
+{
+	bool short_form = c < 256 && strchr(s->shorts, c);
+
+	for (const struct option *l = s->longs; !short_form && l->name; l++)
+		if (l->val == c) {
+			snprintf(buf, len, "--%s", l->name);
+			return buf;
+		}
+	snprintf(buf, len, "-%c", c);
+	return buf;
+}
+
+/* Whether option c takes a value: its letter has a ':' after it in shorts, or its long entry says so. */
+static bool takes_value(const struct cmd_spec *s, int c)
+{
+	const char *p;
+
+	if (c < 256 && (p = strchr(s->shorts, c)))
+		return p[1] == ':';
+	/* A long one, or a letter only a long option has (stat's --method is 'M'). */
+	for (const struct option *l = s->longs; l->name; l++)
+		if (l->val == c)
+			return l->has_arg == required_argument;
+	return false;
 }
 
 int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 {
 	char shorts[64];
+	bool seen[512] = { false };
 	int c, r;
 
 	/* A ':' first (after a '+'): a missing value is ':', told apart from an unknown option. */
@@ -133,16 +178,19 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 		 s->shorts + (s->shorts[0] == '+'));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, s->longs, NULL)) != -1) {
+	for (;;) {
+		int before = optind;
+		char o[256];
+
+		if ((c = getopt_long(argc, argv, shorts, s->longs, NULL)) == -1)
+			break;
 		if (c == ':') {
-			if (optopt > 0 && optopt < 256)
-				cgs_err("%s: option '-%c' needs a value; see 'cgsched %s --help'", s->name, optopt, s->name);
-			else
-				cgs_err("%s: option '%s' needs a value; see 'cgsched %s --help'", s->name, argv[optind - 1], s->name);
+			cgs_err("%s: option '%s' needs a value; see 'cgsched %s --help'", s->name,
+				typed_option(argv, optind > before, o, sizeof(o)), s->name);
 			return CGS_EXIT_USAGE;
 		}
 		if (c == '?')
-			return bad_option(s->name, argv);
+			return bad_option(s->name, argv, optind > before);
 		if (c == 'h') {
 			fputs(s->usage, stdout);
 			exit(0);
@@ -150,6 +198,19 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 		if (c == 'v') {
 			cgs_verbose = true;
 			continue;
+		}
+		/*
+		 * A value given twice is a mistake either way: "-i 1 ... -i 5" or
+		 * two rules for one limit would otherwise keep the last silently.
+		 * --cgroup is the one that adds up.
+		 */
+		if (c > 0 && c < (int)sizeof(seen) && c != OPT_CGROUP && takes_value(s, c)) {
+			if (seen[c]) {
+				cgs_err("%s: option '%s' given twice; give it once", s->name,
+					option_name(s, c, o, sizeof(o)));
+				return CGS_EXIT_USAGE;
+			}
+			seen[c] = true;
 		}
 		r = 1;
 		if (s->rules)
@@ -160,8 +221,10 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 			r = s->opt(s->ctx, c, optarg);
 		if (r < 0)
 			return CGS_EXIT_USAGE;
-		if (r == 1)
-			return bad_option(s->name, argv);
+		if (r == 1) { /* in the table, taken by no one: named by the table, argv may hold its value */
+			cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", s->name, option_name(s, c, o, sizeof(o)), s->name);
+			return CGS_EXIT_USAGE;
+		}
 	}
 	if (s->nargs == 0 && optind < argc) {
 		cgs_err("%s: unexpected argument '%s'; see 'cgsched %s --help'", s->name, argv[optind], s->name);

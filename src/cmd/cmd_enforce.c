@@ -593,9 +593,13 @@ int cmd_enforce(int argc, char **argv)
 	if ((k = cgfs_open_or_explain(&e.s.fs)))
 		return k;
 	k = limits_file_load(e.path, &e.s.fs, &e.lf, err, sizeof(err));
+	if (k)
+		cgs_err("%s", err);
+	else if (cgfs_writable_or_explain(&e.s.fs, "enforce"))
+		k = -1;
 	if (k) {
 		cgfs_close(&e.s.fs);
-		cgs_err("%s", err);
+		limits_file_free(&e.lf);
 		return CGS_EXIT_USAGE;
 	}
 	/* One enforce per journal; the lock is held until exit (the fd closes with us). */

@@ -247,12 +247,23 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		cgs_err("record: --check needs a rule (--max-throttled-pct, --max-runq-p99, --min-cpu-pct, --baseline)");
 		return CGS_EXIT_USAGE;
 	}
+	/* The trace's name too, before the cgroup is made (tl_rec_open comes after). */
+	if (o->c.timeline) {
+		const char *why;
+		if (output_path_check(o->c.timeline, &why)) {
+			cgs_err("--timeline %s: cannot write there: %s", o->c.timeline, why);
+			return CGS_EXIT_USAGE;
+		}
+	}
 	if (o->out) {
-		char *d = strdup(o->out);
-		int bad = access(dirname(d), W_OK);
-		free(d);
-		if (bad) {
-			cgs_err("-o %s: cannot write there (%s)", o->out, strerror(errno));
+		const char *why;
+		if (output_path_check(o->out, &why)) {
+			cgs_err("-o %s: cannot write there (%s)", o->out, why);
+			return CGS_EXIT_USAGE;
+		}
+		/* Both are written beside the name and renamed to it: one would replace the other. */
+		if (o->c.timeline && !strcmp(o->out, o->c.timeline)) {
+			cgs_err("record: -o and --timeline both name %s; give each its own file", o->out);
 			return CGS_EXIT_USAGE;
 		}
 	}
@@ -387,11 +398,15 @@ int cmd_record(int argc, char **argv)
 	bool made = false, have_prev = false, tty, traced = false;
 	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 }, claim = -1;
 	struct tl_rec tl, *tlp = NULL;
+	struct json_object *base = NULL;
 
 	if ((err = parse(&o, argc, argv)))
 		return err;
 	if ((err = require_root("record makes cgroups and loads BPF programs")))
 		return err;
+	/* What tracing needs, before a cgroup is made for it. */
+	if (tracer_precheck())
+		return CGS_EXIT_USAGE;
 
 	memset(&s, 0, sizeof(s));
 	s.fs.mnt_fd = -1;
@@ -404,6 +419,11 @@ int cmd_record(int argc, char **argv)
 		cgfs_close(&s.fs);
 		return left ? CGS_EXIT_FAIL : 0;
 	}
+	/* The baseline before CMD runs: a bad one is bad input, not a failed run. */
+	if (o.rules.baseline && !(base = report_load(o.rules.baseline)))
+		goto out;
+	if (!o.attach && cgfs_writable_or_explain(&s.fs, "record"))
+		goto out;
 	if (o.attach) {
 		if (cgpath_normalize(s.fs.mnt, o.attach, rel, sizeof(rel)) || cgfs_id(&s.fs, rel, &(uint64_t){ 0 })) {
 			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o.attach,
@@ -447,6 +467,7 @@ int cmd_record(int argc, char **argv)
 		ret = CGS_EXIT_USAGE;
 	}
 	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s); /* the cgroupfs it opened too */
 		s.fs = keep;
 		ret = err; /* bad input, or stopped during start-up: the cgroup goes */
 		goto out;
@@ -592,14 +613,9 @@ int cmd_record(int argc, char **argv)
 	if (o.out && write_report(o.out, j) && !ret)
 		ret = CGS_EXIT_FAIL;
 	if (rules_any(&o.rules)) {
-		struct json_object *base = NULL;
-		int n;
-		if (o.rules.baseline && !(base = report_load(o.rules.baseline))) {
-			ret = ret ? ret : CGS_EXIT_USAGE;
-		} else if ((n = rules_eval(&o.rules, j, "this run's report", base, o.rules.baseline, stderr)) && !ret) {
+		int n = rules_eval(&o.rules, j, "this run's report", base, o.rules.baseline, stderr);
+		if (n && !ret)
 			ret = n < 0 ? CGS_EXIT_USAGE : CGS_EXIT_FAIL;
-		}
-		json_object_put(base);
 	}
 	json_object_put(j);
 out:
@@ -620,6 +636,7 @@ out:
 	snapshot_free(&prev);
 	free(el.e);
 	session_close(&s);
+	json_object_put(base);
 	if (o.pid_fd >= 0)
 		close(o.pid_fd);
 	return ret;

@@ -103,6 +103,10 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
 		cgs_err("cannot read report %s: too large", path);
 		return NULL;
 	}
+	if (!text[strspn(text, " \t\r\n")]) {
+		cgs_err("cannot read report %s: an empty file, not JSON", path);
+		return NULL;
+	}
 	/* Strict JSON (no NaN, Infinity, or trailing junk), the whole file. */
 	tok = json_tokener_new();
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);

@@ -45,10 +45,16 @@ static uint64_t events_lost(const uint64_t *drops)
 
 int tl_rec_open(struct tl_rec *r, const char *path)
 {
+	const char *why;
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
+	/* Renamed over path at the end: a directory there would fail only then. */
+	if (output_path_check(path, &why)) {
+		cgs_err("--timeline %s: cannot write there: %s", path, why);
+		return CGS_EXIT_USAGE;
+	}
 	if ((err = timeline_open(&r->tl, path))) {
 		cgs_err("--timeline %s: cannot write there: %s", path, strerror(-err));
 		return CGS_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include "cgstat.skel.h"
 #include "figures/kstat_src.h"
 #include "figures/snapshot.h"
+#include "trace/tracer.h"
 #include "lib/util.h"
 
 const char *kstat_method_name(enum kstat_method m)
@@ -25,6 +26,7 @@ static int iter_open(struct kstat_src *s)
 	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	int err;
 
+	tracer_libbpf_quiet(); /* stat loads it without a tracer: one error line, not libbpf's */
 	s->skel = cgstat_bpf__open_and_load();
 	if (!s->skel)
 		return -errno;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
@@ -192,6 +193,17 @@ int cgfs_open_or_explain(struct cgfs *fs)
 		return 0;
 	cgs_err("no cgroup hierarchy with the cpu controller found in /proc/self/mountinfo (%s): mount cgroup v1 'cpu' or enable 'cpu' in cgroup v2",
 		strerror(-err));
+	return CGS_EXIT_USAGE;
+}
+
+int cgfs_writable_or_explain(struct cgfs *fs, const char *cmd)
+{
+	struct statvfs st;
+
+	if (fstatvfs(fs->mnt_fd, &st) || !(st.f_flag & ST_RDONLY))
+		return 0;
+	cgs_err("%s: cgroup v%d at %s is mounted read-only: nothing can be set here; run where it is writable (the host, or a container given a writable cgroup mount)",
+		cmd, fs->version, fs->mnt);
 	return CGS_EXIT_USAGE;
 }
 

@@ -52,6 +52,12 @@ int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len);
 int cgfs_open(struct cgfs *fs);
 /* cgfs_open for commands: on failure, one line saying what to do; returns 0 or CGS_EXIT_USAGE. */
 int cgfs_open_or_explain(struct cgfs *fs);
+/*
+ * For a command about to write limits or make cgroups (cmd names it in the
+ * line): 0, or CGS_EXIT_USAGE after one line when the hierarchy is mounted
+ * read-only (a container's usual view), before anything is shown or written.
+ */
+int cgfs_writable_or_explain(struct cgfs *fs, const char *cmd);
 void cgfs_close(struct cgfs *fs);
 /* Id of a normalised path (its kernfs node id = directory inode), or -ENOENT. */
 int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#include <libgen.h>
 
 #include "lib/util.h"
 
@@ -22,11 +23,20 @@
 bool cgs_verbose;
 uint64_t cgs_t0_ns;
 
+static const char *escape(const char *s, char *buf, size_t len, bool backslash);
+
+/*
+ * One line, whatever the message quotes: a path or value given with a
+ * newline or a terminal escape in it comes out as \xNN, so no input can
+ * split the line or move the cursor (backslashes stay: messages quote
+ * commands with them).
+ */
 static void vsay(const char *tag, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "cgsched: %s", tag);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[6144], esc[4 * sizeof(msg)]; /* on the stack: the exporter's threads report too */
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "cgsched: %s%s\n", tag, escape(msg, esc, sizeof(esc), false));
 }
 
 void cgs_err(const char *fmt, ...)
@@ -253,6 +263,46 @@ int read_file_bounded(const char *path, size_t max, char **out, size_t *len, con
 	return 0;
 }
 
+int output_path_check(const char *path, const char **why)
+{
+	struct stat st;
+	char *d;
+	int err = 0;
+
+	if (!*path || path[strlen(path) - 1] == '/') {
+		*why = !*path ? "an empty name" : "a directory, not a file";
+		return -EINVAL;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		*why = "a directory, not a file";
+		return -EISDIR;
+	}
+	if (!(d = strdup(path))) {
+		*why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
+	/*
+	 * A file made and removed: access() would pass root everywhere (even
+	 * /proc, where nothing can be made) and trust what NFS says.
+	 */
+	char *probe = NULL;
+	int fd = -1;
+	if (asprintf(&probe, "%s/.cgsched-check-XXXXXX", dirname(d)) < 0) {
+		probe = NULL;
+		errno = ENOMEM;
+	} else if ((fd = mkostemp(probe, O_CLOEXEC)) >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	if (fd < 0) {
+		err = -errno;
+		*why = strerror(errno);
+	}
+	free(probe);
+	free(d);
+	return err;
+}
+
 /* The length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s)
 {
@@ -277,7 +327,7 @@ static size_t utf8_len(const unsigned char *s)
 	return 0;
 }
 
-const char *text_escape(const char *s, char *buf, size_t len)
+static const char *escape(const char *s, char *buf, size_t len, bool backslash)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t o = 0;
@@ -288,7 +338,7 @@ const char *text_escape(const char *s, char *buf, size_t len)
 	while (*p && o + 9 < len) {
 		size_t k = utf8_len(p);
 		/* Control bytes (C0, DEL) and broken UTF-8 as \xNN: nothing reaches a terminal raw. */
-		if (k == 1 && *p == '\\') {
+		if (k == 1 && *p == '\\' && backslash) {
 			o += snprintf(buf + o, len - o, "\\\\");
 			p++;
 		} else if ((k == 1 && (*p < 0x20 || *p == 0x7f)) || k == 0) {
@@ -308,6 +358,11 @@ const char *text_escape(const char *s, char *buf, size_t len)
 	}
 	buf[o < len ? o : len - 1] = 0;
 	return buf;
+}
+
+const char *text_escape(const char *s, char *buf, size_t len)
+{
+	return escape(s, buf, len, true);
 }
 
 const char *utf8_valid(const char *s, char *buf, size_t len)

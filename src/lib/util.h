@@ -64,6 +64,14 @@ bool pid_gone(int fd, long pid);
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why);
 
 /*
+ * A file cgsched writes beside its target and renames over it at the end
+ * (record -o, --timeline): a name that is not a directory, in a directory
+ * it can write. Checked before anything runs, so a bad one costs nothing.
+ * 0, or -errno with *why saying what was wrong.
+ */
+int output_path_check(const char *path, const char **why);
+
+/*
  * Names from the cgroup tree are anyone's bytes (a delegated user names
  * their own cgroups). For text: control bytes, C1 controls, backslash and
  * broken UTF-8 as \xNN, so no name can move a terminal's cursor or forge a

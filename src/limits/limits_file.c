@@ -175,8 +175,22 @@ static int check_rule(struct load_ctx *c, struct limit_rule *r)
 			return fail_at(c, r->line_of[K_CREATE], "[%s]: a glob cannot create cgroups%s", r->pattern, "");
 		return 1;
 	}
-	if (!r->create && cgfs_id(c->fs, r->pattern, &id))
+	int err = cgfs_id(c->fs, r->pattern, &id);
+	if (err == -ENOTDIR)
+		return fail_at(c, r->line, "[%s]: not a cgroup: a file, or below one%s", r->pattern, "");
+	if (err && !r->create)
 		return fail_at(c, r->line, "[%s]: no such cgroup (add 'create = yes' to make it)%s", r->pattern, "");
+	if (err) {
+		/* mkdir makes one level: the parent exists, or an earlier section makes it. */
+		char parent[PATH_MAX];
+		bool made = false;
+		cgpath_parent(r->pattern, parent, sizeof(parent));
+		for (const struct limit_rule *p = c->lf->r; p < r && !made; p++)
+			made = p->create && !strcmp(p->pattern, parent);
+		if (!made && cgfs_id(c->fs, parent, &id))
+			return fail_at(c, r->line_of[K_CREATE], "[%s]: cannot create it: its parent %s is not a cgroup; "
+				       "create the parent first, in a section above this one", r->pattern, parent);
+	}
 	return 1;
 }
 
@@ -406,6 +420,9 @@ static int plan_target(void *vctx, const char *rel, const struct limit_rule *r, 
 	b->c.rel = rel;
 	b->c.is_new = b->c.mkdir = !exists && !plan_has(b->c.p, rel);
 	rule_values(r, b->c.fs->version, b->soft_on && b->soft_on(b->soft_ctx, rel), add_change, &b->c);
+	/* create = yes and nothing to set: the mkdir alone (a change with no file). */
+	if (b->c.mkdir && !b->c.err)
+		add_change(&b->c, "", "");
 	return b->c.err;
 }
 
@@ -444,8 +461,9 @@ void plan_print(FILE *f, const struct plan *p)
 		text_escape(c->rel, rel, sizeof(rel));
 		if (c->mkdir)
 			fprintf(f, "  %s: create\n", rel);
-		fprintf(f, "  %s %s: %s -> %s\n", rel, c->file, c->mkdir ? "(new)" : text_escape(c->old, old, sizeof(old)),
-			c->new);
+		if (c->file[0])
+			fprintf(f, "  %s %s: %s -> %s\n", rel, c->file,
+				c->mkdir ? "(new)" : text_escape(c->old, old, sizeof(old)), c->new);
 	}
 }
 
@@ -468,7 +486,7 @@ int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const 
 			break;
 		c->made = c->mkdir && !err;
 		err = 0;
-		if (c->mkdir) {
+		if (c->mkdir && c->file[0]) {
 			/* A new cgroup's old value is the kernel's default: read it for rollback. */
 			char old[64];
 			if (cgfs_read(fs, c->rel, c->file, old, sizeof(old)) >= 0) {
@@ -476,7 +494,7 @@ int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const 
 				snprintf(((struct change *)c)->old, sizeof(c->old), "%s", old);
 			}
 		}
-		if ((err = cgfs_write(fs, c->rel, c->file, c->new)))
+		if (c->file[0] && (err = cgfs_write(fs, c->rel, c->file, c->new)))
 			break;
 	}
 	if (!err)
@@ -488,7 +506,7 @@ int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const 
 	 * cgroups this run made, empty ones only.
 	 */
 	for (size_t j = i; j-- > 0;)
-		if ((!p->c[j].made || strcmp(p->c[j].old, p->c[j].new)) &&
+		if (p->c[j].file[0] && (!p->c[j].made || strcmp(p->c[j].old, p->c[j].new)) &&
 		    cgfs_write(fs, p->c[j].rel, p->c[j].file, p->c[j].old))
 			p->unrestored++;
 	for (size_t j = i + 1; j-- > 0;) {

@@ -427,18 +427,43 @@ void tracer_take_episodes(struct tracer *t, struct episode_log *out)
 	memset(&t->log, 0, sizeof(t->log));
 }
 
-int tracer_start(struct tracer *t, const struct tracer_opts *o)
+void tracer_libbpf_quiet(void)
 {
-	int err = -ENOTSUP;
-
-	memset(t, 0, sizeof(*t));
 	libbpf_set_print(libbpf_log);
+}
+
+int tracer_check_names(const char *sched, const char *thr)
+{
+	if (sched && !find_backend(sched)) {
+		cgs_err("--sched-backend %s: expected tp_btf, tp_btf-pidhash or raw_tp", sched);
+		return -EINVAL;
+	}
+	if (thr && !find_thr(thr)) {
+		cgs_err("--throttle-backend %s: expected fentry, kprobe or tracepoint", thr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tracer_precheck(void)
+{
 	if (require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON"))
 		return -EPERM;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		cgs_err("the kernel has no BTF (/sys/kernel/btf/vmlinux missing): cgsched needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}
+	return 0;
+}
+
+int tracer_start(struct tracer *t, const struct tracer_opts *o)
+{
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	libbpf_set_print(libbpf_log);
+	if ((err = tracer_precheck()))
+		return err;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
@@ -456,14 +481,11 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	struct ksyms k = {};
 	int thr_err = 0;
 
-	if (o->force_backend && !(b = find_backend(o->force_backend))) {
-		cgs_err("--sched-backend %s: expected tp_btf, tp_btf-pidhash or raw_tp", o->force_backend);
-		return -EINVAL;
-	}
-	if (o->force_thr && !(tb = find_thr(o->force_thr))) {
-		cgs_err("--throttle-backend %s: expected fentry, kprobe or tracepoint", o->force_thr);
-		return -EINVAL;
-	}
+	if ((err = tracer_check_names(o->force_backend, o->force_thr)))
+		return err;
+	b = o->force_backend ? find_backend(o->force_backend) : NULL;
+	tb = o->force_thr ? find_thr(o->force_thr) : NULL;
+	err = -ENOTSUP;
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		if (b && b != &backends[i])
 			continue;

@@ -120,7 +120,17 @@ void tracer_end_read(struct tracer *t);
  * wait for its command, a slow scraper). Thread-safe with reads.
  */
 void tracer_maintain(struct tracer *t);
-/* Checks root and BTF, probes the backends; prints its own error. Returns 0 or -errno. */
+/*
+ * What tracing needs before anything is loaded: root and the kernel's BTF.
+ * 0, or -errno after the one error line. For a command that changes
+ * something before it traces (record makes a cgroup): ask first.
+ */
+int tracer_precheck(void);
+/* libbpf's messages on stderr only with -v: for any BPF object loaded (the cgroup iterator too). */
+void tracer_libbpf_quiet(void);
+/* Forced backends' names (NULL: none forced): 0, or -EINVAL after the one error line. */
+int tracer_check_names(const char *sched, const char *thr);
+/* Checks as tracer_precheck, probes the backends; prints its own error. Returns 0 or -errno. */
 int tracer_start(struct tracer *t, const struct tracer_opts *o);
 void tracer_stop(struct tracer *t);
 /*

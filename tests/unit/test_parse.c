@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 
@@ -111,4 +114,36 @@ Test(format, durations_in_human_units)
 	cr_assert_str_eq(fmt_duration(b, sizeof(b), 3270000), "3.27ms");
 	cr_assert_str_eq(fmt_duration(b, sizeof(b), 999999999), "1.00s", "no '1000ms'");
 	cr_assert_str_eq(fmt_duration(b, sizeof(b), 125000000000ULL), "125s");
+}
+
+/* One line whatever a message quotes: control bytes as \xNN; backslashes stay (messages quote commands). */
+Test(format, error_line_escaped, .init = cr_redirect_stderr)
+{
+	cgs_err("--cgroup %s: no such cgroup", "a\nb\033[2J\\n\x7f");
+	fflush(stderr);
+	cr_assert_stderr_eq_str("cgsched: error: --cgroup a\\x0ab\\x1b[2J\\n\\x7f: no such cgroup\n");
+}
+
+/* Output files (record -o, --timeline): refused before anything runs, nothing left behind. */
+Test(parse, output_paths)
+{
+	char dir[] = "/tmp/cgs-unit-out-XXXXXX", path[64], cmd[96];
+	const char *why = NULL;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(output_path_check("", &why), -EINVAL);
+	cr_assert_str_eq(why, "an empty name");
+	cr_assert_eq(output_path_check(dir, &why), -EISDIR);
+	cr_assert_str_eq(why, "a directory, not a file");
+	snprintf(path, sizeof(path), "%s/sub/", dir);
+	cr_assert_eq(output_path_check(path, &why), -EINVAL, "a name ending in '/' is a directory");
+	snprintf(path, sizeof(path), "%s/no/r.json", dir);
+	cr_assert_eq(output_path_check(path, &why), -ENOENT);
+	cr_assert_neq(output_path_check("/proc/r.json", &why), 0, "nothing can be made in /proc, even by root");
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(output_path_check(path, &why), 0);
+	/* The probe file is gone: the directory is empty (rmdir would fail otherwise). */
+	cr_assert_eq(rmdir(dir), 0, "the check left a file in %s", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
 }

@@ -141,3 +141,58 @@ Test(cgroupfs, long_paths_fail_whole, .init = setup, .fini = teardown)
 	cr_assert_eq(cgfs_mkdir(&fs, rel), -ENAMETOOLONG);
 	cr_assert_eq(cgfs_rmdir(&fs, rel), -ENAMETOOLONG);
 }
+
+/* limits_file_parse against the fake tree; 0, or -1 with the line in err. */
+static int load(const char *text, struct limits_file *lf, char *err, size_t len)
+{
+	return limits_file_parse(text, strlen(text), "l.ini", &fs, lf, err, len);
+}
+
+/* A section naming a file is not a cgroup; create = yes cannot help it. */
+Test(limits_file, a_file_is_not_a_cgroup, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	char err[512];
+
+	put("cgroup.procs", "");
+	cr_assert_eq(load("[/cgroup.procs]\nweight = 50\n", &lf, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "l.ini:1: [/cgroup.procs]: not a cgroup: a file, or below one");
+	cr_assert_eq(load("[/cgroup.procs/x]\ncreate = yes\n", &lf, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "l.ini:1: [/cgroup.procs/x]: not a cgroup: a file, or below one");
+}
+
+/* mkdir makes one level: the parent must exist, or be made by a section above. */
+Test(limits_file, create_needs_its_parent, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	char err[512];
+
+	cr_assert_eq(load("[/a/b]\ncreate = yes\nweight = 50\n", &lf, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "l.ini:2: [/a/b]: cannot create it: its parent /a is not a cgroup; "
+			      "create the parent first, in a section above this one");
+	cr_assert_eq(load("[/a/b]\ncreate = yes\n[/a]\ncreate = yes\n", &lf, err, sizeof(err)), -1, "below is too late");
+	cr_assert_eq(load("[/a]\ncreate = yes\n[/a/b]\ncreate = yes\nweight = 50\n", &lf, err, sizeof(err)), 0, "%s", err);
+	limits_file_free(&lf);
+}
+
+/* create = yes with nothing to set still makes the cgroup (it used to make nothing). */
+Test(limits_file, create_alone_makes_it, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	struct plan p;
+	const struct change *bad = NULL;
+	char err[512], path[PATH_MAX];
+	struct stat st;
+
+	cr_assert_eq(load("[/new]\ncreate = yes\n", &lf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan_build(&lf, &fs, NULL, NULL, &p), 0);
+	cr_assert_eq(p.n, 1);
+	cr_assert(p.c[0].mkdir);
+	cr_assert_str_eq(p.c[0].file, "");
+	cr_assert_eq(plan_apply(&fs, &p, NULL, &bad), 0);
+	snprintf(path, sizeof(path), "%s/new", dir);
+	cr_assert_eq(stat(path, &st), 0, "made");
+	cr_assert(S_ISDIR(st.st_mode));
+	plan_free(&p);
+	limits_file_free(&lf);
+}
