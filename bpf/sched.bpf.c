@@ -70,6 +70,27 @@ struct {
 	__type(value, __u32);
 } free_slots SEC(".maps");
 
+/*
+ * Only for the loader's wait for running programs where membarrier is
+ * refused (nohz_full): an update of a map-in-map from user space returns
+ * after an RCU grace period (maybe_wait_bpf_programs). Never used here.
+ */
+struct rcu_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rcu_inner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct rcu_inner);
+} rcu_sync SEC(".maps") = {
+	.values = { [0] = &rcu_inner },
+};
+
 /* Removed cgroups, for the loader (cgroup_rmdir), which takes them in at each read. */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
@@ -138,7 +159,8 @@ static __always_inline __u32 slot_of(__u64 cgid)
 		return 0;
 	if (bpf_map_update_elem(&cg_slot, &cgid, &slot, BPF_NOEXIST)) {
 		/* Another CPU gave this cgroup a slot meanwhile: use that one. */
-		bpf_map_push_elem(&free_slots, &slot, 0);
+		if (bpf_map_push_elem(&free_slots, &slot, 0))
+			count_drop(CGS_DROP_SLOT_LOST);
 		have = bpf_map_lookup_elem(&cg_slot, &cgid);
 		return have ? *have + 1 : 0;
 	}
@@ -308,7 +330,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 		/* Not looked up again: its cached slot may belong to another cgroup now. */
 		if (!t && cur->slot_gen != slot_gen) {
 			o->cg = 0;
-			count_drop(CGS_DROP_TASK_FULL);
+			if (!runnable) /* counted above when runnable */
+				count_drop(CGS_DROP_TASK_FULL);
 		}
 	}
 	if (o->cg && cur->since_ns)

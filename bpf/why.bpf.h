@@ -137,7 +137,7 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 		if (g->wait_n == 1)
 			g->wait_since = now;
 		t->w_some1 = t->slot1;
-		t->w_gen = slot_gen;
+		t->w_gen = t->slot_gen; /* the generation slot1 was checked in, not a newer one */
 		t->w_cgid = t->cgid;
 	}
 	if (!tl || !t->slot1)
@@ -163,8 +163,8 @@ static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 	/*
 	 * Recycled since the mark? The loader zeroed the count when it took the
 	 * slot back: a slot that changed hands is not ours to decrement. (The
-	 * same cgroup can get the same slot again only after every other free
-	 * slot was handed out, FIFO: hence the check of the count too.)
+	 * same cgroup can get the same slot back, when few are free: hence the
+	 * check of the count too.)
 	 */
 	if (t->w_gen != slot_gen) {
 		__u32 k = some1 - 1;

@@ -124,7 +124,7 @@ struct cgs_wait {
 };
 
 /* A removed cgroup (cgroup_rmdir), for the loader (QUEUE map). */
-#define CGS_GONE_PATH 120
+#define CGS_GONE_PATH 248 /* Kubernetes and systemd scope paths are 150-200 */
 struct cgs_gone {
 	__u64 cgid;
 	char path[CGS_GONE_PATH]; /* relative to the hierarchy, as the tracepoint gives it; may be cut */
@@ -265,6 +265,7 @@ enum cgs_drop {
 	CGS_DROP_WAIT_LOST,     /* --timeline: long-wait ring buffer full: a wait not in the timeline (still counted) */
 	CGS_DROP_GONE_LOST,     /* removed-cgroup queue full: its slot comes back only when idle */
 	CGS_DROP_PARKED_LOST,   /* loader: a recycled slot's figures discarded (memory bound): its totals restart */
+	CGS_DROP_SLOT_LOST,     /* a slot not given back to the free queue (push refused): one fewer slot */
 	CGS_DROP__COUNT,
 };
 

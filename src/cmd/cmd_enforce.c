@@ -636,6 +636,8 @@ int cmd_enforce(int argc, char **argv)
 		limits_file_free(&e.lf);
 		return k;
 	}
+	if (x) /* removed cgroups' figures outlive their series' grace (noticed within 5 s) */
+		co.so.keep_removed_ns = eo.x.grace_ns + 10000000000ULL;
 	if ((k = session_open(&e.s, &co.so))) {
 		session_close(&e.s);
 		exporter_close(x);

@@ -70,6 +70,8 @@ int cmd_export(int argc, char **argv)
 	/* The web config and the port first: a bad file or a port in use costs no tracing. */
 	if ((err = exporter_open(&x, &o.x)))
 		return err;
+	/* Removed cgroups' figures outlive their series' grace (noticed within 5 s). */
+	o.c.so.keep_removed_ns = o.x.grace_ns + 10000000000ULL;
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
 		exporter_close(x);

@@ -466,6 +466,7 @@ int cmd_record(int argc, char **argv)
 		tlp = &tl;
 		ret = CGS_EXIT_USAGE;
 	}
+	o.c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s); /* the cgroupfs it opened too */
 		s.fs = keep;

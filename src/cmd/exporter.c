@@ -43,6 +43,7 @@ struct xcg {
 	 */
 	uint64_t shown_oncpu, shown_some, shown_own;
 	bool hidden;           /* removed for longer than the grace period: never shown again */
+	uint64_t seen;         /* the last scrape whose figures had it */
 };
 
 struct exporter {
@@ -266,6 +267,8 @@ static int render(void *ctx, struct expo *out)
 	size_t n = 0, grace = 0;
 	for (size_t i = 0; i < cur.n; i++) {
 		struct xcg *c = xcg_get(x, cur.cg[i].id);
+		if (c)
+			c->seen = x->scrapes + 1; /* this scrape's number (counted below) */
 		if (!c || c->hidden || !c->labels)
 			continue;
 		if (c->gone_ns && w0 - c->gone_ns > x->o.grace_ns) {
@@ -302,8 +305,8 @@ static int render(void *ctx, struct expo *out)
 			.thr_backend = s->tr.thr_backend,
 			.kstat_method = kstat_method_name(x->ks.method),
 			.cgroup_version = s->fs.version,
-			.cg_used = s->tr.sl.nowned,
-			.recycled = s->tr.sl.recycled,
+			.cg_used = cur.slots_used,
+			.recycled = cur.slots_recycled,
 			.cg_max = s->tr.max_cgroups,
 			.pre_used = cur.npre,
 			.pre_max = s->tr.max_preempt,
@@ -410,12 +413,30 @@ void exporter_tick(struct exporter *x)
 		return;
 	exporter_lock(x);
 	x->last_check_ns = now;
+	uint64_t *drop = NULL;
+	size_t ndrop = 0;
 	for (size_t i = 0; i < x->tab.cap; i++) {
 		struct xcg *c = idtab_at(&x->tab, i);
 		const char *last;
 		if (c && !c->hidden && !c->gone_ns && !cgfs_path(&x->s->fs, c->id, true, &last))
 			c->gone_ns = now;
+		/*
+		 * Hidden and no longer in the figures (the tracer let its parked
+		 * figures go): it cannot come back, so its entry goes, or a host
+		 * where containers come and go would grow the table for ever.
+		 */
+		if (c && c->hidden && c->seen != x->scrapes && (drop || (drop = calloc(x->tab.cap, sizeof(*drop)))))
+			drop[ndrop++] = c->id;
 	}
+	for (size_t i = 0; i < ndrop; i++) {
+		struct xcg *c = idtab_find(&x->tab, drop[i]);
+		free(c->labels);
+		free(c->by_labels);
+		free(c->path);
+		free(c->who);
+		idtab_del(&x->tab, drop[i]);
+	}
+	free(drop);
 	exporter_unlock(x);
 }
 

@@ -63,6 +63,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.max_task_rows = o->max_task_rows,
 		.why = o->why,
 		.long_wait_ns = o->long_wait_ns,
+		.keep_removed_ns = o->keep_removed_ns,
 		.filter_ids = s->filter_ids,
 		.nfilter = s->nfilter,
 		.hist_ms = o->hist_ms,

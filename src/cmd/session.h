@@ -21,6 +21,12 @@ struct session_opts {
 	uint32_t max_task_rows;    /* --max-tasks */
 	bool why;                  /* --why: the causes of the waits (top, record) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
+	/*
+	 * How long removed cgroups' figures are kept (0: a minute; UINT64_MAX:
+	 * to the end, for a summary since start, as record's): an exporter keeps
+	 * them for its --grace.
+	 */
+	uint64_t keep_removed_ns;
 };
 
 struct session {

@@ -26,6 +26,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_WAIT_LOST] = "wait_lost",
 	[CGS_DROP_GONE_LOST] = "gone_lost",
 	[CGS_DROP_PARKED_LOST] = "parked_lost",
+	[CGS_DROP_SLOT_LOST] = "slot_lost",
 };
 
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
@@ -355,6 +356,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
+	s->slots_used = t->nowned;
+	s->slots_recycled = t->recycled;
 	ctx.epoch = t->epoch;
 	/* One allocation for every slot in use (no doubling and copying). */
 	if (t->nowned + t->nparked && !(s->cg = malloc((s->cap = t->nowned + t->nparked + 64) * sizeof(*s->cg))))

@@ -133,6 +133,8 @@ struct snapshot {
 	size_t npre, precap;
 	struct preempt_sample *pre; /* sorted by (victim, preemptor) */
 	uint64_t drops[CGS_DROP__COUNT];
+	uint32_t slots_used;     /* cgroup slots in use at the read */
+	uint64_t slots_recycled; /* cgroup slots taken back since start */
 	size_t ntasks;
 	struct task_sample *tasks; /* sorted by (cgid, id); none without per-task figures */
 };

@@ -48,6 +48,8 @@ int slots_init(struct slot_table *sl)
 	if (!(sl->owner = calloc(sl->max, sizeof(*sl->owner))) || !(sl->rank = calloc(sl->max, sizeof(*sl->rank))) ||
 	    !(sl->retire_read = calloc(sl->max, sizeof(*sl->retire_read))) ||
 	    !(sl->note = calloc(sl->max, sizeof(*sl->note))) ||
+	    !(sl->retire_ns = calloc(sl->max, sizeof(*sl->retire_ns))) ||
+	    !(sl->unpushed = calloc(sl->max, sizeof(*sl->unpushed))) ||
 	    !(sl->sig = calloc(sl->max, sizeof(*sl->sig))) ||
 	    !(sl->quiet_since = calloc(sl->max, sizeof(*sl->quiet_since)))) {
 		cgs_err("out of memory");
@@ -72,6 +74,8 @@ void slots_free(struct slot_table *sl)
 	free(sl->rank);
 	free(sl->retire_read);
 	free(sl->note);
+	free(sl->retire_ns);
+	free(sl->unpushed);
 	free(sl->sig);
 	free(sl->quiet_since);
 	memset(sl, 0, sizeof(*sl));
@@ -107,14 +111,30 @@ static int rank_slots(struct slot_table *sl)
 	return 0;
 }
 
+static struct parked *parked_find(const struct slot_table *sl, uint64_t id);
+static void retire(struct slot_table *sl, uint32_t s, uint64_t now);
+
 static void learn_one(struct slot_table *sl, uint32_t s, uint64_t id, uint64_t now)
 {
+	struct parked *p = parked_find(sl, id);
+
 	sl->owner[s] = id;
 	sl->learnt++;
 	if (s >= sl->nslots)
 		sl->nslots = s + 1;
 	sl->sig[s] = 0;
 	sl->quiet_since[s] = now;
+	/*
+	 * A removed cgroup given a slot again: a task of it still ran once
+	 * after our release (exiting tasks keep their group a moment). No
+	 * removal will come for it again: take it back as removed.
+	 */
+	if (p && p->gone) {
+		sl->note[s].gone = true;
+		sl->note[s].noted = p->noted;
+		sl->note[s].named = p->named;
+		retire(sl, s, now);
+	}
 }
 
 /* Slots the BPF side gave out since the last read (slot_owner written after cg_slot). */
@@ -141,10 +161,11 @@ static struct parked *parked_find(const struct slot_table *sl, uint64_t id)
 	return sl->nparked ? bsearch(&key, sl->parked, sl->nparked, sizeof(key), cmp_parked) : NULL;
 }
 
-static void retire(struct slot_table *sl, uint32_t s)
+static void retire(struct slot_table *sl, uint32_t s, uint64_t now)
 {
 	if (!sl->retire_read[s]) {
 		sl->retire_read[s] = sl->reads;
+		sl->retire_ns[s] = now;
 		sl->nretiring++;
 	}
 }
@@ -176,7 +197,7 @@ static void take_gone(struct slot_table *sl, uint64_t now)
 			learn_one(sl, s, id, now);
 		if (sl->owner[s] != id)
 			continue;
-		retire(sl, s);
+		retire(sl, s, now);
 		/* Only cgroups with figures: every other removal is none of the readers' business. */
 		sl->note[s].gone = true;
 		if (path && !sl->note[s].path)
@@ -254,7 +275,7 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 	}
 	qsort(cand, n, sizeof(*cand), cmp_quiet);
 	for (uint32_t i = 0; i < n && i < need; i++)
-		retire(sl, (uint32_t)cand[i][1]);
+		retire(sl, (uint32_t)cand[i][1], now);
 	if (n)
 		cgs_debug("slots: %u of %u free, %u idle cgroups' slots taken back", free_now, sl->max,
 			  n < need ? n : need);
@@ -290,7 +311,7 @@ static void stats_add(struct cgs_cg_stats *d, const struct cgs_cg_stats *s)
 }
 
 /* Keep slot s's figures under its cgroup (appended; the caller sorts). */
-static int park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted)
+static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted, struct cgs_cg_stats **spare)
 {
 	struct slot_note *sn = &sl->note[s];
 	uint64_t id = sl->owner[s];
@@ -301,20 +322,10 @@ static int park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted)
 	for (size_t i = sorted; !p && i < sl->nparked; i++)
 		if (sl->parked[i].id == id)
 			p = &sl->parked[i];
-	if (!p) {
-		if (sl->nparked == sl->parked_cap) {
-			size_t cap = sl->parked_cap ? sl->parked_cap * 2 : 64;
-			struct parked *n = realloc(sl->parked, cap * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			sl->parked = n;
-			sl->parked_cap = cap;
-		}
-		struct cgs_cg_stats *v = calloc(sl->ncpus, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
+	if (!p) { /* room made by the caller */
 		p = &sl->parked[sl->nparked++];
-		*p = (struct parked){ .id = id, .v = v };
+		*p = (struct parked){ .id = id, .v = *spare };
+		*spare = NULL;
 	}
 	for (int cpu = 0; cpu < sl->ncpus; cpu++)
 		stats_add(&p->v[cpu], stats_at(sl, cpu, s));
@@ -330,7 +341,6 @@ static int park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted)
 	}
 	p->noted |= sn->noted;
 	p->named |= sn->named || sn->noted;
-	return 0;
 }
 
 /*
@@ -339,56 +349,96 @@ static int park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted)
  * membarrier's global command waits for, covers them. Where that command is
  * refused (nohz_full CPUs), a pause far longer than any program runs.
  */
-static void wait_programs(void)
+static void wait_programs(struct slot_table *sl)
 {
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+	uint32_t zero = 0;
+
+	if (!syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	/* Refused (nohz_full): a map-in-map update from user space waits for a grace period too. */
+	if (bpf_map_update_elem(sl->fd_rcu_outer, &zero, &sl->fd_rcu_inner, 0)) {
+		cgs_warn("cannot wait for running BPF programs (%s): a slot may be reused under one", strerror(errno));
 		usleep(20000);
+	}
+}
+
+/* Slots back to the BPF side's queue; one it refuses now is tried again at the next refresh. */
+static void push_free(struct slot_table *sl)
+{
+	uint32_t w = 0;
+
+	for (uint32_t i = 0; i < sl->nunpushed; i++)
+		if (bpf_map_update_elem(sl->fd_free, NULL, &sl->unpushed[i], 0))
+			sl->unpushed[w++] = sl->unpushed[i];
+	sl->nunpushed = w;
 }
 
 /* Hand back the slots decided at an earlier read, their figures parked first. */
 static int release(struct slot_table *sl, uint64_t now)
 {
 	uint32_t *go = NULL, n = 0;
+	struct cgs_cg_stats **v = NULL;
 	size_t sorted = sl->nparked;
-	int err = 0;
+	int err = -ENOMEM;
 
 	if (!sl->nretiring)
 		return 0;
 	if (!(go = malloc(sl->nretiring * sizeof(*go))))
 		return -ENOMEM;
+	/* Decided at an earlier refresh, a second ago at least (a dying task's last switch). */
 	for (uint32_t s = 0; s < sl->nslots && n < sl->nretiring; s++)
-		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads)
+		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads && now - sl->retire_ns[s] >= 1000000000ULL)
 			go[n++] = s;
-	if (!n)
+	if (!n) {
+		free(go);
+		return 0;
+	}
+	/* Every allocation first: past the deletes below, nothing may fail half-way. */
+	if (sl->parked_cap < sl->nparked + n) {
+		struct parked *np = realloc(sl->parked, (sl->nparked + n) * sizeof(*np));
+		if (!np)
+			goto out;
+		sl->parked = np;
+		sl->parked_cap = sl->nparked + n;
+	}
+	if (!(v = calloc(n, sizeof(*v))))
 		goto out;
-	/* No new lookup finds them; then every cached copy is looked up again... */
 	for (uint32_t i = 0; i < n; i++)
-		bpf_map_delete_elem(sl->fd_slot, &sl->owner[go[i]]);
+		if (!(v[i] = calloc(sl->ncpus, sizeof(**v))))
+			goto out;
+	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = go[i], back;
+		if (!bpf_map_lookup_elem(sl->fd_slot, &sl->owner[s], &back) && back == s)
+			bpf_map_delete_elem(sl->fd_slot, &sl->owner[s]);
+		__atomic_store_n(&sl->bowner[s], 0, __ATOMIC_RELEASE);
+	}
 	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
 	/* ... once the programs that used them have finished. */
-	wait_programs();
+	wait_programs(sl);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = go[i];
 
-		if ((err = park(sl, s, now, sorted)))
-			break;
+		park(sl, s, now, sorted, &v[i]);
 		for (int cpu = 0; cpu < sl->ncpus; cpu++)
 			memset(&sl->cg[(size_t)cpu * sl->max + s], 0, sizeof(*sl->cg));
-		__atomic_store_n(&sl->bowner[s], 0, __ATOMIC_RELEASE);
 		sl->owner[s] = 0;
 		sl->retire_read[s] = 0;
 		free(sl->note[s].path);
 		sl->note[s] = (struct slot_note){ 0 };
 		sl->nretiring--;
 		sl->recycled++;
-		/* Cannot fail: the queue holds every slot, and this one is not in it. */
-		bpf_map_update_elem(sl->fd_free, NULL, &s, 0);
+		sl->unpushed[sl->nunpushed++] = s;
 	}
+	push_free(sl);
 	qsort(sl->parked, sl->nparked, sizeof(*sl->parked), cmp_parked);
-	if (!err)
-		cgs_debug("slots: %u taken back (%llu so far), %zu cgroups' figures parked", n,
-			  (unsigned long long)sl->recycled, sl->nparked);
+	cgs_debug("slots: %u taken back (%llu so far), %zu cgroups' figures parked", n,
+		  (unsigned long long)sl->recycled, sl->nparked);
+	err = 0;
 out:
+	for (uint32_t i = 0; v && i < n; i++)
+		free(v[i]); /* those park() did not take */
+	free(v);
 	free(go);
 	return err;
 }
@@ -481,49 +531,52 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 {
 	uint64_t *ids = malloc((sl->nparked + 1) * sizeof(*ids)), (*age)[3] = NULL;
 	size_t bound = sl->max > SLOTS_PARKED_MIN ? sl->max : SLOTS_PARKED_MIN;
-	size_t nids = 0, over = sl->nparked > bound ? sl->nparked - bound : 0, w = 0;
+	size_t nids = 0, left = sl->nparked, w = 0;
 
 	if (!ids)
 		return -ENOMEM;
-	if (over) {
-		/* The oldest first, removed ones before live ones: (live?, parked at, index). */
-		if (!(age = malloc(sl->nparked * sizeof(*age)))) {
-			free(ids);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < sl->nparked; i++) {
-			age[i][0] = !sl->parked[i].gone;
-			age[i][1] = sl->parked[i].parked_read;
-			age[i][2] = i;
-		}
-		qsort(age, sl->nparked, sizeof(*age), cmp_age);
-		for (size_t k = 0; k < over; k++) {
-			struct parked *p = &sl->parked[age[k][2]];
-			/* Let go before any read saw it (or of a live cgroup): totals lack it. */
-			if (!p->gone || p->parked_snap == sl->snaps)
-				sl->parked_lost++;
-			ids[nids++] = p->id;
-			drop_parked(sl, p, snapshot);
-		}
-		free(age);
-	}
+	/* Removed cgroups whose time is over... */
 	for (size_t i = 0; i < sl->nparked; i++) {
 		struct parked *p = &sl->parked[i];
-		if (p->v && p->gone && now - p->gone_ns >= sl->keep_ns && p->parked_snap + 2 <= sl->snaps) {
+		if (p->gone && now - p->gone_ns >= sl->keep_ns && p->parked_snap + 2 <= sl->snaps) {
 			ids[nids++] = p->id;
+			drop_parked(sl, p, snapshot);
+			left--;
+		}
+	}
+	/* ... then, past the bound, the oldest: removed ones first, (live?, parked at, index). */
+	if (left > bound && (age = malloc(sl->nparked * sizeof(*age)))) {
+		size_t n = 0;
+		for (size_t i = 0; i < sl->nparked; i++) {
+			if (!sl->parked[i].v)
+				continue;
+			age[n][0] = !sl->parked[i].gone;
+			age[n][1] = sl->parked[i].parked_read;
+			age[n++][2] = i;
+		}
+		qsort(age, n, sizeof(*age), cmp_age);
+		for (size_t k = 0; k < left - bound; k++) {
+			struct parked *p = &sl->parked[age[k][2]];
+			/* Let go before any read saw it, or of a live cgroup, or kept for a summary: totals lack it. */
+			if (!p->gone || p->parked_snap == sl->snaps || sl->keep_ns == UINT64_MAX)
+				sl->parked_lost++;
+			/* A live cgroup keeps its throttle and preemption entries, and its name. */
+			if (p->gone)
+				ids[nids++] = p->id;
+			else
+				p->named = false;
 			drop_parked(sl, p, snapshot);
 		}
 	}
-	if (!nids) {
-		free(ids);
-		return 0;
-	}
+	free(age);
 	for (size_t i = 0; i < sl->nparked; i++)
 		if (sl->parked[i].v)
 			sl->parked[w++] = sl->parked[i];
 	sl->nparked = w;
-	qsort(ids, nids, sizeof(*ids), cmp_u64);
-	forget_maps(sl, ids, nids);
+	if (nids) {
+		qsort(ids, nids, sizeof(*ids), cmp_u64);
+		forget_maps(sl, ids, nids);
+	}
 	free(ids);
 	return 0;
 }
@@ -575,6 +628,8 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 
 	sl->reads++;
 	sl->snaps += snapshot;
+	if (sl->nunpushed)
+		push_free(sl);
 	learn(sl, now);
 	if (snapshot)
 		tell_learnt(sl);

@@ -34,6 +34,7 @@ struct slot_table {
 	uint32_t max;               /* --max-cgroups */
 	int ncpus;
 	int fd_free, fd_gone, fd_slot, fd_owner, fd_thr, fd_preempt, fd_cur;
+	int fd_rcu_outer, fd_rcu_inner;  /* rcu_sync and its inner map: wait_programs' fallback */
 	uint32_t *gen;              /* the BPF side's slot_gen (mmapped .bss) */
 	uint64_t *bowner;           /* the BPF side's slot_owner, mmapped */
 	size_t bowner_len;
@@ -44,8 +45,10 @@ struct slot_table {
 	/* Each owned slot's place in cgroup-id order (0..nowned-1): snapshots come out sorted. */
 	uint32_t *rank;
 	uint32_t nowned;
-	/* Per slot: the read that decided to take it back (0: not). */
-	uint64_t *retire_read;
+	/* Per slot: the refresh that decided to take it back (0: not), and when. */
+	uint64_t *retire_read, *retire_ns;
+	/* Slots taken back that the free queue has not taken yet (retried each refresh). */
+	uint32_t *unpushed, nunpushed;
 	/* Per slot: what the names layer was told of its cgroup, and its removal. */
 	struct slot_note {
 		bool named;          /* on_learn told */

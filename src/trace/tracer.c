@@ -187,16 +187,16 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 
 /*
  * The hierarchy the cpu controller is on, as cgroup_root.hierarchy_id:
- * /proc/cgroups's second column (0: v2's unified hierarchy, or unknown).
+ * /proc/cgroups's second column (0: v2's unified hierarchy); -1 unknown.
  */
 static int cpu_hierarchy(void)
 {
 	FILE *f = fopen("/proc/cgroups", "r");
 	char name[64];
-	int hier = 0, h, n, en;
+	int hier = -1, h, n, en;
 
 	if (!f)
-		return 0;
+		return -1;
 	fscanf(f, "%*[^\n]\n"); /* the header */
 	while (fscanf(f, "%63s %d %d %d", name, &h, &n, &en) == 4)
 		if (!strcmp(name, "cpu")) {
@@ -248,7 +248,8 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	bpf_map__set_max_entries(s->maps.slot_owner, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.free_slots, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.gone, o->max_cgroups * 2 + 1024);
-	s->rodata->targ_cpu_hierarchy = cpu_hierarchy();
+	int hier = cpu_hierarchy();
+	s->rodata->targ_cpu_hierarchy = hier;
 	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	s->rodata->targ_tasks = o->tasks;
@@ -296,7 +297,10 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	err = sched_bpf__attach(s);
 	if (!err && tb->id == CGS_THR_KPROBE)
 		err = attach_kprobes(s, k, t->links, &t->nlinks);
-	if (!err) {
+	/* Without the hierarchy's number, another hierarchy's removal could pass for a cpu cgroup's. */
+	if (!err && hier < 0) {
+		cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: removed cgroups' slots come back only once idle");
+	} else if (!err) {
 		struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
 		t->rmdir_hook = l != NULL;
 		if (l)
@@ -552,12 +556,15 @@ attached:
 		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
+		.fd_rcu_outer = bpf_map__fd(t->skel->maps.rcu_sync), .fd_rcu_inner = bpf_map__fd(t->skel->maps.rcu_inner),
 		.rmdir_hook = t->rmdir_hook, .on_learn = o->on_learn, .on_removed = o->on_removed,
 		.on_forget = o->on_forget,
 		.names_ctx = o->names_ctx,
 	};
 	if ((err = slots_init(&t->sl)))
 		return err;
+	if (o->keep_removed_ns > t->sl.keep_ns)
+		t->sl.keep_ns = o->keep_removed_ns;
 	pthread_mutex_init(&t->read_lock, NULL);
 	t->refreshed_ns = now_ns();
 	t->attached_ns = now_ns();
@@ -634,6 +641,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
 		.nslots = t->sl.nslots, .owner = t->sl.owner, .rank = t->sl.rank, .nowned = t->sl.nowned,
 		.parked = t->sl.parked, .nparked = t->sl.nparked, .parked_lost = t->sl.parked_lost,
+		.recycled = t->sl.recycled,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
 	};

@@ -45,6 +45,7 @@ struct tracer_opts {
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	bool why;                   /* --why: split each wait into its causes */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
+	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */
 	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
 	void (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);
@@ -100,6 +101,7 @@ struct tracer_view {
 	const struct parked *parked;
 	size_t nparked;
 	uint64_t parked_lost;           /* drops the loader counted (CGS_DROP_PARKED_LOST) */
+	uint64_t recycled;              /* slots taken back so far */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
 	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
