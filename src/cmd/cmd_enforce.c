@@ -33,6 +33,7 @@ static const char usage[] =
 	"  --contention-p99 DUR    run-queue p99 that means contention (default 2ms)\n"
 	"  --min-waits N           waits a cgroup needs in an interval to count (default 20)\n"
 	"  --sched-backend B, --throttle-backend B   as for top\n"
+	"  --priority P            as for top (with --listen, the HTTP thread too)\n"
 	"  -v, --verbose\n"
 	"\n"
 	"With --listen, also serves /metrics as cgsched export does (one daemon\n"

@@ -7,6 +7,7 @@
 
 #include "kernel/cgroupfs.h"
 #include "out/json_out.h"
+#include "lib/priority.h"
 #include "lib/stop.h"
 #include "trace/tracer.h"
 
@@ -21,6 +22,7 @@ struct session_opts {
 	uint32_t max_task_rows;    /* --max-tasks */
 	bool why;                  /* --why: the causes of the waits (top, record) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
+	struct cgs_priority priority; /* --priority: this process's threads */
 };
 
 struct session {

@@ -301,11 +301,25 @@ static void *nudge(void *arg)
 static void nudge_cpus(int ncpus)
 {
 	pthread_t th[1024];
-	int n = ncpus < 1024 ? ncpus : 1024, started = 0;
+	int n = ncpus < 1024 ? ncpus : 1024, started = 0, policy;
+	struct sched_param sp;
+	pthread_attr_t attr;
 
+	/*
+	 * At this thread's policy (--priority): set with SCHED_RESET_ON_FORK,
+	 * it is not inherited, and an ordinary nudge thread waits behind the
+	 * load a real-time observer is there to see.
+	 */
+	pthread_attr_init(&attr);
+	if (!pthread_getschedparam(pthread_self(), &policy, &sp) && policy != SCHED_OTHER) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, policy);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
 	for (long i = 0; i < n; i++)
-		if (!pthread_create(&th[started], NULL, nudge, (void *)i))
+		if (!pthread_create(&th[started], &attr, nudge, (void *)i))
 			started++;
+	pthread_attr_destroy(&attr);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 }
