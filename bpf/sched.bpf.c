@@ -155,18 +155,23 @@ static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
 }
 
 /*
- * Whether a task group or one of its ancestors has a CFS quota (RUNTIME_INF
- * is ~0): only then can its tasks be throttled, and only then are the
- * throttle checks worth their cost on the hot path.
+ * Whether a task group (its address) or one of its ancestors has a CFS
+ * quota (RUNTIME_INF is ~0): only then can its tasks be throttled, and only
+ * then are the throttle checks worth their cost on the hot path. Rare (per
+ * task, when lim_gen moves): a global function with probe reads, verified
+ * once instead of in every state that reaches it (start-up,
+ * docs/performance.md).
  */
-static __always_inline bool tg_limited(struct task_group *tg, bool direct)
+__noinline __u64 tg_limited(__u64 addr)
 {
+	struct task_group *tg = (void *)addr;
+
 	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
-		if (tg_quota(tg, direct) != ~0ULL)
-			return true;
-		tg = tg_parent(tg, direct);
+		if (tg_quota(tg, false) != ~0ULL)
+			return 1;
+		tg = tg_parent(tg, false);
 	}
-	return false;
+	return 0;
 }
 
 /*
@@ -190,7 +195,7 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 	}
 	if (t->lim_gen != lim_gen) {
 		t->lim_gen = lim_gen;
-		t->limited = tg_limited(tg, direct);
+		t->limited = tg_limited(t->tg); /* t->tg: the address as a number, as the function takes it */
 	}
 	return t->match ? t->cgid : 0;
 }
