@@ -179,13 +179,13 @@ __noinline __u64 tg_limited(__u64 addr)
  * when the task moved to another task group (sched_task_group changed); and
  * whether it can be throttled, re-checked when the loader's lim_gen moved.
  * Returns the id when the filter admits the task, else 0; t->cgid keeps
- * the id either way (a preemptor outside the filter is still named).
+ * the id either way (a preemptor outside the filter is still named). tg:
+ * the task's sched_task_group, which each program loads once at its top
+ * (a load from the trusted task pointer costs 6.18's verifier linear scans
+ * of vmlinux BTF at every state that reaches it: docs/performance.md).
  */
-static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_task *t,
-					      bool direct)
+static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_task *t, bool direct)
 {
-	struct task_group *tg = task_tg(p, direct);
-
 	if (t->tg != (__u64)tg) {
 		t->tg = (__u64)tg;
 		t->cgid = tg_cgid(tg, direct);
@@ -195,7 +195,12 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 	}
 	if (t->lim_gen != lim_gen) {
 		t->lim_gen = lim_gen;
-		t->limited = tg_limited(t->tg); /* t->tg: the address as a number, as the function takes it */
+		/*
+		 * The address as a number, as the function takes it: read back
+		 * from the task state (volatile: clang would pass the pointer
+		 * it holds, which the verifier refuses for a scalar argument).
+		 */
+		t->limited = tg_limited(*(volatile __u64 *)&t->tg);
 	}
 	return t->match ? t->cgid : 0;
 }
@@ -219,18 +224,19 @@ static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
 
 static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 {
+	struct task_group *tg = task_tg(p, direct);
+	__u64 now = sched_now(p, direct);
 	struct cgs_task *t = task_get(p, direct);
 
 	if (!t) {
 		count_drop(CGS_DROP_TASK_FULL);
 		return 0;
 	}
-	__u64 cgid = task_cgid_cached(p, t, direct);
+	__u64 cgid = task_cgid_cached(tg, t, direct);
 	if (!cgid)
 		return 0;
 	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
 	t->woken = 1;
-	__u64 now = sched_now(p, direct);
 	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
 	} else {
@@ -265,8 +271,8 @@ static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 
 }
 
 /* Outgoing: everything since this CPU's last switch ran prev. */
-static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_cur *cur, __u64 now,
-				       struct switch_out *o, bool direct)
+static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct cgs_cpu_cur *cur,
+				       __u64 now, struct switch_out *o, bool direct)
 {
 	bool runnable = task_state(prev, direct) == CGS_TASK_RUNNING, throttled = false;
 	struct cgs_cg_stats *s;
@@ -279,10 +285,10 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 		count_drop(CGS_DROP_ONCPU_NOSTART);
 	}
 	/* Its task state is needed when it waits from now, or moved to another cgroup while it ran. */
-	if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct)) {
+	if (runnable || !cur->since_ns || cur->tg != (__u64)tg) {
 		t = task_get(prev, direct);
 		if (t) {
-			o->cg = task_cgid_cached(prev, t, direct);
+			o->cg = task_cgid_cached(tg, t, direct);
 			o->slot1 = t->slot1;
 			if (runnable && o->cg && t->limited && thr_switch_out(prev, t, now, direct)) {
 				throttled = true;
@@ -360,8 +366,8 @@ static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s
 }
 
 /* Incoming: its run-queue (or throttled) wait ends now. Returns its task state, or NULL. */
-static __always_inline struct cgs_task *switch_in(struct task_struct *next, const struct switch_out *o,
-						  __u64 now, bool direct)
+static __always_inline struct cgs_task *switch_in(struct task_struct *next, struct task_group *tg,
+						  const struct switch_out *o, __u64 now, bool direct)
 {
 	struct cgs_task *t = task_get(next, direct);
 	struct cgs_cg_stats *s;
@@ -371,7 +377,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 		count_drop(CGS_DROP_TASK_FULL);
 		return NULL;
 	}
-	if (task_cgid_cached(next, t, direct)) {
+	if (task_cgid_cached(tg, t, direct)) {
 		if (thr_switch_in(next, t, now, &d, direct)) {
 			thr_wait(t, d);
 		} else if (!t->queued_ns) {
@@ -427,6 +433,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = sched_now(next, direct);
+	/* Each task's group loaded once, here (task_cgid_cached says why). */
+	struct task_group *ptg = task_tg(prev, direct), *ntg = task_tg(next, direct);
 	struct switch_out o = { .prev = prev };
 	struct cgs_task *t = NULL;
 
@@ -436,15 +444,15 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
 	if (task_pid(prev, direct))
-		switch_out(prev, cur, now, &o, direct);
+		switch_out(prev, ptg, cur, now, &o, direct);
 	if (task_pid(next, direct))
-		t = switch_in(next, &o, now, direct);
+		t = switch_in(next, ntg, &o, now, direct);
 	if (o.preempted && o.cg && t && t->cgid && o.cg != t->cgid)
 		count_preemption(o.cg, t->cgid);
 	/* What runs on this CPU from now (slot1 nonzero only for a task the filter admits). */
 	cur->since_ns = now;
 	cur->cgid = t && t->match ? t->cgid : 0;
-	cur->tg = (__u64)task_tg(next, direct);
+	cur->tg = (__u64)ntg;
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	why_switch_end(tl, next, t ? t->cgid : 0, direct);

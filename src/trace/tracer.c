@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "sched.skel.h"
+#include "trace/fentry_probe.h"
 #include "trace/tracer.h"
 #include "lib/util.h"
 
@@ -57,6 +58,8 @@ struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
 	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
 	int nthrottle, nunthrottle;
+	bool fentry_probed;         /* fexit_probe tried (once per start, whatever the backend pair) */
+	int fentry_refused;         /* its refusal, -errno; 0: none seen */
 };
 
 /* "name" or a compiler clone of it ("name.isra.0", "name.constprop.0"), never ".cold". */
@@ -189,6 +192,23 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	if (o->stop && *o->stop)
 		return -EINTR;
 
+	/*
+	 * A kernel that refuses every fentry/fexit program (as a locked-down
+	 * one may) is told by a two-instruction program, not by a full load.
+	 * Refusals the full load would meet the same way only; anything else
+	 * is learnt by loading for real.
+	 */
+	if (tb->id == CGS_THR_FENTRY && !k->fentry_probed) {
+		k->fentry_probed = true;
+		err = fexit_probe("throttle_cfs_rq");
+		/* 524: the kernel's ENOTSUPP, which userspace headers do not name. */
+		if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -524) {
+			cgs_debug("throttle backend fentry: a two-instruction fexit program was refused: %s", strerror(-err));
+			k->fentry_refused = err;
+		}
+	}
+	if (tb->id == CGS_THR_FENTRY && k->fentry_refused)
+		return k->fentry_refused;
 	/*
 	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
 	 * kprobe_events where that is missing: with neither, a load (~100 ms)
