@@ -87,18 +87,30 @@ static __always_inline __u64 elapsed(__u64 now, __u64 then)
 	return now > then ? now - then : 0;
 }
 
+_Static_assert((CGS_HIST_SLOTS & (CGS_HIST_SLOTS - 1)) == 0, "log2_slot masks with CGS_HIST_SLOTS - 1");
+
+/* us > c as 0 or 1 with no branch: c - us wraps and sets bit 63 (for us < 2^63). */
+#define CGS_GT(us, c) (((__u64)(c) - (us)) >> 63)
+
+/*
+ * floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout; us < 2^63
+ * (ns / 1000 here). Without branches: five if-steps made 32 paths per call
+ * that the verifier walked one by one, each with its own constant slot
+ * (docs/performance.md, "Start-up").
+ */
 static __always_inline __u32 log2_slot(__u64 us)
 {
-	__u32 slot = 0;
+	__u64 s, slot;
 
-	/* floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout. */
-	if (us > 0xffffffffULL) { us >>= 32; slot += 32; }
-	if (us > 0xffff) { us >>= 16; slot += 16; }
-	if (us > 0xff) { us >>= 8; slot += 8; }
-	if (us > 0xf) { us >>= 4; slot += 4; }
-	if (us > 0x3) { us >>= 2; slot += 2; }
-	if (us > 0x1) { slot += 1; }
-	return slot < CGS_HIST_SLOTS ? slot : CGS_HIST_SLOTS - 1;
+	s = CGS_GT(us, 0xffffffffULL) << 5; us >>= s; slot = s;
+	s = CGS_GT(us, 0xffffULL) << 4; us >>= s; slot |= s;
+	s = CGS_GT(us, 0xffULL) << 3; us >>= s; slot |= s;
+	s = CGS_GT(us, 0xfULL) << 2; us >>= s; slot |= s;
+	s = CGS_GT(us, 0x3ULL) << 1; us >>= s; slot |= s;
+	slot |= CGS_GT(us, 0x1ULL);
+	/* At most the last slot, also without a branch; the mask bounds the index for the verifier. */
+	s = CGS_GT(slot, CGS_HIST_SLOTS - 1);
+	return (slot ^ ((slot ^ (CGS_HIST_SLOTS - 1)) & -s)) & (CGS_HIST_SLOTS - 1);
 }
 
 static __always_inline void max_update(struct cgs_max *m, __u64 v)

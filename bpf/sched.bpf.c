@@ -189,18 +189,23 @@ static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
 }
 
 /*
- * Whether a task group or one of its ancestors has a CFS quota (RUNTIME_INF
- * is ~0): only then can its tasks be throttled, and only then are the
- * throttle checks worth their cost on the hot path.
+ * Whether a task group (its address) or one of its ancestors has a CFS
+ * quota (RUNTIME_INF is ~0): only then can its tasks be throttled, and only
+ * then are the throttle checks worth their cost on the hot path. Rare (per
+ * task, when lim_gen moves): a global function with probe reads, verified
+ * once instead of in every state that reaches it (start-up,
+ * docs/performance.md).
  */
-static __always_inline bool tg_limited(struct task_group *tg, bool direct)
+__noinline __u64 tg_limited(__u64 addr)
 {
+	struct task_group *tg = (void *)addr;
+
 	for (int i = 0; i < CGS_MAX_DEPTH && tg; i++) {
-		if (tg_quota(tg, direct) != ~0ULL)
-			return true;
-		tg = tg_parent(tg, direct);
+		if (tg_quota(tg, false) != ~0ULL)
+			return 1;
+		tg = tg_parent(tg, false);
 	}
-	return false;
+	return 0;
 }
 
 /*
@@ -208,13 +213,13 @@ static __always_inline bool tg_limited(struct task_group *tg, bool direct)
  * when the task moved to another task group (sched_task_group changed); and
  * whether it can be throttled, re-checked when the loader's lim_gen moved.
  * Returns the id when the filter admits the task, else 0; t->cgid keeps
- * the id either way (a preemptor outside the filter is still named).
+ * the id either way (a preemptor outside the filter is still named). tg:
+ * the task's sched_task_group, which each program loads once at its top
+ * (a load from the trusted task pointer costs 6.18's verifier linear scans
+ * of vmlinux BTF at every state that reaches it: docs/performance.md).
  */
-static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_task *t,
-					      bool direct)
+static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_task *t, bool direct)
 {
-	struct task_group *tg = task_tg(p, direct);
-
 	/* After a recycling, all of it again: a removed group's task_group may be reused. */
 	if (t->tg != (__u64)tg || t->slot_gen != slot_gen) {
 		t->tg = (__u64)tg;
@@ -226,7 +231,12 @@ static __always_inline __u64 task_cgid_cached(struct task_struct *p, struct cgs_
 	}
 	if (t->lim_gen != lim_gen) {
 		t->lim_gen = lim_gen;
-		t->limited = tg_limited(tg, direct);
+		/*
+		 * The address as a number, as the function takes it: read back
+		 * from the task state (volatile: clang would pass the pointer
+		 * it holds, which the verifier refuses for a scalar argument).
+		 */
+		t->limited = tg_limited(*(volatile __u64 *)&t->tg);
 	}
 	return t->match ? t->cgid : 0;
 }
@@ -250,18 +260,19 @@ static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
 
 static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 {
+	struct task_group *tg = task_tg(p, direct);
+	__u64 now = sched_now(p, direct);
 	struct cgs_task *t = task_get(p, direct);
 
 	if (!t) {
 		count_drop(CGS_DROP_TASK_FULL);
 		return 0;
 	}
-	__u64 cgid = task_cgid_cached(p, t, direct);
+	__u64 cgid = task_cgid_cached(tg, t, direct);
 	if (!cgid)
 		return 0;
 	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
 	t->woken = 1;
-	__u64 now = sched_now(p, direct);
 	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
 	} else {
@@ -296,8 +307,8 @@ static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 
 }
 
 /* Outgoing: everything since this CPU's last switch ran prev. */
-static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_cur *cur, __u64 now,
-				       struct switch_out *o, bool direct)
+static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct cgs_cpu_cur *cur,
+				       __u64 now, struct switch_out *o, bool direct)
 {
 	bool runnable = task_state(prev, direct) == CGS_TASK_RUNNING, throttled = false;
 	struct cgs_cg_stats *s;
@@ -313,10 +324,10 @@ static __always_inline void switch_out(struct task_struct *prev, struct cgs_cpu_
 	 * Its task state is needed when it waits from now, or moved to another
 	 * cgroup while it ran, or its slot may have been recycled meanwhile.
 	 */
-	if (runnable || !cur->since_ns || cur->tg != (__u64)task_tg(prev, direct) || cur->slot_gen != slot_gen) {
+	if (runnable || !cur->since_ns || cur->tg != (__u64)tg || cur->slot_gen != slot_gen) {
 		t = task_get(prev, direct);
 		if (t) {
-			o->cg = task_cgid_cached(prev, t, direct);
+			o->cg = task_cgid_cached(tg, t, direct);
 			o->slot1 = t->slot1;
 			if (runnable && o->cg && t->limited && thr_switch_out(prev, t, now, direct)) {
 				throttled = true;
@@ -400,8 +411,8 @@ static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s
 }
 
 /* Incoming: its run-queue (or throttled) wait ends now. Returns its task state, or NULL. */
-static __always_inline struct cgs_task *switch_in(struct task_struct *next, const struct switch_out *o,
-						  __u64 now, bool direct)
+static __always_inline struct cgs_task *switch_in(struct task_struct *next, struct task_group *tg,
+						  const struct switch_out *o, __u64 now, bool direct)
 {
 	struct cgs_task *t = task_get(next, direct);
 	struct cgs_cg_stats *s;
@@ -411,7 +422,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, cons
 		count_drop(CGS_DROP_TASK_FULL);
 		return NULL;
 	}
-	if (task_cgid_cached(next, t, direct)) {
+	if (task_cgid_cached(tg, t, direct)) {
 		if (thr_switch_in(next, t, now, &d, direct)) {
 			thr_wait(t, d);
 		} else if (!t->queued_ns) {
@@ -467,6 +478,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = sched_now(next, direct);
+	/* Each task's group loaded once, here (task_cgid_cached says why). */
+	struct task_group *ptg = task_tg(prev, direct), *ntg = task_tg(next, direct);
 	struct switch_out o = { .prev = prev };
 	struct cgs_task *t = NULL;
 
@@ -476,15 +489,15 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
 	if (task_pid(prev, direct))
-		switch_out(prev, cur, now, &o, direct);
+		switch_out(prev, ptg, cur, now, &o, direct);
 	if (task_pid(next, direct))
-		t = switch_in(next, &o, now, direct);
+		t = switch_in(next, ntg, &o, now, direct);
 	if (o.preempted && o.cg && t && t->cgid && o.cg != t->cgid)
 		count_preemption(o.cg, t->cgid);
 	/* What runs on this CPU from now (slot1 nonzero only for a task the filter admits). */
 	cur->since_ns = now;
 	cur->cgid = t && t->match ? t->cgid : 0;
-	cur->tg = (__u64)task_tg(next, direct);
+	cur->tg = (__u64)ntg;
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;

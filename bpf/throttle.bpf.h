@@ -169,51 +169,79 @@ static __always_inline __u64 unseen_throttle(struct cfs_rq *c, __u64 now, __u64 
 }
 
 /*
- * Did a throttle of the task's group, or of an ancestor, overlap its wait?
- * Returns the throttling cgroup's id, or 0. Ongoing episodes count too
- * (their end is still 0 in thr_last: see thr_begin). The cfs_rq it was
- * queued on is checked first: after an unthrottle it may have been pulled to
- * another CPU before it ran.
+ * The two rare paths that walk a task's hierarchy (a long wait of a limited
+ * task, a throttled task) are global functions, verified once, not at each
+ * of the many verifier states that reach their call sites; they take numbers
+ * and read with probe reads. Both cut start-up (docs/performance.md,
+ * "Start-up"): inlined with direct loads, 6.18's verifier walked them in
+ * ~12,000 of btf_switch's 31,000 processed instructions, and each direct
+ * load of a pointer from the trusted task cost it four linear scans of
+ * vmlinux BTF (the *__safe_trusted lookups). The cost is a few probe reads
+ * on these paths only.
  */
-static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs_task *t, __u64 now, bool direct)
+
+/*
+ * Did a throttle of the task's group, or of an ancestor, overlap its wait
+ * (since: its start, on the clock of episodes)? Returns the throttling
+ * cgroup's id, or 0. Ongoing episodes count too (their end is still 0 in
+ * thr_last: see thr_begin). The cfs_rq it was queued on (queued_rq) is
+ * checked first: after an unthrottle it may have been pulled to another CPU
+ * before it ran. cfs_rq and group_se: the task's se.cfs_rq and se.parent.
+ */
+__noinline __u64 thr_wait_by(__u64 cfs_rq, __u64 group_se, __u64 queued_rq, __u64 since, __u64 now)
 {
-	struct cfs_rq *c = task_cfs_rq(p, direct);
-	struct sched_entity *se = task_group_se(p, direct);
-	__u64 since = t->queued_ns, by;
+	struct cfs_rq *c = (void *)cfs_rq;
+	struct sched_entity *se = (void *)group_se;
+	__u64 by;
 
-	/* fentry/kprobe episodes are in ktime: so must the wait's start be (rare path). */
-	if (direct && targ_thr != CGS_THR_TRACEPOINT)
-		since += bpf_ktime_get_ns() - now;
-
-	if (t->queued_rq && t->queued_rq != (__u64)c && (by = overlapped(t->queued_rq, since)))
+	if (queued_rq && queued_rq != cfs_rq && (by = overlapped(queued_rq, since)))
 		return by;
 	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
-		if ((by = overlapped((__u64)c, since)) || (by = unseen_throttle(c, now, now - since, direct)))
+		if ((by = overlapped((__u64)c, since)) || (by = unseen_throttle(c, now, now - since, false)))
 			return by;
 		if (!se)
 			break;
-		c = se_cfs_rq(se, direct);
-		se = se_parent(se, direct);
+		c = se_cfs_rq(se, false);
+		se = se_parent(se, false);
 	}
 	return 0;
 }
 
-/* The cfs_rq whose quota holds this task: its own, or the first throttled ancestor's. */
-static __always_inline struct cfs_rq *throttler(struct task_struct *p, bool direct)
+static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs_task *t, __u64 now, bool direct)
 {
-	struct cfs_rq *c = task_cfs_rq(p, direct), *own = c;
-	struct sched_entity *se = task_group_se(p, direct);
+	__u64 since = t->queued_ns;
+
+	/* fentry/kprobe episodes are in ktime: so must the wait's start be (rare path). */
+	if (direct && targ_thr != CGS_THR_TRACEPOINT)
+		since += bpf_ktime_get_ns() - now;
+	return thr_wait_by((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false), t->queued_rq, since, now);
+}
+
+/*
+ * The cfs_rq whose quota holds a task (cfs_rq, group_se: its se.cfs_rq and
+ * se.parent): its own, or the first throttled ancestor's.
+ */
+__noinline __u64 thr_holder(__u64 cfs_rq, __u64 group_se)
+{
+	struct cfs_rq *c = (void *)cfs_rq;
+	struct sched_entity *se = (void *)group_se;
 
 	for (int i = 0; i < CGS_MAX_DEPTH && c; i++) {
-		if (cfs_rq_throttled(c, direct))
-			return c;
+		if (cfs_rq_throttled(c, false))
+			return (__u64)c;
 		if (!se)
 			break;
-		c = se_cfs_rq(se, direct);
-		se = se_parent(se, direct);
+		c = se_cfs_rq(se, false);
+		se = se_parent(se, false);
 	}
 	/* Throttle flag not visible (yet): charge its own group. */
-	return own;
+	return cfs_rq;
+}
+
+/* Read with probe reads, as every use of the result must be: it is a number to the verifier. */
+static __always_inline struct cfs_rq *throttler(struct task_struct *p)
+{
+	return (void *)thr_holder((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false));
 }
 
 static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now)
@@ -321,9 +349,9 @@ static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_
 {
 	if (!task_throttled(prev, direct))
 		return false;
-	struct cfs_rq *c = throttler(prev, direct);
+	struct cfs_rq *c = throttler(prev);
 	t->thr_since = now;
-	t->thr_by = cfs_rq_cgid(c, direct);
+	t->thr_by = cfs_rq_cgid(c, false);
 	if (targ_thr == CGS_THR_TRACEPOINT)
 		open_episode(c, t->thr_by, now);
 	return true;
@@ -340,8 +368,8 @@ static __always_inline void thr_switch_out_asleep(struct task_struct *prev, cons
 	if (targ_thr != CGS_THR_TRACEPOINT || !cur->limited || !cg || !per_cfs_rq_model() ||
 	    !task_throttled(prev, direct))
 		return;
-	struct cfs_rq *c = throttler(prev, direct);
-	open_episode(c, cfs_rq_cgid(c, direct), now);
+	struct cfs_rq *c = throttler(prev);
+	open_episode(c, cfs_rq_cgid(c, false), now);
 }
 
 /*
@@ -374,16 +402,16 @@ static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t
 {
 	if (!task_throttled(p, direct))
 		return false;
-	struct cfs_rq *c = throttler(p, direct);
+	struct cfs_rq *c = throttler(p);
 	t->thr_since = now;
-	t->thr_by = cfs_rq_cgid(c, direct);
+	t->thr_by = cfs_rq_cgid(c, false);
 	/*
 	 * tracepoint backend: its cfs_rq may have throttled as it was enqueued,
 	 * which no switch shows. Open the episode from the kernel's own start
 	 * where that is kept (see cfs_rq_throttle_age).
 	 */
 	if (targ_thr == CGS_THR_TRACEPOINT)
-		open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, direct));
+		open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, false));
 	return true;
 }
 

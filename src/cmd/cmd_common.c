@@ -83,6 +83,12 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 			return -1;
 		c->so.thr_backend = arg;
 		return 0;
+	case OPT_PRIORITY:
+		if (priority_parse(arg, &c->so.priority)) {
+			cgs_err("--priority %s: expected rt, rt:N (SCHED_FIFO priority 1 to 99) or nice:N (-20 to -1)", arg);
+			return -1;
+		}
+		return 0;
 	/* Only commands whose table lists them (top, hist) can get these. */
 	case OPT_TASKS:
 		c->tasks = true;

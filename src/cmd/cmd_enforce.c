@@ -49,6 +49,7 @@ static const char usage[] =
 	"  --journal JOURNAL       the journal (default " JOURNAL_DEFAULT ";\n"
 	"                          its lock: JOURNAL.lock)\n"
 	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
+	"  --priority P            as for top (with --listen, the HTTP thread too)\n"
 	"  -v, --verbose\n"
 	"\n"
 	"With --listen, also serves /metrics as cgsched export does (one daemon\n"

@@ -22,6 +22,7 @@ static const char usage[] =
 	"      --cgroup PATH        only this cgroup and its descendants (repeatable)\n"
 	"      --max-cgroups N      bound of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B, --throttle-backend B   as for top\n"
+	"      --priority P         as for top; the HTTP thread too, so scrapes are answered\n"
 	"  -q, --quiet              no start-up line on stderr\n"
 	"  -v, --verbose\n"
 	"\n"

@@ -33,6 +33,7 @@ static const char usage[] =
 	"                         (default: the first that works)\n"
 	"      --throttle-backend B  fentry, kprobe or tracepoint (default: the first that\n"
 	"                         works; --backend is its old name)\n"
+	PRIORITY_HELP
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages on stderr\n"
 	"\n"

@@ -55,6 +55,8 @@ static const char usage[] =
 	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
 	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"
 	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
+	"  --priority P         as for top: cgsched's threads, never CMD (it starts as an\n"
+	"                       ordinary task)\n"
 	"  -q, --quiet          no live status line\n"
 	"  -v, --verbose        libbpf's messages\n"
 	"\n"

@@ -12,7 +12,7 @@
 
 enum long_opt {
 	/* every tracing command (common_opt) */
-	OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_SCHED_BACKEND, OPT_THROTTLE_BACKEND,
+	OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_SCHED_BACKEND, OPT_THROTTLE_BACKEND, OPT_PRIORITY,
 	/* several commands, each its own meaning */
 	OPT_JSON, OPT_PER_CPU, OPT_METRIC,
 	/* check and record --check (rules_opt) */
@@ -41,8 +41,15 @@ enum long_opt {
 	{ "sched-backend", required_argument, NULL, OPT_SCHED_BACKEND },       \
 	{ "throttle-backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, \
 	{ "backend", required_argument, NULL, OPT_THROTTLE_BACKEND }, /* its old name */ \
+	{ "priority", required_argument, NULL, OPT_PRIORITY },                 \
 	{ "verbose", no_argument, NULL, 'v' },                                 \
 	{ "help", no_argument, NULL, 'h' }
+
+/* Every tracing command: --priority's help lines (its text in one place). */
+#define PRIORITY_HELP                                                                         \
+	"      --priority P       run cgsched's own threads at P: rt (SCHED_FIFO 1), rt:N (1-99)\n" \
+	"                         or nice:N (-20 to -1), so a busy machine cannot starve the\n"    \
+	"                         output; never the traced tasks or what cgsched starts\n"
 
 /* top (--tasks) and hist (--per-task): the drill-down into tasks (common_opt) */
 #define TASKS_LONG_OPTS(tasks_name)                                    \

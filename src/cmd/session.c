@@ -33,6 +33,44 @@ static void name_forget(void *ctx, uint64_t id)
 	cgfs_forget(ctx, id);
 }
 
+/*
+ * --priority, before the load: under a storm the load's own CPU time (the
+ * verifier's) waited like every other slice (docs/performance.md).
+ */
+static int set_priority(struct session *s, const struct cgs_priority *p)
+{
+	char name[32], rel[PATH_MAX], rt[32];
+	int tid, err = priority_apply(p, &tid);
+
+	priority_name(p, name, sizeof(name));
+	if (!err) {
+		if (p->kind != CGS_PRIO_DEFAULT)
+			cgs_debug("priority %s on every thread, reset on fork", name);
+		return 0;
+	}
+	/* setpriority says EACCES for a nice it may not lower. */
+	if (err == -EACCES)
+		err = -EPERM;
+	if (err == -EPERM && priority_refused_by_group(p)) {
+		cgfs_self(&s->fs, rel, sizeof(rel));
+		if (cgfs_read(&s->fs, rel, "cpu.rt_runtime_us", rt, sizeof(rt)) < 0)
+			snprintf(rt, sizeof(rt), "unknown");
+		rt[strcspn(rt, "\n")] = 0;
+		cgs_err("--priority %s: the kernel refused a real-time policy in cgsched's cpu cgroup %s "
+			"(cpu.rt_runtime_us %s: real-time group scheduling gives it no runtime); run cgsched "
+			"from a cgroup with runtime, such as the root, or use nice:N", name, rel, rt);
+	} else if (err == -EPERM && p->kind == CGS_PRIO_RT) {
+		cgs_err("--priority %s: not permitted: needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least %d (ulimit -r)",
+			name, p->value);
+	} else if (err == -EPERM) {
+		cgs_err("--priority %s: not permitted: needs CAP_SYS_NICE, or an RLIMIT_NICE of at least %d (ulimit -e)",
+			name, 20 - p->value);
+	} else {
+		cgs_err("--priority %s: cannot set thread %d: %s", name, tid, strerror(-err));
+	}
+	return CGS_EXIT_USAGE;
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	int err;
@@ -75,6 +113,8 @@ int session_open(struct session *s, const struct session_opts *o)
 		.names_ctx = &s->fs,
 		.stop = &cgs_stop,
 	};
+	if ((err = set_priority(s, &o->priority)))
+		return err;
 	if (cgs_stop)
 		return session_stopped();
 	if ((err = tracer_start(&s->tr, &to)))

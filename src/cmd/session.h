@@ -7,6 +7,7 @@
 
 #include "kernel/cgroupfs.h"
 #include "out/json_out.h"
+#include "lib/priority.h"
 #include "lib/stop.h"
 #include "trace/tracer.h"
 
@@ -27,6 +28,7 @@ struct session_opts {
 	 * them for its --grace.
 	 */
 	uint64_t keep_removed_ns;
+	struct cgs_priority priority; /* --priority: this process's threads */
 };
 
 struct session {

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "sched.skel.h"
+#include "trace/fentry_probe.h"
 #include "trace/tracer.h"
 #include "lib/util.h"
 
@@ -57,6 +58,8 @@ struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
 	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
 	int nthrottle, nunthrottle;
+	bool fentry_probed;         /* fexit_probe tried (once per start, whatever the backend pair) */
+	int fentry_refused;         /* its refusal, -errno; 0: none seen */
 };
 
 /* "name" or a compiler clone of it ("name.isra.0", "name.constprop.0"), never ".cold". */
@@ -217,6 +220,23 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		return -EINTR;
 
 	/*
+	 * A kernel that refuses every fentry/fexit program (as a locked-down
+	 * one may) is told by a two-instruction program, not by a full load.
+	 * Refusals the full load would meet the same way only; anything else
+	 * is learnt by loading for real.
+	 */
+	if (tb->id == CGS_THR_FENTRY && !k->fentry_probed) {
+		k->fentry_probed = true;
+		err = fexit_probe("throttle_cfs_rq");
+		/* 524: the kernel's ENOTSUPP, which userspace headers do not name. */
+		if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -524) {
+			cgs_debug("throttle backend fentry: a two-instruction fexit program was refused: %s", strerror(-err));
+			k->fentry_refused = err;
+		}
+	}
+	if (tb->id == CGS_THR_FENTRY && k->fentry_refused)
+		return k->fentry_refused;
+	/*
 	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
 	 * kprobe_events where that is missing: with neither, a load (~100 ms)
 	 * would only end in a failed attach.
@@ -346,11 +366,25 @@ static void *nudge(void *arg)
 static void nudge_cpus(int ncpus)
 {
 	pthread_t th[1024];
-	int n = ncpus < 1024 ? ncpus : 1024, started = 0;
+	int n = ncpus < 1024 ? ncpus : 1024, started = 0, policy;
+	struct sched_param sp;
+	pthread_attr_t attr;
 
+	/*
+	 * At this thread's policy (--priority): set with SCHED_RESET_ON_FORK,
+	 * it is not inherited, and an ordinary nudge thread waits behind the
+	 * load a real-time observer is there to see.
+	 */
+	pthread_attr_init(&attr);
+	if (!pthread_getschedparam(pthread_self(), &policy, &sp) && policy != SCHED_OTHER) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, policy);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
 	for (long i = 0; i < n; i++)
-		if (!pthread_create(&th[started], NULL, nudge, (void *)i))
+		if (!pthread_create(&th[started], &attr, nudge, (void *)i))
 			started++;
+	pthread_attr_destroy(&attr);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 }

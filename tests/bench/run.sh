@@ -16,10 +16,16 @@
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
 #            refresh's CPU time (median of eight), and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
+#   late     how late output comes while a perf bench pipe pair per CPU starves
+#            ordinary tasks, with and without --priority rt, sleep 2 for
+#            reference (tests/bench/late.sh; its own rounds, each under one storm)
 #
 # Prints a table and writes .output/bench.json. Never asserts a timing.
 # CGS_BENCH_ROUNDS (default 6), CGS_BENCH_LOOPS (default 100000),
-# CGS_BENCH_SCALE (default 10000; 0 skips the scale run).
+# CGS_BENCH_SCALE (default 10000; 0 skips the scale run), CGS_BENCH_MODES
+# (the modes of the rounds, default all; "" skips the rounds and startup),
+# CGS_BENCH_LATE (rounds of the late part, default 3; 0 skips it),
+# CGS_BENCH_LATE_BOUND (seconds one command may take there, default 60).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CGSCHED=$ROOT/cgsched
@@ -45,6 +51,8 @@ cg_detect || exit 2
 # timeline: cgsched with top --timeline (a Perfetto trace; waits of 10 ms or more one by one).
 modes="none floor cgsched tasks why timeline"
 command -v runqlat >/dev/null && modes="$modes runqlat"
+modes=${CGS_BENCH_MODES-$modes}
+LATE=${CGS_BENCH_LATE:-3}
 
 STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 cleanup() {
@@ -103,8 +111,10 @@ pipe() { taskset -c 0 perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usec
 
 storm() { "$CPUTIME" sh "$ROOT/tests/bench/storm.sh" "$CG_ROOT/cgs-bench-$$-storm" "$STORM_LOOPS"; } # "WALL_US CPU_US"
 
-echo "bench: $(uname -r), $(nproc) CPUs, cgroup v$CG_VER; modes: $modes; $ROUNDS rounds"
+[ -n "$modes" ] || ROUNDS=0
+echo "bench: $(uname -r), $(nproc) CPUs, cgroup v$CG_VER; modes: ${modes:-none}; $ROUNDS rounds; late: $LATE rounds"
 storm_make "$CG_ROOT/cgs-bench-$$-storm" || exit 1
+: >"$T/samples" >"$T/startup" >"$T/json"
 
 # The storm again with bpf_stats on: "RUN_NS RUN_CNT" of the mode's programs.
 stat_storm() {
@@ -130,7 +140,7 @@ done
 echo >&2
 
 # Per round: added cost of each mode over "none" in the same round.
-awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
+[ -s "$T/samples" ] && awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 	{ pipe[$1, $2] = $3; storm[$1, $2] = $4; scpu[$1, $2] = $5; prog[$1, $2] = $7 ? $6 / $7 : 0; if ($1 > R) R = $1 }
 	function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function stats(a, n, name, unit,   m) { sort(a, n); m = (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
@@ -170,8 +180,32 @@ awk -v modes="$modes" -v sevents=$((16 * STORM_LOOPS * 4)) '
 		print json > "/dev/stderr"
 	}' "$T/samples" 2>"$T/json" | tee "$T/table"
 
-su=$(sort -n "$T/startup" | awk '{ a[NR] = $1 } END { printf "{\"min\": %s, \"median\": %s, \"max\": %s, \"unit\": \"ms\"}", a[1], a[int((NR+1)/2)], a[NR] }')
+su=$(sort -n "$T/startup" | awk '{ a[NR] = $1 } END { if (NR) printf "{\"min\": %s, \"median\": %s, \"max\": %s, \"unit\": \"ms\"}", a[1], a[int((NR+1)/2)], a[NR]; else printf "null" }')
 echo "startup (main to attached): $su"
+
+# Output under a storm that starves ordinary tasks: a real-time shell keeps
+# the time (late.sh), bounded here too, also at a real-time priority.
+late="null"
+if [ "$LATE" -gt 0 ]; then
+	mkdir -p "$CG_ROOT/cgs-bench-$$-late"
+	echo "late: $LATE rounds of sleep, hist -d 2 and top -i 1 -n 4 under a pipe pair per CPU, with and without --priority rt"
+	chrt -f 50 timeout $(( LATE * ${CGS_BENCH_LATE_BOUND:-60} * 6 )) \
+		chrt -f -R 50 bash "$ROOT/tests/bench/late.sh" "$CG_ROOT/cgs-bench-$$-late" "$LATE" "$CGSCHED" "$T/late"
+	echo >&2
+	grep -h killed "$T/late" | sed 's/^/late: bounded: /'
+	# Per mode: min, median, max of LATE_MS (and of IVL_LATE_MS for top).
+	late=$(awk '{ n[$2]++; l[$2, n[$2]] = $4; g[$2, n[$2]] = $5 }
+		function med(a, m, k,   i, j, t, v) { for (i = 1; i <= k; i++) v[i] = a[m, i]
+			for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+			return sprintf("{\"min\": %d, \"median\": %d, \"max\": %d, \"unit\": \"ms\"}", v[1], (k % 2) ? v[(k+1)/2] : (v[k/2] + v[k/2+1]) / 2, v[k]) }
+		END { split("sleep hist-quiet hist hist-rt top top-rt", M, " ")
+			for (i = 1; i in M; i++) { m = M[i]; if (!(m in n)) continue
+			printf "%s\"%s\": %s", c++ ? ", " : "", m, med(l, m, n[m])
+			if (m ~ /^top/) printf ", \"%s-gap\": %s", m, med(g, m, n[m]) }
+		}' "$T/late")
+	late="{$late}"
+	echo "late (ms past due: min, median, max): $late" | sed 's/, "unit": "ms"//g'
+fi
 
 scale="null"
 if [ "$SCALE" -gt 0 ]; then
@@ -236,6 +270,6 @@ fi
 cat >"$OUT" <<EOF
 {"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
  "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "storm_loops": $STORM_LOOPS, "modes": "$modes",
- "figures": {$(cat "$T/json")}, "startup_ms": $su, "scale": $scale}
+ "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale}
 EOF
 jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"
