@@ -373,88 +373,6 @@ static void push_free(struct slot_table *sl)
 	sl->nunpushed = w;
 }
 
-/* Hand back the slots decided at an earlier read, their figures parked first. */
-static int release(struct slot_table *sl, uint64_t now)
-{
-	uint32_t *go = NULL, n = 0;
-	struct cgs_cg_stats **v = NULL;
-	size_t sorted = sl->nparked;
-	int err = -ENOMEM;
-
-	if (!sl->nretiring)
-		return 0;
-	if (!(go = malloc(sl->nretiring * sizeof(*go))))
-		return -ENOMEM;
-	/* Decided at an earlier refresh, a second ago at least (a dying task's last switch). */
-	for (uint32_t s = 0; s < sl->nslots && n < sl->nretiring; s++)
-		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads && now - sl->retire_ns[s] >= 1000000000ULL)
-			go[n++] = s;
-	if (!n) {
-		free(go);
-		return 0;
-	}
-	/* Every allocation first: past the deletes below, nothing may fail half-way. */
-	if (sl->parked_cap < sl->nparked + n) {
-		struct parked *np = realloc(sl->parked, (sl->nparked + n) * sizeof(*np));
-		if (!np)
-			goto out;
-		sl->parked = np;
-		sl->parked_cap = sl->nparked + n;
-	}
-	if (!(v = calloc(n, sizeof(*v))))
-		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		if (!(v[i] = calloc(sl->ncpus, sizeof(**v))))
-			goto out;
-	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = go[i], back;
-		if (!bpf_map_lookup_elem(sl->fd_slot, &sl->owner[s], &back) && back == s)
-			bpf_map_delete_elem(sl->fd_slot, &sl->owner[s]);
-		__atomic_store_n(&sl->bowner[s], 0, __ATOMIC_RELEASE);
-	}
-	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
-	/* ... once the programs that used them have finished. */
-	wait_programs(sl);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = go[i];
-
-		park(sl, s, now, sorted, &v[i]);
-		for (int cpu = 0; cpu < sl->ncpus; cpu++)
-			memset(&sl->cg[(size_t)cpu * sl->max + s], 0, sizeof(*sl->cg));
-		sl->owner[s] = 0;
-		sl->retire_read[s] = 0;
-		free(sl->note[s].path);
-		sl->note[s] = (struct slot_note){ 0 };
-		sl->nretiring--;
-		sl->recycled++;
-		sl->unpushed[sl->nunpushed++] = s;
-	}
-	push_free(sl);
-	qsort(sl->parked, sl->nparked, sizeof(*sl->parked), cmp_parked);
-	cgs_debug("slots: %u taken back (%llu so far), %zu cgroups' figures parked", n,
-		  (unsigned long long)sl->recycled, sl->nparked);
-	err = 0;
-out:
-	for (uint32_t i = 0; v && i < n; i++)
-		free(v[i]); /* those park() did not take */
-	free(v);
-	free(go);
-	return err;
-}
-
-static bool grow_pending(struct slot_table *sl)
-{
-	size_t cap = sl->pending_cap ? sl->pending_cap * 2 : 64;
-	uint64_t *n = realloc(sl->pending_forget, cap * sizeof(*n));
-
-	if (!n)
-		return false;
-	sl->pending_forget = n;
-	sl->pending_cap = cap;
-	return true;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -462,14 +380,14 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Their throttle and preemption entries go with them (those maps would fill). */
-static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n)
+/* Their preemption (and, with thr, throttle) entries go with them (those maps would fill). */
+static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bool thr)
 {
 	struct cgs_preempt_key k, next, *del = NULL;
 	size_t ndel = 0, cap = 0;
 	bool first = true;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; thr && i < n; i++)
 		for (int cpu = 0; cpu < sl->ncpus; cpu++) {
 			struct cgs_thr_key tk = { .cgid = ids[i], .cpu = cpu };
 			bpf_map_delete_elem(sl->fd_thr, &tk);
@@ -509,6 +427,102 @@ static int cmp_age(const void *a, const void *b)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
+}
+
+/* Hand back the slots decided at an earlier read, their figures parked first. */
+static int release(struct slot_table *sl, uint64_t now)
+{
+	uint32_t *go = NULL, n = 0;
+	struct cgs_cg_stats **v = NULL;
+	uint64_t *gone_ids = NULL;
+	size_t sorted = sl->nparked;
+	int err = -ENOMEM;
+
+	if (!sl->nretiring)
+		return 0;
+	if (!(go = malloc(sl->nretiring * sizeof(*go))))
+		return -ENOMEM;
+	/* Decided at an earlier refresh, a second ago at least (a dying task's last switch). */
+	for (uint32_t s = 0; s < sl->nslots && n < sl->nretiring; s++)
+		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads && now - sl->retire_ns[s] >= 1000000000ULL)
+			go[n++] = s;
+	if (!n) {
+		free(go);
+		return 0;
+	}
+	/* Every allocation first: past the deletes below, nothing may fail half-way. */
+	if (sl->parked_cap < sl->nparked + n) {
+		struct parked *np = realloc(sl->parked, (sl->nparked + n) * sizeof(*np));
+		if (!np)
+			goto out;
+		sl->parked = np;
+		sl->parked_cap = sl->nparked + n;
+	}
+	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		if (!(v[i] = calloc(sl->ncpus, sizeof(**v))))
+			goto out;
+	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = go[i], back;
+		if (!bpf_map_lookup_elem(sl->fd_slot, &sl->owner[s], &back) && back == s)
+			bpf_map_delete_elem(sl->fd_slot, &sl->owner[s]);
+		__atomic_store_n(&sl->bowner[s], 0, __ATOMIC_RELEASE);
+	}
+	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
+	/* ... once the programs that used them have finished. */
+	wait_programs(sl);
+	size_t ngone = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = go[i];
+
+		if (sl->note[s].gone)
+			gone_ids[ngone++] = sl->owner[s];
+		park(sl, s, now, sorted, &v[i]);
+		for (int cpu = 0; cpu < sl->ncpus; cpu++)
+			memset(&sl->cg[(size_t)cpu * sl->max + s], 0, sizeof(*sl->cg));
+		sl->owner[s] = 0;
+		sl->retire_read[s] = 0;
+		free(sl->note[s].path);
+		sl->note[s] = (struct slot_note){ 0 };
+		sl->nretiring--;
+		sl->recycled++;
+		sl->unpushed[sl->nunpushed++] = s;
+	}
+	push_free(sl);
+	qsort(sl->parked, sl->nparked, sizeof(*sl->parked), cmp_parked);
+	/*
+	 * A removed cgroup's preemption pairs go now, not with its figures: under
+	 * churn they would fill that map (4 x --max-cgroups) within a minute. A
+	 * read has seen them since its removal (a refresh went by).
+	 */
+	if (ngone) {
+		qsort(gone_ids, ngone, sizeof(*gone_ids), cmp_u64);
+		forget_maps(sl, gone_ids, ngone, false);
+	}
+	cgs_debug("slots: %u taken back (%llu so far), %zu cgroups' figures parked", n,
+		  (unsigned long long)sl->recycled, sl->nparked);
+	err = 0;
+out:
+	for (uint32_t i = 0; v && i < n; i++)
+		free(v[i]); /* those park() did not take */
+	free(v);
+	free(gone_ids);
+	free(go);
+	return err;
+}
+
+static bool grow_pending(struct slot_table *sl)
+{
+	size_t cap = sl->pending_cap ? sl->pending_cap * 2 : 64;
+	uint64_t *n = realloc(sl->pending_forget, cap * sizeof(*n));
+
+	if (!n)
+		return false;
+	sl->pending_forget = n;
+	sl->pending_cap = cap;
+	return true;
 }
 
 /* Let go of parked record p; its name too, now or at the next snapshot read. */
@@ -575,7 +589,7 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 	sl->nparked = w;
 	if (nids) {
 		qsort(ids, nids, sizeof(*ids), cmp_u64);
-		forget_maps(sl, ids, nids);
+		forget_maps(sl, ids, nids, true);
 	}
 	free(ids);
 	return 0;

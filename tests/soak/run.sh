@@ -82,6 +82,8 @@ taskset -c 0 "$CHURN" "$CG_ROOT$S/churn" "$RATE" "$SECS" "$T/churn.log" 2>"$T/ch
 CH=$!
 PIDS="$PIDS $CH"
 
+# The BPF programs the observers hold (fdinfo's prog_id): none may outlive them.
+cat /proc/$TOP/fdinfo/* /proc/$ENF/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u >"$T/progs"
 # Sample both observers every 5 s while the churn runs.
 : >"$T/samples"
 soak_end=$(( $(date +%s) + SECS + 120 ))
@@ -164,9 +166,11 @@ grep -qiE "error|failed" "$T/enforce.log" && check FAIL "enforce logged: $(grep 
 	check ok "enforce: $(grep -c . "$T/enforce.log") log lines, no failure"
 
 # Nothing left behind.
-left=$(bpftool prog show 2>/dev/null | grep -cE 'name (btf|raw)_(switch|wakeup|rmdir)')
+left=0
+for id in $(cat "$T/progs"); do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
 pinned=$(( $(find /sys/fs/bpf 2>/dev/null | wc -l) - pinned_before ))
-[ "$left" = 0 ] && [ "$pinned" = 0 ] && check ok "nothing attached or pinned after exit" ||
+[ -s "$T/progs" ] || check FAIL "no BPF program seen held by top or enforce"
+[ "$left" = 0 ] && [ "$pinned" = 0 ] && check ok "nothing attached or pinned after exit ($(wc -l <"$T/progs") programs were held)" ||
 	check FAIL "$left programs loaded, $pinned pinned after exit"
 dmesg | tail -n +"$((dmesg_before + 1))" >"$T/dmesg"
 bad=$(grep -cE 'WARNING|BUG|Oops|Call Trace|general protection' "$T/dmesg")
