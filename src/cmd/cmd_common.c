@@ -83,12 +83,20 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 			return -1;
 		c->so.thr_backend = arg;
 		return 0;
-	case OPT_PRIORITY:
+	case OPT_PRIORITY: {
+		int tid;
 		if (priority_parse(arg, &c->so.priority)) {
 			cgs_err("--priority %s: expected rt, rt:N (SCHED_FIFO priority 1 to 99) or nice:N (-20 to -1)", arg);
 			return -1;
 		}
+		/*
+		 * At once, best effort: what comes before the load (the exporter's
+		 * TLS and port, cgroupfs) then already runs raised. session_open
+		 * sets every thread again and reports a refusal.
+		 */
+		priority_apply(&c->so.priority, &tid);
 		return 0;
+	}
 	/* Only commands whose table lists them (top, hist) can get these. */
 	case OPT_TASKS:
 		c->tasks = true;

@@ -17,15 +17,16 @@
 #            refresh's CPU time (median of eight), and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
 #   late     how late output comes while a perf bench pipe pair per CPU starves
-#            ordinary tasks, with and without --priority rt, sleep 2 for
-#            reference (tests/bench/late.sh; its own rounds, each under one storm)
+#            ordinary tasks, with and without --priority rt, started from an
+#            ordinary or a real-time shell, sleep 2 for reference
+#            (tests/bench/late.sh; its own rounds, each under one storm)
 #
 # Prints a table and writes .output/bench.json. Never asserts a timing.
 # CGS_BENCH_ROUNDS (default 6), CGS_BENCH_LOOPS (default 100000),
 # CGS_BENCH_SCALE (default 10000; 0 skips the scale run), CGS_BENCH_MODES
 # (the modes of the rounds, default all; "" skips the rounds and startup),
 # CGS_BENCH_LATE (rounds of the late part, default 3; 0 skips it),
-# CGS_BENCH_LATE_BOUND (seconds one command may take there, default 60).
+# CGS_BENCH_LATE_BOUND (seconds one command may take there, default 40).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CGSCHED=$ROOT/cgsched
@@ -189,8 +190,8 @@ late="null"
 if [ "$LATE" -gt 0 ]; then
 	mkdir -p "$CG_ROOT/cgs-bench-$$-late"
 	echo "late: $LATE rounds of sleep, hist -d 2 and top -i 1 -n 4 under a pipe pair per CPU, with and without --priority rt"
-	chrt -f 50 timeout $(( LATE * ${CGS_BENCH_LATE_BOUND:-60} * 6 )) \
-		chrt -f -R 50 bash "$ROOT/tests/bench/late.sh" "$CG_ROOT/cgs-bench-$$-late" "$LATE" "$CGSCHED" "$T/late"
+	chrt -f 50 timeout $(( LATE * ${CGS_BENCH_LATE_BOUND:-40} * 8 )) \
+		bash "$ROOT/tests/bench/late.sh" "$CG_ROOT/cgs-bench-$$-late" "$LATE" "$CGSCHED" "$T/late"
 	echo >&2
 	grep -h killed "$T/late" | sed 's/^/late: bounded: /'
 	# Per mode: min, median, max of LATE_MS (and of IVL_LATE_MS for top).
@@ -198,7 +199,7 @@ if [ "$LATE" -gt 0 ]; then
 		function med(a, m, k,   i, j, t, v) { for (i = 1; i <= k; i++) v[i] = a[m, i]
 			for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
 			return sprintf("{\"min\": %d, \"median\": %d, \"max\": %d, \"unit\": \"ms\"}", v[1], (k % 2) ? v[(k+1)/2] : (v[k/2] + v[k/2+1]) / 2, v[k]) }
-		END { split("sleep hist-quiet hist hist-rt top top-rt", M, " ")
+		END { split("sleep hist-quiet hist hist-rt hist-rt-raised top top-rt-raised", M, " ")
 			for (i = 1; i in M; i++) { m = M[i]; if (!(m in n)) continue
 			printf "%s\"%s\": %s", c++ ? ", " : "", m, med(l, m, n[m])
 			if (m ~ /^top/) printf ", \"%s-gap\": %s", m, med(g, m, n[m]) }
