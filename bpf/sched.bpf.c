@@ -286,7 +286,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 
 /* The outgoing side of a switch, as the incoming side and the preemption count need it. */
 struct switch_out {
-	struct task_struct *prev;  /* the task switched out (--timeline's long waits name its cgroup) */
+	struct task_group *tg;     /* the switched-out task's group; NULL: the idle task (--timeline's `behind`) */
 	__u64 cg;                  /* its cgroup, 0: none or outside the filter */
 	__u32 slot1;
 	bool preempted;            /* switched out runnable, and not by a throttle */
@@ -381,7 +381,7 @@ struct {
  * switched out as it got the CPU). Rare by construction (milliseconds), so
  * bpf_ktime_get_ns() here costs nothing on the hot path.
  */
-static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, struct task_struct *prev,
+static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, struct task_group *prev_tg,
 				      bool direct)
 {
 	struct cgs_wait *w = bpf_ringbuf_reserve(&waits, sizeof(*w), 0);
@@ -394,7 +394,7 @@ static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u6
 	w->start_ns = w->end_ns - d;
 	w->cgid = cgid;
 	/* Whatever cgroup it is in, filter or not (record traces one): 0 for the idle task. */
-	w->behind = prev && task_pid(prev, direct) ? tg_cgid(task_tg(prev, direct), direct) : 0;
+	w->behind = tg_cgid(prev_tg, direct);
 	w->pid = task_pid(next, direct);
 	w->cpu = bpf_get_smp_processor_id();
 	bpf_ringbuf_submit(w, 0);
@@ -435,7 +435,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 				runq_wait(t, s, d);
 				why_split(t, s, d, now);
 				if (targ_long_wait_ns && d >= targ_long_wait_ns)
-					long_wait(next, t->cgid, d, o->prev, direct);
+					long_wait(next, t->cgid, d, o->tg, direct);
 			}
 		}
 	}
@@ -480,7 +480,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = sched_now(next, direct);
 	/* Each task's group loaded once, here (task_cgid_cached says why). */
 	struct task_group *ptg = task_tg(prev, direct), *ntg = task_tg(next, direct);
-	struct switch_out o = { .prev = prev };
+	bool prev_task = task_pid(prev, direct); /* not the idle task */
+	struct switch_out o = { .tg = prev_task ? ptg : NULL };
 	struct cgs_task *t = NULL;
 
 	if (!cur)
@@ -488,7 +489,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	clock_offset_refresh(cur, now, direct);
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
-	if (task_pid(prev, direct))
+	if (prev_task)
 		switch_out(prev, ptg, cur, now, &o, direct);
 	if (task_pid(next, direct))
 		t = switch_in(next, ntg, &o, now, direct);
