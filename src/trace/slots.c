@@ -81,6 +81,7 @@ void slots_free(struct slot_table *sl)
 	memset(sl, 0, sizeof(*sl));
 }
 
+/* Pairs of words, by their first: (id, slot) to rank, (quiet since, slot) to pick. */
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -170,7 +171,7 @@ static void retire(struct slot_table *sl, uint32_t s, uint64_t now)
 	}
 }
 
-/* Removed cgroups the BPF side saw (cgroup_rmdir): their slots go back at the next read. */
+/* Removed cgroups the BPF side saw (cgroup_rmdir): their slots go back a second on at least (release). */
 static void take_gone(struct slot_table *sl, uint64_t now)
 {
 	struct cgs_gone g;
@@ -222,13 +223,6 @@ static uint64_t events(const struct slot_table *sl, uint32_t s)
 	return n;
 }
 
-static int cmp_quiet(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 /*
  * When free slots run short, take back those of cgroups idle for long, up to
  * twice the mark, the longest idle first; never one whose task is on a CPU now (it may run for
@@ -273,7 +267,7 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 			cand[n++][1] = s;
 		}
 	}
-	qsort(cand, n, sizeof(*cand), cmp_quiet);
+	qsort(cand, n, sizeof(*cand), cmp_pair);
 	for (uint32_t i = 0; i < n && i < need; i++)
 		retire(sl, (uint32_t)cand[i][1], now);
 	if (n)
@@ -347,7 +341,8 @@ static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted,
  * Wait until no BPF program that may have read the old slot_gen is still
  * running: they run with preemption off, so an RCU grace period, which
  * membarrier's global command waits for, covers them. Where that command is
- * refused (nohz_full CPUs), a pause far longer than any program runs.
+ * refused (nohz_full CPUs), an update of a map-in-map waits for one too; a
+ * pause far longer than any program runs only if both fail.
  */
 static void wait_programs(struct slot_table *sl)
 {
@@ -411,22 +406,6 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bo
 	for (size_t i = 0; i < ndel; i++)
 		bpf_map_delete_elem(sl->fd_preempt, &del[i]);
 	free(del);
-}
-
-/*
- * Removed cgroups' figures leave after keep_ns and two snapshot reads; and
- * the parked figures are bounded by --max-cgroups records (as much again as
- * the slots' own), or SLOTS_PARKED_MIN: past it the oldest go, removed ones first,
- * counted (parked_lost) when no read has seen them, or the cgroup lives on.
- */
-static int cmp_age(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	for (int i = 0; i < 2; i++)
-		if (x[i] != y[i])
-			return x[i] < y[i] ? -1 : 1;
-	return 0;
 }
 
 /* Hand back the slots decided at an earlier read, their figures parked first. */
@@ -541,6 +520,22 @@ static void drop_parked(struct slot_table *sl, struct parked *p, bool snapshot)
 	p->path = NULL;
 }
 
+static int cmp_age(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	for (int i = 0; i < 2; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Removed cgroups' figures leave after keep_ns and two snapshot reads; and
+ * the parked figures are bounded by --max-cgroups records (as much again as
+ * the slots' own), or SLOTS_PARKED_MIN: past it the oldest go, removed ones first,
+ * counted (parked_lost) when no read has seen them, or the cgroup lives on.
+ */
 static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 {
 	uint64_t *ids = malloc((sl->nparked + 1) * sizeof(*ids)), (*age)[3] = NULL;

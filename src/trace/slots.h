@@ -68,7 +68,6 @@ struct slot_table {
 	uint64_t learnt;       /* slots learnt so far */
 	uint64_t idle_ns;           /* idle this long: a slot may be taken back when they run short */
 	uint64_t keep_ns;           /* a removed cgroup's figures are kept this long */
-	bool rmdir_hook;            /* cgroup_rmdir attached: removals seen at once */
 	/*
 	 * The names layer is told of each cgroup given a slot (while it most
 	 * likely still exists), of each removed one (its path as the kernel gave

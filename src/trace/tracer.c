@@ -591,7 +591,7 @@ attached:
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_rcu_outer = bpf_map__fd(t->skel->maps.rcu_sync), .fd_rcu_inner = bpf_map__fd(t->skel->maps.rcu_inner),
-		.rmdir_hook = t->rmdir_hook, .on_learn = o->on_learn, .on_removed = o->on_removed,
+		.on_learn = o->on_learn, .on_removed = o->on_removed,
 		.on_forget = o->on_forget,
 		.names_ctx = o->names_ctx,
 	};
