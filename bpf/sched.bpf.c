@@ -98,6 +98,9 @@ struct {
 	__type(value, struct cgs_gone);
 } gone SEC(".maps");
 
+/* CPUs seed_cpu set up (the loader checks every CPU was). */
+__u32 seeded_cpus = 0;
+
 /* The cgroup_root.hierarchy_id of the cpu controller's hierarchy (/proc/cgroups; 0 on v2). */
 const volatile int targ_cpu_hierarchy = 0;
 
@@ -301,7 +304,14 @@ struct switch_out {
 static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 now, bool direct)
 {
 	if (direct && now - cur->off_at > CGS_OFF_REFRESH_NS) {
-		cur->clock_off = bpf_ktime_get_ns() - now;
+		__u64 off = bpf_ktime_get_ns() - now;
+
+		/* A seeded CPU's since_ns is ktime (seed_cpu): into this clock, once. */
+		if (cur->seeded) {
+			cur->since_ns -= off;
+			cur->seeded = 0;
+		}
+		cur->clock_off = off;
 		cur->off_at = now;
 	}
 }
@@ -503,6 +513,47 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;
 	why_switch_end(tl, next, t ? t->cgid : 0, direct);
+	return 0;
+}
+
+/*
+ * Tracing begins: what each CPU runs now. On-CPU time is counted from a
+ * CPU's switch-in, and a task that was running when the programs attached
+ * (a burner alone on its CPU switches never) would be seen only from its
+ * next switch, or not at all. The loader runs this once on every CPU
+ * (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, raw_tp programs since
+ * v5.10): in that IPI, current is the task the CPU was running. A CPU that
+ * has switched since the attach is left as it is. since_ns is set in ktime
+ * (the rq clock is only as fresh as its last update here) and marked, and
+ * the first offset refresh of a switch turns it into the rq clock
+ * (clock_offset_refresh); off_at 0 makes that the next switch.
+ */
+SEC("raw_tp")
+int seed_cpu(void *ctx)
+{
+	__u32 zero = 0;
+	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
+	struct task_struct *p = (void *)bpf_get_current_task();
+	struct task_group *tg = task_tg(p, false);
+	__u64 cgid = 0;
+	__u32 slot1 = 0;
+
+	if (!cur || cur->since_ns)
+		return 0;
+	if (task_pid(p, false) && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
+		slot1 = slot_of(cgid);
+	else
+		cgid = 0;
+	cur->cgid = slot1 ? cgid : 0;
+	cur->tg = (__u64)tg;
+	cur->slot1 = slot1;
+	cur->slot_gen = slot_gen;
+	cur->limited = tg ? tg_limited((__u64)tg) : 0;
+	cur->clock_off = 0;
+	cur->off_at = 0;
+	cur->seeded = 1;
+	cur->since_ns = bpf_ktime_get_ns();
+	seeded_cpus++;
 	return 0;
 }
 

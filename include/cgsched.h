@@ -194,7 +194,7 @@ struct cgs_cpu_cur {
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1; 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was valid in */
-	__u32 pad;
+	__u32 seeded;        /* 1: since_ns is ktime, set at attach (seed_cpu), not yet converted */
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */

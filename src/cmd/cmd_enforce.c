@@ -674,12 +674,12 @@ int cmd_enforce(int argc, char **argv)
 			exporter_unlock(x);
 			continue;
 		}
-		if ((k = snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : NULL))) {
+		if ((k = snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : &e.s.base))) {
 			logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
 			exporter_unlock(x);
 			continue;
 		}
-		if ((k = snapshot_delta(have_prev ? &prev : NULL, &cur, &d)) || (k = report_build(&r, &d, interval, false, NULL))) {
+		if ((k = snapshot_delta(have_prev ? &prev : &e.s.base, &cur, &d)) || (k = report_build(&r, &d, interval, false, NULL))) {
 			logline("this interval's report: %s; its contention is not judged", strerror(-k));
 		} else {
 			log_drops(d.drops);

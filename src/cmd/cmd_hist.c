@@ -62,7 +62,7 @@ static int hist_opt(void *ctx, int c, const char *arg)
 		}
 		return 0;
 	case OPT_PER_CPU:
-		o->per_cpu = true;
+		o->per_cpu = o->c.so.per_cpu = true;
 		return 0;
 	case OPT_METRIC:
 		if (!strcmp(arg, "runq"))
@@ -192,14 +192,14 @@ int cmd_hist(int argc, char **argv)
 			s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend,
 			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
 	session_sleep_until(&s, o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
-	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, NULL))) {
+	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, &s.base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		session_close(&s);
 		return CGS_EXIT_FAIL;
 	}
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
-	if (snapshot_delta(NULL, &cur, &d) ||
+	if (snapshot_delta(&s.base, &cur, &d) ||
 	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, o.c.so.hist_ms, NULL)) {
 		cgs_err("out of memory building the report");
 		session_close(&s);

@@ -21,17 +21,18 @@ static const char usage[] =
 struct probe_out {
 	bool json;
 	const char *section;
-	struct json_object *sched, *thr;
+	struct json_object *sched, *thr, *window;
 };
 
 static void one(void *vctx, const char *kind, const char *name, int err)
 {
 	struct probe_out *p = vctx;
-	bool thr = !strcmp(kind, "throttle");
+	bool thr = !strcmp(kind, "throttle"), window = !strcmp(kind, "window");
 
 	if (!p->json && (!p->section || strcmp(p->section, kind))) {
 		p->section = kind;
 		printf(thr ? "throttle backends (first that works is used):\n"
+		       : window ? "the window's start on every CPU (else a thread nudges each CPU):\n"
 			   : "scheduler backends (first that works is used):\n");
 	}
 	if (p->json) {
@@ -39,7 +40,7 @@ static void one(void *vctx, const char *kind, const char *name, int err)
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "ok", json_object_new_boolean(!err));
 		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : strerror(-err)) : NULL);
-		json_object_array_add(thr ? p->thr : p->sched, o);
+		json_object_array_add(thr ? p->thr : window ? p->window : p->sched, o);
 	} else {
 		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : strerror(-err)) : "ok");
 	}
@@ -70,6 +71,7 @@ int cmd_probe(int argc, char **argv)
 		struct json_object *o = json_object_new_object();
 		p.sched = json_object_new_array();
 		p.thr = json_object_new_array();
+		p.window = json_object_new_array();
 		tracer_probe(one, &p);
 		json_object_object_add(o, "schema", json_object_new_string("cgsched/probe"));
 		json_object_object_add(o, "version", json_object_new_int(1));
@@ -79,6 +81,7 @@ int cmd_probe(int argc, char **argv)
 		json_object_object_add(o, "cgroup_mount", err ? NULL : json_object_new_string(fs.mnt));
 		json_object_object_add(o, "sched_backends", p.sched);
 		json_object_object_add(o, "throttle_backends", p.thr);
+		json_object_object_add(o, "window_start", p.window);
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {

@@ -25,6 +25,7 @@
 #include "cmd/timeline_rec.h"
 #include "out/json_out.h"
 #include "figures/kstat.h"
+#include "figures/kusage.h"
 #include "limits/cpu_limits.h"
 #include "kernel/psi.h"
 #include "out/record.h"
@@ -324,17 +325,17 @@ static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, c
 }
 
 /* Every 0.5 s: the progress line on a terminal, the timeline's counters with --timeline. */
-static void progress(struct tracer *tr, struct snapshot *prev, bool *have_prev, uint64_t t0, bool tty,
+static void progress(struct session *s, struct snapshot *prev, bool *have_prev, uint64_t t0, bool tty,
 		     struct tl_rec *tl)
 {
 	struct snapshot cur;
 	char a[16], b[16];
 	uint64_t on = 0, thr = 0, n = 0;
 
-	if (snapshot_read(tr, &cur, false, *have_prev ? prev : NULL))
+	if (snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))
 		return;
 	if (tl)
-		tl_rec_snapshots(tl, *have_prev ? prev : NULL, &cur);
+		tl_rec_snapshots(tl, *have_prev ? prev : &s->base, &cur);
 	for (size_t i = 0; tty && i < cur.n; i++) {
 		on += cur.cg[i].c.oncpu_ns;
 		uint64_t t = cur.cg[i].c.thr_ns > cur.cg[i].c.thr_wait_ns ? cur.cg[i].c.thr_ns
@@ -400,6 +401,7 @@ int cmd_record(int argc, char **argv)
 	bool made = false, have_prev = false, tty, traced = false;
 	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 }, claim = -1;
 	struct tl_rec tl, *tlp = NULL;
+	struct kusage ku0 = {}, ku1 = {};
 	struct json_object *base = NULL;
 
 	if ((err = parse(&o, argc, argv)))
@@ -476,6 +478,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	cgfs_close(&keep);
+	/* The kernel's count at the window's start, next to the baseline read (session_open). */
+	bool ku_ok = !kusage_read(&s.fs, rel, !!o.attach, &ku0);
 	if (tlp)
 		tl_rec_attach(tlp, &s);
 	/*
@@ -540,7 +544,7 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			if ((tty || tlp) && now_ns() >= next_progress) {
-				progress(&s.tr, &prev, &have_prev, t0, tty, tlp);
+				progress(&s, &prev, &have_prev, t0, tty, tlp);
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
@@ -553,7 +557,7 @@ int cmd_record(int argc, char **argv)
 		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
 			if ((tty || tlp) && now_ns() >= next_progress) {
-				progress(&s.tr, &prev, &have_prev, t0, tty, tlp);
+				progress(&s, &prev, &have_prev, t0, tty, tlp);
 				next_progress += 500000000ULL;
 			}
 			tracer_recheck_limits(&s.tr);
@@ -564,12 +568,18 @@ int cmd_record(int argc, char **argv)
 	rs.wall_ns = now_ns() - t0;
 	if (tty)
 		fputs("\r\033[K", stderr);
-	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
+	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		goto out;
 	}
+	/* ...and at its end, next to the last read: the same window as cgsched's figures. */
+	if (ku_ok && !kusage_read(&s.fs, rel, !!o.attach, &ku1) &&
+	    !kusage_delta(&ku0, &ku1, &rs.k_oncpu_ns, &rs.k_oncpu_moved))
+		rs.k_oncpu_source = ku0.source;
+	if (o.attach)
+		rs.wall_ns = cur.t_ns - t0;
 	if (tlp) { /* the last interval, the command, the losses: while still tracing */
-		tl_rec_snapshots(tlp, have_prev ? &prev : NULL, &cur);
+		tl_rec_snapshots(tlp, have_prev ? &prev : &s.base, &cur);
 		if (!o.attach)
 			tl_rec_command(tlp, o.cmd[0], t0, t0 + rs.wall_ns);
 		tl_rec_finish(tlp);
@@ -587,7 +597,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		rs.k_ok = false;
 	}
-	if (snapshot_delta(NULL, &cur, &d) ||
+	if (snapshot_delta(&s.base, &cur, &d) ||
 	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, false, NULL)) {
 		cgs_err("out of memory building the report");
 		goto out;
@@ -638,6 +648,8 @@ out:
 	snapshot_free(&cur);
 	snapshot_free(&prev);
 	free(el.e);
+	kusage_free(&ku0);
+	kusage_free(&ku1);
 	session_close(&s);
 	json_object_put(base);
 	if (o.pid_fd >= 0)

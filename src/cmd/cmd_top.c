@@ -178,7 +178,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	struct snapshot d, gd = {};
 	struct groups gs = {};
 	struct report r;
-	uint64_t from = prev ? prev->t_ns : s->tr.attached_ns, c0;
+	uint64_t from = prev->t_ns, c0;
 
 	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
 	int err = snapshot_delta(prev, cur, &d);
@@ -306,12 +306,12 @@ int cmd_top(int argc, char **argv)
 		/* One refresh: maps read, paths resolved, kernel figures, output. */
 		struct refresh_cost rc;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
-		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL))) {
+		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, &pt, tlp, have_prev ? &prev : NULL, &cur, false, &rc);
+		show(&o, &s, &ks, &pt, tlp, have_prev ? &prev : &s.base, &cur, false, &rc);
 		rc.rest_ns = cpu_ns() - c0 - rc.maps_ns - rc.kernel_ns;
 		if (cgs_verbose)
 			cgs_debug("refresh: %.2f ms CPU, %.2f ms wall, %zu cgroups; CPU: maps %.2f, kernel figures %.2f, "
@@ -321,9 +321,9 @@ int cmd_top(int argc, char **argv)
 		prev = cur;
 		have_prev = true;
 	}
-	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : NULL)) {
+	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, &pt, tlp, NULL, &cur, true, &rc);
+		show(&o, &s, &ks, &pt, tlp, &s.base, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);

@@ -119,12 +119,19 @@ int session_open(struct session *s, const struct session_opts *o)
 		return session_stopped();
 	if ((err = tracer_start(&s->tr, &to)))
 		return err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
+	if ((err = snapshot_read(&s->tr, &s->base, o->per_cpu, NULL))) {
+		cgs_err("reading the BPF maps failed: %s", strerror(-err));
+		return CGS_EXIT_FAIL;
+	}
+	snapshot_make_origin(&s->base);
+	s->tr.attached_ns = s->base.t_ns;
 	return 0;
 }
 
 void session_close(struct session *s)
 {
 	tracer_stop(&s->tr);
+	snapshot_free(&s->base);
 	cgfs_close(&s->fs);
 	for (int i = 0; i < s->nfilter; i++)
 		free(s->filter_paths[i]);

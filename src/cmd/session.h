@@ -9,6 +9,7 @@
 #include "out/json_out.h"
 #include "lib/priority.h"
 #include "lib/stop.h"
+#include "figures/snapshot.h"
 #include "trace/tracer.h"
 
 struct session_opts {
@@ -16,6 +17,7 @@ struct session_opts {
 	int ncgroups;
 	uint32_t max_cgroups;
 	bool hist_ms;
+	bool per_cpu;              /* the per-CPU breakdown (hist --per-cpu): in the baseline too */
 	const char *sched_backend; /* NULL: probe */
 	const char *thr_backend;   /* --throttle-backend; NULL: probe */
 	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
@@ -34,6 +36,12 @@ struct session_opts {
 struct session {
 	struct cgfs fs;
 	struct tracer tr;
+	/*
+	 * The maps as they were when the window began (after every CPU was told
+	 * what it runs): each command's first interval and its summary are
+	 * figures since this read, never the attach's stragglers before it.
+	 */
+	struct snapshot base;
 	uint64_t filter_ids[CGS_MAX_FILTERS];
 	char *filter_paths[CGS_MAX_FILTERS];
 	int nfilter;

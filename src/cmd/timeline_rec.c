@@ -204,7 +204,7 @@ void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struc
 	}
 	if (r->ks_open && !kstat_src_refresh(&r->ks))
 		kstat_src_figures(&r->ks, &d, false, &kfigs);
-	uint64_t from = prev ? prev->t_ns : r->s->tr.attached_ns;
+	uint64_t from = prev->t_ns;
 	if (!report_build(&rep, &d, cur->t_ns - from, false, &kfigs)) {
 		tl_rec_rows(r, &rep, cur->t_ns);
 		report_free(&rep);

@@ -430,8 +430,21 @@ static uint64_t sub(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+void snapshot_make_origin(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct cg_sample *c = &s->cg[i];
+		c->runq_max_ns = c->thr_max_ns = c->runq_max_all_ns = c->thr_max_all_ns = 0;
+	}
+	for (size_t i = 0; i < s->ntasks; i++)
+		s->tasks[i].runq_max_ns = s->tasks[i].runq_max_all_ns = 0;
+	s->origin = true;
+}
+
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
 {
+	bool since_start = !prev || prev->origin;
+
 	memset(out, 0, sizeof(*out));
 	out->t_ns = cur->t_ns;
 	out->ncpus = cur->ncpus;
@@ -456,9 +469,9 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 		if (!o)
 			return -ENOMEM;
 		o->c = d;
-		/* An interval has its own maxima; "since attach" the running ones. */
-		o->runq_max_ns = prev ? c->runq_max_ns : c->runq_max_all_ns;
-		o->thr_max_ns = prev ? c->thr_max_ns : c->thr_max_all_ns;
+		/* An interval has its own maxima; "since start" the running ones. */
+		o->runq_max_ns = since_start ? c->runq_max_all_ns : c->runq_max_ns;
+		o->thr_max_ns = since_start ? c->thr_max_all_ns : c->thr_max_ns;
 		o->runq_max_all_ns = c->runq_max_all_ns;
 		o->thr_max_all_ns = c->thr_max_all_ns;
 		o->thr_inh_by = c->thr_inh_by;

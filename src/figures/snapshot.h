@@ -126,6 +126,7 @@ struct preempt_sample {
 
 struct snapshot {
 	uint64_t t_ns;           /* monotonic read time */
+	bool origin;             /* a session's baseline (snapshot_make_origin): a delta from it is "since start" */
 	int ncpus;
 	bool per_cpu;
 	size_t n, cap;
@@ -151,11 +152,17 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
  */
 int snapshot_read_totals(struct tracer *t, struct snapshot *s);
 void snapshot_free(struct snapshot *s);
+/*
+ * Make s, just read, the start of a session's window: what the maps held
+ * at that moment is subtracted from every later figure, and its maxima are
+ * forgotten, so that "since start" begins here, not at the attach.
+ */
+void snapshot_make_origin(struct snapshot *s);
 const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
 /*
  * out = cur - prev (prev may be NULL: everything since attach); maxima are
- * cur's interval maxima, or the running ones without prev. Cgroups with no
- * activity are left out.
+ * cur's interval maxima, or the running ones since the start when prev is
+ * NULL or an origin. Cgroups with no activity are left out.
  */
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /*

@@ -106,6 +106,8 @@ int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct 
 			? bsearch(c, prev->tasks, prev->ntasks, sizeof(*c), cmp_task) : NULL;
 		struct task_sample *o = &out->tasks[out->ntasks];
 		*o = *c;
+		if (prev && prev->origin)
+			o->runq_max_ns = c->runq_max_all_ns; /* since start */
 		if (p) {
 			o->oncpu_ns = sub(c->oncpu_ns, p->oncpu_ns);
 			o->wakeups = sub(c->wakeups, p->wakeups);

@@ -197,6 +197,10 @@ struct json_object *record_json(const struct record_summary *rs)
 		JADD(x, "nr_periods", JU64(rs->k_periods));
 		JADD(x, "nr_throttled", JU64(rs->k_throttled));
 		JADD(x, "throttled_ns", JU64(rs->k_throttled_ns));
+		JADD(x, "oncpu_ns", rs->k_oncpu_source ? JU64(rs->k_oncpu_ns) : NULL);
+		JADD(x, "oncpu_source", rs->k_oncpu_source ? json_object_new_string(rs->k_oncpu_source) : NULL);
+		if (rs->k_oncpu_source && !strcmp(rs->k_oncpu_source, "schedstat"))
+			JADD(x, "oncpu_threads_moved", JU64(rs->k_oncpu_moved));
 		JADD(o, "kernel_stat", x);
 	} else {
 		JADD(o, "kernel_stat", NULL);
@@ -244,6 +248,14 @@ void record_print(FILE *f, const struct record_summary *rs)
 			fmt_duration(a, sizeof(a), rs->k_throttled_ns), (unsigned long long)rs->k_throttled,
 			(unsigned long long)rs->k_periods,
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
+	if (rs->k_oncpu_source) {
+		fprintf(f, "  %12s  kernel on CPU       # %s over the same window", fmt_duration(a, sizeof(a), rs->k_oncpu_ns),
+			rs->k_oncpu_source);
+		if (rs->k_oncpu_moved)
+			fprintf(f, "; %u thread%s came or went, their time not in it", rs->k_oncpu_moved,
+				rs->k_oncpu_moved == 1 ? "" : "s");
+		fputc('\n', f);
+	}
 	for (int i = 0; i < rs->npre; i++)
 		fprintf(f, "  %12llu  preempted by %s\n", (unsigned long long)rs->pre[i].count,
 			rs->pre[i].path ? text_escape(rs->pre[i].path, esc, sizeof(esc)) : "(removed)");

@@ -38,6 +38,10 @@ struct record_summary {
 	struct kstat k;             /* configuration */
 	bool k_ok;
 	uint64_t k_periods, k_throttled, k_throttled_ns;
+	/* the kernel's CPU time of the subtree over the same window (figures/kusage.h); source NULL: none */
+	const char *k_oncpu_source;
+	uint64_t k_oncpu_ns;
+	unsigned k_oncpu_moved;     /* schedstat: threads that came or went, whose time is missing */
 	uint64_t drops[CGS_DROP__COUNT];
 	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
 	/* --why (record_why): the subtree's waits split into causes; the kernel's PSI over the run */

@@ -186,6 +186,8 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 	/* Attached by hand: without it, removed cgroups' slots come back only once idle. */
 	bpf_program__set_autoattach(s->progs.btf_rmdir, false);
 	bpf_program__set_autoattach(s->progs.raw_rmdir, false);
+	/* Run on each CPU by the loader, never attached (seed_cpus). */
+	bpf_program__set_autoattach(s->progs.seed_cpu, false);
 }
 
 /*
@@ -347,9 +349,10 @@ fail:
 }
 
 /*
- * On-CPU time is counted from a CPU's switch-in, so a task already running
- * alone on a CPU at attach time would go unseen until it next switches. A
+ * Where the kernel cannot run seed_cpu on a given CPU (before v5.10): a
  * thread pinned to each CPU, sleeping 1 ms, makes every CPU switch once.
+ * Approximate: what ran before that switch is not counted, and under load
+ * the switch can come late.
  */
 static void *nudge(void *arg)
 {
@@ -387,6 +390,45 @@ static void nudge_cpus(int ncpus)
 	pthread_attr_destroy(&attr);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+}
+
+/*
+ * Tell every CPU what it is running now (sched.bpf.c seed_cpu), so that a
+ * task that was running when tracing began is counted from then, whatever
+ * the scheduler does next. Returns "ipi" or, where the kernel cannot run a
+ * program on a chosen CPU, "nudge" after the fallback.
+ */
+static int seed_one(int fd, int cpu)
+{
+	__u64 args[6] = {};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args),
+		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+	return bpf_prog_test_run_opts(fd, &opts) ? -errno : 0;
+}
+
+static const char *seed_cpus(struct tracer *t)
+{
+	int fd = bpf_program__fd(t->skel->progs.seed_cpu), ran = 0, offline = 0, err = 0;
+
+	for (int cpu = 0; cpu < t->ncpus && fd >= 0; cpu++) {
+		int e = seed_one(fd, cpu);
+		if (!e)
+			ran++;
+		else if (e == -ENXIO)
+			offline++; /* runs nothing until it comes online, and then switches */
+		else if (!err)
+			err = e;
+	}
+	if (ran && !err) {
+		cgs_debug("every CPU told what it runs (%d, %d offline; %u not switched since the attach)", ran,
+			  offline, t->skel->bss->seeded_cpus);
+		return "ipi";
+	}
+	cgs_debug("cannot run a program on a chosen CPU (%s): a thread nudges each CPU instead",
+		  strerror(err ? -err : ENOENT));
+	nudge_cpus(t->ncpus);
+	return "nudge";
 }
 
 /* Append one ring-buffer record to a bounded log (max entries); a record past it is counted in *truncated. */
@@ -601,8 +643,8 @@ attached:
 		t->sl.keep_ns = o->keep_removed_ns;
 	pthread_mutex_init(&t->read_lock, NULL);
 	t->refreshed_ns = now_ns();
+	t->seed = seed_cpus(t);
 	t->attached_ns = now_ns();
-	nudge_cpus(t->ncpus);
 	if (o->stop && *o->stop) {
 		tracer_stop(t);
 		return -EINTR;
@@ -625,6 +667,18 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
 		cb(ctx, "sched", backends[i].name, err);
 		tracer_stop(&t);
+	}
+	/* How the window's start is told to each CPU: seed_cpu by IPI, else the nudge threads. */
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		struct tracer t = {};
+		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
+		if (!err)
+			err = seed_one(bpf_program__fd(t.skel->progs.seed_cpu), 0);
+		tracer_stop(&t);
+		if (err != -ENOTSUP || i + 1 == ARRAY_SIZE(backends)) {
+			cb(ctx, "window", "seed_cpu", err);
+			break;
+		}
 	}
 	/* ...and each throttle backend with the first scheduler backend that works. */
 	for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {

@@ -77,7 +77,8 @@ struct tracer {
 	/* Held from tracer_begin_read to tracer_end_read, and by tracer_maintain: sl changes under it. */
 	pthread_mutex_t read_lock;
 	uint64_t refreshed_ns;      /* the last slots_refresh */
-	uint64_t attached_ns;       /* monotonic time attach completed */
+	uint64_t attached_ns;       /* monotonic time the trace's window begins (session.c: its baseline read) */
+	const char *seed;           /* how the CPUs were told what runs at attach: "ipi" or "nudge" */
 	struct ring_buffer *rb;
 	struct episode_log log;
 	struct tracer_tap tap;

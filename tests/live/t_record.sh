@@ -116,9 +116,8 @@ test_record_attach() {
 	wait_line "$TMP/bp" .
 	bp=$(cat "$TMP/bp")
 	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>"$TMP/e" || fail "attach -d failed: $(cat "$TMP/e")"
-	c=$(jq -r .cpu_pct "$TMP/a.json")
-	echo "attached for 0.5 s: $c% CPU, attached=$(jq .attached "$TMP/a.json")"
-	awk -v c="$c" 'BEGIN { exit !(c > 80) }' || fail "a burner should show about 100%"
+	echo "attached for 0.5 s: $(jq -r .cpu_pct "$TMP/a.json")% CPU, attached=$(jq .attached "$TMP/a.json")"
+	[ "$(jq .attached "$TMP/a.json")" = true ] || fail "the report should say attached"
 	"$CGSCHED" record -q --attach "$A" --pid $bp -o "$TMP/p.json" 2>"$TMP/e" &
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	rp=$!
@@ -133,6 +132,45 @@ test_record_attach() {
 	[ -d "$CG_ROOT$A" ] || fail "--attach must leave the cgroup in place"
 	echo "--pid returned $(( $(date +%s) - start )) s after $bp exited; its state then: $(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)"
 	[ "$(awk '{ print $3 }' /proc/$bp/stat 2>/dev/null)" = Z ] || fail "$bp was reaped: the test meant a zombie"
+}
+
+# attach_windows REL N LABEL: N windows of 0.3 s in a row; each window's CPU
+# share against the kernel's count of the same window (record reads it next
+# to its first and last read of the maps: kernel_stat.oncpu_ns). The two
+# windows' edges are microseconds apart, so they agree to a fraction of a
+# point; the bound is the issue's (5 points of a CPU), what a user comparing
+# with top or cpuacct would call the same figure.
+attach_windows() {
+	_worst=0 _lo=1000 _hi=0
+	for _i in $(seq 1 "$2"); do
+		"$CGSCHED" record -q --attach "$1" -d 0.3 -o "$TMP/w.json" 2>"$TMP/e" || fail "$3 window $_i: $(cat "$TMP/e")"
+		_line=$(jq -r '[.cpu_pct, 100 * .kernel_stat.oncpu_ns / .wall_ns, .kernel_stat.oncpu_source] | @tsv' "$TMP/w.json")
+		set -- "$1" "$2" "$3" $_line
+		[ "$6" = null ] && fail "$3 window $_i: no kernel count of the window"
+		_d=$(awk -v a="$4" -v b="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
+		awk -v d="$_d" 'BEGIN { exit !(d > 5) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit 5)"
+		_worst=$(awk -v a="$_worst" -v b="$_d" 'BEGIN { print (b > a ? b : a) }')
+		_lo=$(awk -v a="$_lo" -v b="$4" 'BEGIN { print (b < a ? b : a) }')
+		_hi=$(awk -v a="$_hi" -v b="$4" 'BEGIN { print (b > a ? b : a) }')
+	done
+	echo "$3: $2 windows of 0.3 s: cgsched $_lo-$_hi % of a CPU; at most $_worst points from the kernel's ($6)"
+}
+
+# A window attached to a running burner counts it from the window's first
+# moment, whatever the scheduler does (seed_cpu in sched.bpf.c): on a CPU of
+# its own it never switches, on a shared one it switches every few ms.
+test_record_attach_windows() {
+	cg_create rec-win && A=$CG
+	cg_create rec-win-other && B=$CG
+	n=$((50 / CGS_TIME_SCALE))
+	cg_spawn "$A" "$CGWORK" spin 3600
+	CGS_BG="$CGS_BG $SPAWNED"
+	taskset -pc 1 $SPAWNED >/dev/null || fail "cannot pin the burner"
+	attach_windows "$A" "$n" "own CPU"
+	cg_spawn "$B" "$CGWORK" spin 3600
+	CGS_BG="$CGS_BG $SPAWNED"
+	taskset -pc 1 $SPAWNED >/dev/null || fail "cannot pin the second burner"
+	attach_windows "$A" "$n" "shared CPU"
 }
 
 # Bad input: one line, exit 2, nothing made or left behind.

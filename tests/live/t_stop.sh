@@ -90,16 +90,23 @@ test_stop_during_startup() {
 }
 
 # The hang the guest run hit, reproduced: start-up slowed down on purpose
-# (cgsched in a cgroup with 5 ms of CPU per 100 ms takes seconds to load),
+# (cgsched in a cgroup with 2 ms of CPU per 100 ms takes seconds to load),
 # SIGINT sent to a background job while it loads. Before handlers were
 # installed from main's first line the signal was lost (SigIgn) and
 # `top -i 1h` ran on; now it stops, with nothing attached.
+#
+# Whether start-up was still under way when the signal landed is told by
+# what cgsched printed, read after it exited: the "tracing" line comes
+# after the last point where start-up gives up. The test once read it
+# before sending and lost that race (5 % of a CPU: start-up ended within
+# the milliseconds between the check and the kill, exit 0 after the line).
+# A signal after the line must still end it, with a summary and exit 0.
 test_stop_while_loading_slowly() {
 	command -v bpftool >/dev/null || { echo "no bpftool to see what is loaded"; exit 77; }
 	p0=$(cgs_progs)
 	l0=$(cgs_links)
 	cg_create slowstart && S=$CG
-	cg_quota "$S" 5000 100000
+	cg_quota "$S" 2000 100000
 	: >"$TMP/s.err"
 	cg_spawn "$S" "$CGSCHED" top --json -i 1h >"$TMP/s.out" 2>"$TMP/s.err"
 	pid=$SPAWNED
@@ -109,14 +116,20 @@ test_stop_while_loading_slowly() {
 	for _w in $(seq 1 $((200 * CGS_TIME_SCALE))); do handler_in $pid && break; proc_gone $pid && break; sleep 0.05; done
 	handler_in $pid || fail "cgsched never installed its handlers: $(cat "$TMP/s.err")"
 	sleep 1
-	grep -q tracing "$TMP/s.err" && { echo "started within 1 s even at 5% of a CPU"; exit 77; }
-	echo "1 s after main began, at 5% of a CPU; SIGINT (ignored at exec in this background job)"
+	echo "1 s after main began, at 2% of a CPU; SIGINT (ignored at exec in this background job)"
 	grep -E '^(SigIgn|SigCgt):' "/proc/$pid/status"
 	kill -INT $pid
 	t0=$(date +%s)
 	wait_bounded $pid 30 "cgsched top after SIGINT during a slow start-up"
 	echo "exit $WAIT_RC after $(( $(date +%s) - t0 )) s: $(cat "$TMP/s.err")"
-	[ "$WAIT_RC" = 130 ] || fail "expected exit 130"
-	grep -q "stopped by SIGINT before tracing began" "$TMP/s.err" || fail "expected the stop line"
+	if grep -q "^cgsched: tracing" "$TMP/s.err"; then
+		# Start-up had ended (2 % of a CPU was enough here): stopped as any run is.
+		[ "$WAIT_RC" = 0 ] || fail "started, then SIGINT: expected exit 0"
+		grep -q '"kind":"summary"' "$TMP/s.out" || fail "started, then SIGINT: expected the summary"
+		echo "start-up had ended before the signal: stopped as a running top"
+	else
+		[ "$WAIT_RC" = 130 ] || fail "expected exit 130"
+		grep -q "stopped by SIGINT before tracing began" "$TMP/s.err" || fail "expected the stop line"
+	fi
 	nothing_left "$p0" "$l0" || fail "BPF programs or links left behind"
 }

@@ -33,12 +33,21 @@ why_check() {
 	within "$total" "$_delay" 2 "$_rel waits (summed over tasks) vs schedstat run delay" || fail "$_rel: total off"
 }
 
+# burn_in REL THREADS SECONDS CPU: cgwork burn, moved into REL once pinned
+# and out again when done (CGWORK_ENTER/LEAVE), so that the schedstat figure
+# it prints covers exactly its time in REL: no shell start-up before, no
+# exit tail after (once 2.3 % of the guest's figure: waits after the read,
+# counted by cgsched in the cgroup, not by the figure).
+burn_in() {
+	CGWORK_ENTER="$(cg_procs "$1")" CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn "$2" "$3" "$4"
+}
+
 # A quota of 25 % on one busy thread: its own quota holds it.
 test_why_own_quota() {
 	cg_create why-own && A=$CG
 	cg_quota "$A" 25000 100000
 	cgs_start top --why --cgroup "$A" --json -i 1h || fail "cgsched refused"
-	out=$(cg_run "$A" env CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	out=$(burn_in "$A" 1 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$A" own_quota "" "$(echo "$out" | kv rundelay_ns)"
 }
@@ -50,7 +59,7 @@ test_why_ancestor_quota() {
 	cg_create kid "$P" && K=$CG
 	cg_quota "$P" 25000 100000
 	cgs_start top --why --cgroup "$P" --json -i 1h || fail "cgsched refused"
-	out=$(cg_run "$K" env CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	out=$(burn_in "$K" 1 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$K" ancestor_quota "$P" "$(echo "$out" | kv rundelay_ns)"
 }
@@ -61,9 +70,9 @@ test_why_other_cgroup() {
 	cg_create why-a && A=$CG
 	cg_create why-b && B=$CG
 	cgs_start top --why --cgroup "$A" --cgroup "$B" --json -i 1h || fail "cgsched refused"
-	cg_spawn "$B" "$CGWORK" burn 1 2 0
-	pb=$SPAWNED
-	out=$(cg_run "$A" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	burn_in "$B" 1 2 0 >/dev/null &
+	pb=$!
+	out=$(burn_in "$A" 1 2 0) || fail "burn failed"
 	wait_bounded "$pb" 20 "B's burn"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$A" cgroup "$B" "$(echo "$out" | kv rundelay_ns)"
@@ -90,7 +99,7 @@ test_why_other_cgroup() {
 test_why_same_cgroup() {
 	cg_create why-same && A=$CG
 	cgs_start top --why --cgroup "$A" --json -i 1h || fail "cgsched refused"
-	out=$(cg_run "$A" "$CGWORK" burn 4 2 0) || fail "burn failed"
+	out=$(burn_in "$A" 4 2 0) || fail "burn failed"
 	cgs_stop INT || fail "cgsched failed"
 	why_check "$A" same_cgroup "" "$(echo "$out" | kv rundelay_ns)"
 	# Three of the four always wait: a task is waiting all of their 2 s
@@ -107,7 +116,7 @@ test_why_realtime() {
 	cgs_start top --why --cgroup "$A" --json -i 1h || fail "cgsched refused"
 	"$CGWORK" rtduty 2 0 3000 1000 >/dev/null &
 	rt=$!
-	out=$(cg_run "$A" "$CGWORK" burn 1 2 0) || fail "burn failed"
+	out=$(burn_in "$A" 1 2 0) || fail "burn failed"
 	wait_bounded "$rt" 20 "the real-time thread"
 	[ "$WAIT_RC" = 0 ] || fail "cgwork rtduty failed (SCHED_FIFO refused?)"
 	cgs_stop INT || fail "cgsched failed"

@@ -5,6 +5,7 @@
  *   oncpu_ns=N rundelay_ns=N slices=N wall_ns=N
  *
  *   cgwork burn THREADS SECONDS [CPU]   busy threads for SECONDS of wall time
+ *        (CGWORK_ENTER, CGWORK_LEAVE: see burn_window)
  *   cgwork spin SECONDS_OF_CPU          one thread until it has used that much CPU
  *        (CGWORK_ENTER, CGWORK_LEAVE: see move_self)
  *   cgwork pingpong ROUNDS CPU PROCS_A PROCS_B SPIN_US
@@ -33,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -104,6 +106,7 @@ static void report(unsigned long long wall)
 static double secs;
 static volatile unsigned long long sink;
 static void enter(const char *procs);
+static void enter_pid(const char *procs, pid_t pid);
 
 /*
  * CGWORK_LEAVE=PROCS: when every burner is done, one of them moves the
@@ -151,6 +154,140 @@ static int burn(int threads, int cpu)
 }
 
 /*
+ * burn with CGWORK_ENTER=PROCS (and CGWORK_LEAVE=PROCS): the figure printed
+ * is exactly what the threads did inside the cgroup. A task that moves
+ * itself is running when it moves, and the move reschedules it: on a
+ * shared CPU it then waits a whole slice, in the new cgroup, before it can
+ * read its own schedstat (a tracer counts that wait in the cgroup, a
+ * figure read after it does not: 3.8 ms of 1 s). So a controller (the
+ * parent) moves the workload only while every thread of it sleeps on a
+ * pipe, and reads their schedstat then: nothing runs or waits between the
+ * move and the read.
+ */
+static int wait_asleep(pid_t pid)
+{
+	char path[320], buf[512];
+	/* Bounded: 20 s of 1 ms polls, for the slow emulated guest. */
+	for (int tries = 0; tries < 20000; tries++) {
+		int all = 1, any = 0;
+		DIR *d;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		if (!(d = opendir(path)))
+			return -1;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, e->d_name);
+			FILE *f = fopen(path, "r");
+			if (!f || !fgets(buf, sizeof(buf), f))
+				all = 0;
+			else if (strrchr(buf, ')')[2] != 'S')
+				all = 0;
+			if (f)
+				fclose(f);
+			any = 1;
+		}
+		closedir(d);
+		if (all && any)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static struct acct read_tasks(pid_t pid)
+{
+	char path[320];
+	struct acct sum = { 0 };
+	DIR *d;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return sum;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		struct acct a = { 0 };
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f && fscanf(f, "%llu %llu %llu", &a.oncpu, &a.delay, &a.slices) == 3) {
+			sum.oncpu += a.oncpu;
+			sum.delay += a.delay;
+			sum.slices += a.slices;
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static pthread_barrier_t finished, release;
+
+static void *window_burner(void *arg)
+{
+	unsigned long long end = *(unsigned long long *)arg;
+	while (mono_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+	pthread_barrier_wait(&finished);
+	pthread_barrier_wait(&release); /* asleep while the controller moves and reads */
+	return NULL;
+}
+
+static int burn_window(int threads, int cpu, const char *in, const char *out)
+{
+	int go[2], fin[2], doneb[2];
+	char c = 0;
+	if (threads < 1 || threads > 256 || pipe(go) || pipe(fin) || pipe(doneb))
+		return 2;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		pthread_t t[256];
+		pin(cpu);
+		if (read(go[0], &c, 1) != 1) /* asleep: moved in here */
+			_exit(1);
+		unsigned long long end = mono_ns() + (unsigned long long)(secs * 1e9);
+		pthread_barrier_init(&finished, NULL, threads + 1);
+		pthread_barrier_init(&release, NULL, threads + 1);
+		for (int i = 0; i < threads; i++)
+			pthread_create(&t[i], NULL, window_burner, &end);
+		pthread_barrier_wait(&finished);
+		if (write(doneb[1], &c, 1) != 1 || read(fin[0], &c, 1) != 1) /* asleep: moved out here */
+			_exit(1);
+		pthread_barrier_wait(&release);
+		for (int i = 0; i < threads; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	struct acct a0, a1;
+	if (wait_asleep(pid)) {
+		fprintf(stderr, "cgwork: the workload never slept\n");
+		return 1;
+	}
+	enter_pid(in, pid);
+	a0 = read_tasks(pid);
+	unsigned long long t0 = mono_ns();
+	if (write(go[1], &c, 1) != 1 || read(doneb[0], &c, 1) != 1 || wait_asleep(pid)) {
+		fprintf(stderr, "cgwork: the workload did not finish\n");
+		return 1;
+	}
+	unsigned long long t1 = mono_ns();
+	if (out)
+		enter_pid(out, pid);
+	a1 = read_tasks(pid);
+	if (write(fin[1], &c, 1) != 1)
+		return 1;
+	waitpid(pid, NULL, 0);
+	total = (struct acct){ a1.oncpu - a0.oncpu, a1.delay - a0.delay, a1.slices - a0.slices };
+	report(t1 - t0);
+	return 0;
+}
+
+/*
  * CGWORK_ENTER=PROCS / CGWORK_LEAVE=PROCS (cgroup.procs files): move in
  * (and out) itself, and print only what it ran in between, so that no
  * shell start-up before the move, nor its exit after, is in the figure.
@@ -186,6 +323,15 @@ static int spin(double cpu_s)
 	total.slices -= base.slices;
 	report(mono_ns() - t0);
 	return 0;
+}
+
+static void enter_pid(const char *procs, pid_t pid)
+{
+	FILE *f = fopen(procs, "w");
+	if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f)) {
+		fprintf(stderr, "cgwork: cannot move %d to %s: %s\n", pid, procs, strerror(errno));
+		exit(1);
+	}
 }
 
 static void enter(const char *procs)
@@ -419,6 +565,9 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "burn")) {
 		secs = atof(argv[3]);
+		if (getenv("CGWORK_ENTER"))
+			return burn_window(atoi(argv[2]), argc > 4 ? atoi(argv[4]) : -1, getenv("CGWORK_ENTER"),
+					   getenv("CGWORK_LEAVE"));
 		return burn(atoi(argv[2]), argc > 4 ? atoi(argv[4]) : -1);
 	}
 	if (argc == 3 && !strcmp(argv[1], "spin"))
