@@ -183,6 +183,16 @@ cgs_summary() {
 	jq -r --arg p "$1" "select(.kind == \"summary\") | .cgroups[] | select(.path == \$p) | $2" "$TMP/cgs.out"
 }
 
+# burn_in REL THREADS SECONDS CPU: cgwork burn (CPU -1: unpinned), moved
+# into REL and out again by cgwork while it sleeps (CGWORK_ENTER/LEAVE,
+# cgwork.c burn_window), so that the schedstat figure it prints covers
+# exactly its tasks' time in REL: no shell start-up before, no exit tail
+# after, and no wait between a move and a read (a task that moves itself is
+# rescheduled by the move: once 2.3 % of the guest's figure).
+burn_in() {
+	CGWORK_ENTER="$(cg_procs "$1")" CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn "$2" "$3" "$4"
+}
+
 # kv FIELD < "a=1 b=2": the value of FIELD from cgwork's last line.
 kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { v = $2 } END { print v }'; }
 

@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Run the live-kernel tests: real BPF on the running kernel, real cgroups.
-# Usage: tests/live/run.sh [TEST_NAME_SUBSTRING]
+# Usage: tests/live/run.sh [SUBSTRING[,SUBSTRING...]]
+# Runs the tests whose names hold one of the substrings (all without one),
+# each CGS_TEST_REPEAT times in a row (default 1: flakiness is measured by
+# repeating a test alone, never retried to pass).
 # Prints "CGS-TEST PASS|FAIL|SKIP name" per test (the QEMU stage reads these)
 # and ends with "live: N passed, N failed, N skipped".
 #
@@ -74,8 +77,20 @@ for f in "$TESTS"/t_*.sh; do
 	. "$f"
 done
 echo "live tests on $(uname -r), cgroup v$CG_VER at $CG_ROOT; each test bounded to ${LIMIT}s"
+# selected NAME: the name holds one of the filter's substrings.
+selected() {
+	_IFS=$IFS
+	IFS=,
+	for _f in ${1:-""}; do
+		case "$t" in *"$_f"*) IFS=$_IFS; return 0 ;; esac
+	done
+	IFS=$_IFS
+	return 1
+}
+
 for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
-	case "$t" in *"${1:-}"*) ;; *) continue ;; esac
+	selected "${1:-}" || continue
+	for _rep in $(seq 1 "${CGS_TEST_REPEAT:-1}"); do
 	start=$(date +%s)
 	rm -f "$TMP/sid"
 	# The test's shell leads a new session: its pid is the session and group id.
@@ -116,6 +131,7 @@ for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
 	fi
 	[ $rc = 0 ] || sed 's/^/    /' "$TMP/$t.log"
 	[ $rc = 0 ] && [ -n "${CGS_VERBOSE_TESTS:-}" ] && sed 's/^/    /' "$TMP/$t.log"
+	done
 done
 echo "live: $pass passed, $failn failed, $skip skipped"
 [ $failn = 0 ]

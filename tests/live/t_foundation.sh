@@ -37,7 +37,7 @@ test_oncpu_matches_schedstat() {
 		cg_create "oncpu-$b" && A=$CG
 		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
 		s0=$(steal_ns)
-		out=$(cg_run "$A" "$CGWORK" burn 2 2) || fail "burn failed"
+		out=$(burn_in "$A" 2 2 -1) || fail "burn failed"
 		s1=$(steal_ns)
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .oncpu_ns)
@@ -47,19 +47,33 @@ test_oncpu_matches_schedstat() {
 	done
 }
 
-# Run-queue wait of an unlimited cgroup within 5% of schedstat's run delay:
+# Run-queue wait of an unlimited cgroup equal to schedstat's run delay:
 # three busy threads share one CPU, so each waits about 2/3 of the time.
+# Exact with tp_btf, as t_why.sh's why_check says: the same rq->clock
+# values at the same events, one CPU, and burn_in's exact window (measured
+# 0 ns on 6.18 and 6.1; before the exact window, within 0.4 %). raw_tp
+# times with bpf_ktime_get_ns() in the tracepoint, read nanoseconds after
+# the kernel's rq clock at each end of a wait. Allowed: 1 us a wait on the
+# host (measured 26-29 us over about 500 waits: 50-60 ns each), 20 us in the
+# emulated guest, where the instructions between the two reads are emulated
+# (measured 1.13 ms over 279 waits: 4 us each).
 test_runq_matches_rundelay() {
 	for b in $SCHED_BACKENDS; do
 		cg_create "runq-$b" && A=$CG
 		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
-		out=$(cg_run "$A" "$CGWORK" burn 3 2 0) || fail "burn failed"
+		out=$(burn_in "$A" 3 2 0) || fail "burn failed"
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .runq.sum_ns)
 		[ -n "$got" ] || fail "$b: no summary row for $A"
-		within "$got" "$(echo "$out" | kv rundelay_ns)" 5 "$b run-queue wait ns" ||
-			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count)"
 		n=$(cgs_summary "$A" .runq.count)
+		slack=0
+		per_wait=1000
+		[ "$CGS_TIME_SCALE" = 1 ] || per_wait=20000
+		[ "$b" = raw_tp ] && slack=$((n * per_wait))
+		k=$(echo "$out" | kv rundelay_ns)
+		echo "$b run-queue wait ns: measured $got, kernel $k, $n waits, $((got > k ? got - k : k - got)) ns apart (limit $slack)"
+		[ $((got > k ? got - k : k - got)) -le "$slack" ] ||
+			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count)"
 		[ "$n" -gt 100 ] || fail "$b: only $n run-queue waits"
 	done
 }

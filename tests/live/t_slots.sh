@@ -2,15 +2,20 @@
 # Slots come back (docs/design.md, "Slots"): with --max-cgroups 16, the
 # smallest bound, more cgroups than that come and go, or sit idle, and each
 # is still seen, named, and its on-CPU time agrees with the kernel's account
-# of its one task (schedstat, as cgwork prints it between moving itself in
-# and out: slots_spin) to 2 % + 4 ms (typically 0.1 %; a loaded machine can
-# stretch the moves; the emulated guest, whose clock and slices are coarse,
-# gets 20 ms): nothing lost to a full map, nothing counted twice when a slot
-# changes hands, which would be 50 ms off. (The host's v1 cpu hierarchy has no
-# cpuacct.usage: cpuacct is mounted apart.)
+# of its tasks (schedstat, read by cgwork while they sleep in the cgroup's
+# exact window: slots_spin) to 2 % + 4 ms: nothing lost to a full map,
+# nothing counted twice when a slot changes hands, which would be 50 ms off.
+# What parts the two otherwise: cgsched times slices with rq->clock, the
+# kernel's figure with clock_task, which leaves out time stolen by a
+# hypervisor and, with IRQ time accounting, time in interrupts. Measured: 2 us
+# at most over 40 cgroups here; in the emulated guest typically 30-70 us,
+# at most 4.0 ms in 7 runs of 24 cgroups (its interrupts are emulated, and
+# slow). The guest's 20 ms (CGS_TIME_SCALE x 4 ms) keeps 5 times that.
+# (The host's v1 cpu hierarchy has no cpuacct.usage: cpuacct is mounted apart.)
 
-# slots_spin REL SECONDS: cgwork moves itself into REL, runs SECONDS of CPU,
-# moves back to the root; prints its on-CPU ns in REL (schedstat).
+# slots_spin REL SECONDS: cgwork moves its worker into REL, which runs
+# SECONDS of CPU, and back to the root, each while it sleeps; prints its
+# on-CPU ns in REL (schedstat, cgwork.c burn_window).
 slots_spin() {
 	CGWORK_ENTER=$(cg_procs "$1") CGWORK_LEAVE=$(cg_procs "") "$CGWORK" spin "$2" | kv oncpu_ns
 }
@@ -49,15 +54,17 @@ test_slots_removed_come_back() {
 	sleep 7 # the last ones' figures: read, then kept 3 s, then gone
 	cgs_stop INT || fail "cgsched failed"
 	slot_rows >"$TMP/rows"
-	n=0
+	n=0 worst=0
 	while read -r p k; do
 		got=$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/rows")
 		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"))"
 		within_plus "$got" "$k" 2 "$(scaled 4000000)" "$p on-CPU ns" >/dev/null || fail "$p: cgsched $got ns, kernel $k ns"
+		worst=$(awk -v a="$got" -v b="$k" -v w="$worst" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d > w ? d : w) }')
+		[ "$worst" = "$(awk -v a="$got" -v b="$k" 'BEGIN { d = a - b; if (d < 0) d = -d; print d }')" ] && worst_at="$p: cgsched $got, kernel $k"
 		n=$((n + 1))
 	done <"$TMP/usage"
 	[ "$n" = "$N" ] || fail "only $n of $N cgroups made"
-	echo "$N cgroups, each shown with its kernel's CPU time to 2 % + $(($(scaled 4000000) / 1000000)) ms"
+	echo "$N cgroups, each shown with its kernel's CPU time to 2 % + $(($(scaled 4000000) / 1000000)) ms; the farthest $worst ns off ($worst_at)"
 	# Once removed, shown by the path the kernel gave at its removal (a row made before it went says live).
 	gone=$(jq -r 'select(.kind == "interval") | .cgroups[] | select(.removed) | .path' "$TMP/cgs.out" | sort -u | grep -c "^$P/c")
 	echo "$gone of $N shown in an interval after their removal, by path"

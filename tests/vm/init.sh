@@ -15,6 +15,7 @@ echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
 ip link set lo up # cgsched export's tests scrape it on 127.0.0.1
 echo "CGS-VM BOOTED $(uname -r)"
+echo "CGS-VM CLOCK $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource); irq pressure: $(cat /proc/pressure/irq 2>&1 | head -n 1)"
 cd /cgsched
 # A hang watchdog: before the host gives up on us, say what is running.
 wd=$(cat /cgsched/watchdog 2>/dev/null || echo 500)
@@ -35,6 +36,7 @@ wd=$(cat /cgsched/watchdog 2>/dev/null || echo 500)
 # Each test is bounded by the runner (CGS_TEST_TIMEOUT x CGS_TIME_SCALE):
 # a stuck one costs its own bound, and the rest still run.
 CGS_VERBOSE_TESTS=1 ROOT=/cgsched CGS_TIME_SCALE=$(cat /cgsched/scale) CGS_TEST_TIMEOUT=$(cat /cgsched/test-timeout) \
+	CGS_TEST_REPEAT=$(cat /cgsched/repeat 2>/dev/null || echo 1) \
 	sh tests/live/run.sh $(cat /cgsched/filter 2>/dev/null)
 echo "CGS-VM DMESG-BEGIN"
 dmesg

@@ -7,7 +7,7 @@
  *   cgwork burn THREADS SECONDS [CPU]   busy threads for SECONDS of wall time
  *        (CGWORK_ENTER, CGWORK_LEAVE: see burn_window)
  *   cgwork spin SECONDS_OF_CPU          one thread until it has used that much CPU
- *        (CGWORK_ENTER, CGWORK_LEAVE: see move_self)
+ *        (CGWORK_ENTER, CGWORK_LEAVE: as burn's, see burn_window)
  *   cgwork pingpong ROUNDS CPU PROCS_A PROCS_B SPIN_US
  *        two processes, each first moves itself (cgroup.procs path), then they
  *        pass a byte back and forth over pipes on one CPU, each spinning
@@ -105,19 +105,7 @@ static void report(unsigned long long wall)
 
 static double secs;
 static volatile unsigned long long sink;
-static void enter(const char *procs);
 static void enter_pid(const char *procs, pid_t pid);
-
-/*
- * CGWORK_LEAVE=PROCS: when every burner is done, one of them moves the
- * process there (a cgroup.procs file) and only then do they read their
- * schedstat. Without it, the waits between that read and the process's
- * exit (a join, the report, exit itself) fall in the traced cgroup but
- * not in the figure printed; under a quota that tail can be a whole
- * throttled window (75 ms of a 25 % quota's 100 ms period).
- */
-static const char *leave;
-static pthread_barrier_t done, moved;
 
 static void *burner(void *arg)
 {
@@ -125,11 +113,6 @@ static void *burner(void *arg)
 	while (mono_ns() < end)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
-	if (leave) {
-		if (pthread_barrier_wait(&done) == PTHREAD_BARRIER_SERIAL_THREAD)
-			enter(leave);
-		pthread_barrier_wait(&moved);
-	}
 	add_self();
 	return NULL;
 }
@@ -140,9 +123,6 @@ static int burn(int threads, int cpu)
 	unsigned long long t0 = mono_ns();
 	if (threads < 1 || threads > 256)
 		return 2;
-	leave = getenv("CGWORK_LEAVE");
-	if (leave && (pthread_barrier_init(&done, NULL, threads) || pthread_barrier_init(&moved, NULL, threads)))
-		return 1;
 	pin(cpu);
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, burner, NULL);
@@ -224,11 +204,15 @@ static struct acct read_tasks(pid_t pid)
 }
 
 static pthread_barrier_t finished, release;
+/* spin's: each worker runs until it has used this much CPU (0: burn's wall time). */
+static unsigned long long window_cpu_ns;
 
 static void *window_burner(void *arg)
 {
 	unsigned long long end = *(unsigned long long *)arg;
-	while (mono_ns() < end)
+	if (window_cpu_ns)
+		end = thread_cpu_ns() + window_cpu_ns;
+	while ((window_cpu_ns ? thread_cpu_ns() : mono_ns()) < end)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
 	pthread_barrier_wait(&finished);
@@ -287,40 +271,14 @@ static int burn_window(int threads, int cpu, const char *in, const char *out)
 	return 0;
 }
 
-/*
- * CGWORK_ENTER=PROCS / CGWORK_LEAVE=PROCS (cgroup.procs files): move in
- * (and out) itself, and print only what it ran in between, so that no
- * shell start-up before the move, nor its exit after, is in the figure.
- * A sleep just before each move ends the running slice: a task moved while
- * it runs has that whole slice counted in its new cgroup (by cgsched).
- */
-static void move_self(const char *procs)
-{
-	usleep(1000);
-	enter(procs);
-}
-
 static int spin(double cpu_s)
 {
 	unsigned long long t0 = mono_ns(), need = (unsigned long long)(cpu_s * 1e9);
-	const char *in = getenv("CGWORK_ENTER"), *out = getenv("CGWORK_LEAVE");
-	struct acct base = { 0 };
 
-	if (in) {
-		move_self(in);
-		add_self();
-		base = total;
-		total = (struct acct){ 0 };
-	}
-	while (thread_cpu_ns() < need + base.oncpu)
+	while (thread_cpu_ns() < need)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
-	if (out)
-		move_self(out);
 	add_self();
-	total.oncpu -= base.oncpu;
-	total.delay -= base.delay;
-	total.slices -= base.slices;
 	report(mono_ns() - t0);
 	return 0;
 }
@@ -569,6 +527,10 @@ int main(int argc, char **argv)
 			return burn_window(atoi(argv[2]), argc > 4 ? atoi(argv[4]) : -1, getenv("CGWORK_ENTER"),
 					   getenv("CGWORK_LEAVE"));
 		return burn(atoi(argv[2]), argc > 4 ? atoi(argv[4]) : -1);
+	}
+	if (argc == 3 && !strcmp(argv[1], "spin") && getenv("CGWORK_ENTER")) {
+		window_cpu_ns = (unsigned long long)(atof(argv[2]) * 1e9);
+		return burn_window(1, -1, getenv("CGWORK_ENTER"), getenv("CGWORK_LEAVE"));
 	}
 	if (argc == 3 && !strcmp(argv[1], "spin"))
 		return spin(atof(argv[2]));
