@@ -316,6 +316,27 @@ static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 
 	}
 }
 
+/*
+ * The loader reads this CPU's figures (cg_stats, mmapped) and what runs now
+ * (cpu_cur) in two steps; a switch between them would lose the slice it
+ * ended, or count it twice. Like a seqlock: odd while this CPU's switch
+ * writes them, even after; the loader reads again when the count moved.
+ * Only this CPU writes it (programs do not migrate while they run); the
+ * barriers keep the compiler from moving the figures' stores across it
+ * (x86 keeps stores in order).
+ */
+static __always_inline void seq_begin(struct cgs_cpu_cur *cur)
+{
+	*(volatile __u32 *)&cur->seq = cur->seq + 1;
+	asm volatile("" ::: "memory");
+}
+
+static __always_inline void seq_end(struct cgs_cpu_cur *cur)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&cur->seq = cur->seq + 1;
+}
+
 /* Outgoing: everything since this CPU's last switch ran prev. */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct cgs_cpu_cur *cur,
 				       __u64 now, struct switch_out *o, bool direct)
@@ -496,6 +517,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 	if (!cur)
 		return 0;
+	seq_begin(cur);
 	clock_offset_refresh(cur, now, direct);
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
@@ -512,6 +534,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;
+	seq_end(cur);
 	why_switch_end(tl, next, t ? t->cgid : 0, direct);
 	return 0;
 }
@@ -540,6 +563,7 @@ int seed_cpu(void *ctx)
 
 	if (!cur || cur->since_ns)
 		return 0;
+	seq_begin(cur);
 	if (task_pid(p, false) && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
 		slot1 = slot_of(cgid);
 	else
@@ -553,6 +577,7 @@ int seed_cpu(void *ctx)
 	cur->off_at = 0;
 	cur->seeded = 1;
 	cur->since_ns = bpf_ktime_get_ns();
+	seq_end(cur);
 	seeded_cpus++;
 	return 0;
 }

@@ -195,6 +195,13 @@ struct cgs_cpu_cur {
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1; 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was valid in */
 	__u32 seeded;        /* 1: since_ns is ktime, set at attach (seed_cpu), not yet converted */
+	/*
+	 * Odd while a switch on this CPU updates its figures and this record,
+	 * even between: the loader reads cg_stats between two reads of it, and
+	 * again when one of them changed (snapshot.c read_consistent).
+	 */
+	__u32 seq;
+	__u32 pad;
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */

@@ -249,26 +249,26 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 	return pre_add(s, k->victim, k->preemptor, n, ns);
 }
 
-/* Credit the slices running right now, so a task that never switches still shows. */
-static int take_running(const struct tracer_view *t, struct snapshot *s)
+/*
+ * Credit the slices running right now (cur: cpu_cur as read_consistent
+ * read it, with s->t_ns), so a task that never switches still shows.
+ */
+static void take_running(const struct tracer_view *t, struct snapshot *s, const struct cgs_cpu_cur *cur)
 {
-	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
-	__u32 zero = 0;
-	int err = 0;
-
-	if (!cur)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(t->fd_cur, &zero, cur)) {
-		s->t_ns = now_ns();
-		goto out;
-	}
-	s->t_ns = now_ns();
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
 		/* since_ns is the CPU's rq clock (tp_btf) or ktime (clock_off 0). */
 		uint64_t since = cur[cpu].since_ns + cur[cpu].clock_off;
 
-		if (!cur[cpu].cgid || !cur[cpu].since_ns || since > s->t_ns)
+		if (!cur[cpu].cgid || !cur[cpu].since_ns || since > s->t_ns) {
+			if (cur[cpu].cgid && cur[cpu].since_ns)
+				cgs_debug("cpu %d: running slice of cgroup %llu starts %lld ns after the read: not credited (seeded %u, off %llu)",
+					  cpu, (unsigned long long)cur[cpu].cgid, (long long)(since - s->t_ns), cur[cpu].seeded,
+					  (unsigned long long)cur[cpu].clock_off);
 			continue;
+		}
+		if (cgs_verbose)
+			cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited (seeded %u)", cpu,
+				  (unsigned long long)cur[cpu].cgid, (s->t_ns - since) / 1e6, cur[cpu].seeded);
 		/*
 		 * Only cgroups with a map slot: one without (the map was full,
 		 * and that is counted) would show a partial row.
@@ -297,9 +297,6 @@ static int take_running(const struct tracer_view *t, struct snapshot *s)
 			continue;
 		c->c.some_ns += s->t_ns - since;
 	}
-out:
-	free(cur);
-	return err;
 }
 
 static int take_drops(const struct tracer_view *t, struct snapshot *s)
@@ -348,28 +345,93 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 	return 0;
 }
 
+/* Let go of what read_cg took, to read it again. */
+static void drop_cg(const struct tracer_view *t, struct snapshot *s)
+{
+	for (uint32_t slot = 0; slot < t->nslots; slot++)
+		if (t->owner[slot])
+			free(s->cg[t->rank[slot]].cpu);
+}
+
+/*
+ * cg_stats and cpu_cur as of one moment. A switch on some CPU between
+ * reading its figures and reading what it runs would lose the slice it
+ * ended (not yet in the figures read, no longer running), or count it
+ * twice: at the end of an attached window that was half the window, once
+ * in 500. So cpu_cur is read before and after the figures, and all of it
+ * again while the switch count (cgs_cpu_cur.seq) of a CPU whose slice was
+ * over a millisecond old moved or was odd: what a switch there can lose is
+ * at most that slice, and one that had begun less than a millisecond
+ * before the read is not worth another pass (under a switch storm every
+ * pass would see a switch). At most four passes. cur gets cpu_cur
+ * (zeroed: unread).
+ */
+static int read_consistent(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx,
+			   struct cgs_cpu_cur *cur)
+{
+	struct cgs_cpu_cur *before = calloc(t->ncpus, sizeof(*before));
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!before)
+		return -ENOMEM;
+	for (int try = 0;; try++) {
+		bool have = !bpf_map_lookup_elem(t->fd_cur, &zero, before), moved = false;
+		uint64_t t_before = now_ns();
+		if ((err = read_cg(t, s, ctx)))
+			break;
+		have = have && !bpf_map_lookup_elem(t->fd_cur, &zero, cur);
+		s->t_ns = now_ns();
+		if (!have) {
+			memset(cur, 0, t->ncpus * sizeof(*cur));
+			break;
+		}
+		for (int cpu = 0; cpu < t->ncpus; cpu++) {
+			uint64_t since = before[cpu].since_ns + before[cpu].clock_off;
+			bool old = !before[cpu].since_ns || since + 1000000 < t_before;
+			moved |= old && (before[cpu].seq != cur[cpu].seq || (cur[cpu].seq & 1));
+		}
+		if (!moved || try == 3)
+			break;
+		drop_cg(t, s);
+	}
+	free(before);
+	return err;
+}
+
 /* Everything a read takes from one view of the maps. */
 static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
 	struct read_ctx ctx = { .s = s };
+	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
 	int err;
 
+	if (!cur)
+		return -ENOMEM;
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
 	s->slots_used = t->nowned;
 	s->slots_recycled = t->recycled;
 	ctx.epoch = t->epoch;
 	/* One allocation for every slot in use (no doubling and copying). */
-	if (t->nowned + t->nparked && !(s->cg = malloc((s->cap = t->nowned + t->nparked + 64) * sizeof(*s->cg))))
+	if (t->nowned + t->nparked && !(s->cg = malloc((s->cap = t->nowned + t->nparked + 64) * sizeof(*s->cg)))) {
+		free(cur);
 		return -ENOMEM;
+	}
 	s->n = t->nowned;
-	if ((err = read_cg(t, s, &ctx)) || (err = take_parked(&ctx, t)))
+	err = read_consistent(t, s, &ctx, cur);
+	if (!err)
+		err = take_parked(&ctx, t);
+	if (!err)
+		take_running(t, s, cur);
+	free(cur);
+	if (err)
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
 	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(struct cgs_preempt_val),
 			     t->ncpus, take_pre, s)) ||
-	    (err = take_running(t, s)) || (err = take_drops(t, s)) ||
+	    (err = take_drops(t, s)) ||
 	    (t->fd_tasks >= 0 && (err = tasks_read(t, s, prev))))
 		return err;
 	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */

@@ -93,9 +93,13 @@ for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
 	for _rep in $(seq 1 "${CGS_TEST_REPEAT:-1}"); do
 	start=$(date +%s)
 	rm -f "$TMP/sid"
+	# A directory of its own for each run of a test: nothing a run leaves
+	# (a pid file) is found by the next one (CGS_TEST_REPEAT).
+	tdir=$TMP/t.$t.$_rep
+	mkdir -p "$tdir"
 	# The test's shell leads a new session: its pid is the session and group id.
 	# shellcheck disable=SC2016
-	setsid sh -c 'echo $$ >"$CGS_TMP/sid"
+	CGS_SID_FILE=$TMP/sid CGS_TMP=$tdir setsid sh -c 'echo $$ >"$CGS_SID_FILE"
 		. "$ROOT/tests/live/lib.sh"
 		for f in "$TESTS"/t_*.sh; do . "$f"; done
 		CGS_PID="" CGS_BG=""
