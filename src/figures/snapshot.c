@@ -266,9 +266,6 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 					  (unsigned long long)cur[cpu].clock_off);
 			continue;
 		}
-		if (cgs_verbose)
-			cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited (seeded %u)", cpu,
-				  (unsigned long long)cur[cpu].cgid, (s->t_ns - since) / 1e6, cur[cpu].seeded);
 		/*
 		 * Only cgroups with a map slot: one without (the map was full,
 		 * and that is counted) would show a partial row.
