@@ -661,25 +661,24 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 	struct ksyms k = {};
 
 	libbpf_set_print(libbpf_log);
-	/* Scheduler backends with the throttle backend that always loads... */
+	/*
+	 * Scheduler backends with the throttle backend that always loads; with
+	 * the first that loads, how the window's start is told to each CPU
+	 * (seed_cpu by IPI, else the nudge threads).
+	 */
+	int seed_err = -ENOTSUP;
+	bool seeded = false;
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		struct tracer t = {};
 		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
 		cb(ctx, "sched", backends[i].name, err);
-		tracer_stop(&t);
-	}
-	/* How the window's start is told to each CPU: seed_cpu by IPI, else the nudge threads. */
-	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
-		struct tracer t = {};
-		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
-		if (!err)
-			err = seed_one(bpf_program__fd(t.skel->progs.seed_cpu), 0);
-		tracer_stop(&t);
-		if (err != -ENOTSUP || i + 1 == ARRAY_SIZE(backends)) {
-			cb(ctx, "window", "seed_cpu", err);
-			break;
+		if (!err && !seeded) {
+			seed_err = seed_one(bpf_program__fd(t.skel->progs.seed_cpu), 0);
+			seeded = true;
 		}
+		tracer_stop(&t);
 	}
+	cb(ctx, "window", "seed_cpu", seed_err);
 	/* ...and each throttle backend with the first scheduler backend that works. */
 	for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
 		int err = -ENOTSUP;
