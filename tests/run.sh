@@ -12,6 +12,8 @@ trap 'rm -rf "$logs"' EXIT
 
 unit() { # unit BINARY LABEL: Criterion's synthesis into the totals
 	out=$(LANG=C "$1" 2>&1)
+	echo "$out" | grep -E '^\[(FAIL|----)\]' | grep -v -E '^\[----\] *(Criterion|Running|Synthesis)' |
+		sed "s/^/$2 /" >>"$logs/recap"
 	echo "$out" | grep -v '^\[----\]' | tail -n 20 | sed "s/^/$2 /"
 	syn=$(echo "$out" | grep 'Synthesis:')
 	p=$(echo "$syn" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
@@ -85,5 +87,18 @@ set -- .output/probe-host.json "${host_counts:-0 0 0} ${live_secs:-0}"
 [ -f .output/vm/result ] && set -- "$@" .output/vm/probe.json "$(cut -d' ' -f2- .output/vm/result)"
 tests/matrix.sh .output/kernels.md "$@" || echo "could not write .output/kernels.md"
 
+# What failed, again at the end: CI shows only the last lines of a run.
+if [ "$failed" != 0 ]; then
+	echo "what failed (each stage's output above has the whole log):"
+	for f in "$logs"/layers "$logs"/fuzz "$logs"/san; do
+		[ -f "$f" ] && grep -E 'FAIL|did not' "$f" | head -n 5
+	done
+	[ -f "$logs/recap" ] && head -n 20 "$logs/recap"
+	for f in "$logs"/live "$logs"/vm; do
+		[ -f "$f" ] && awk '/CGS-TEST FAIL/ { p = 1; n = 0; print; next }
+			/CGS-TEST (PASS|SKIP)/ { p = 0 }
+			p && n < 12 { print; n++ }' "$f"
+	done
+fi
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
