@@ -57,8 +57,8 @@ PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm bench soak install clean sanitizers fuzz kernels-doc
-all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime
+.PHONY: all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc
+all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/scx_min
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
@@ -97,9 +97,14 @@ test-unit: $(OUTPUT)/unit-tests
 test-live: all
 	$(Q)./tests/live/run.sh
 
-# The live tests again on Debian's Linux 6.1 under QEMU, cgroup v2.
+# The live tests again on one of Debian's kernels under QEMU (tests/vm/kernels;
+# CGS_VM_KERNEL=5.10|6.1|6.12|7.3|6.12-rt, default 6.1).
 test-vm: all
 	$(Q)./tests/vm/run.sh
+
+# make test with every live test on every kernel of tests/vm/kernels (6.12-rt too).
+test-matrix: deps all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+	$(Q)CGS_VM_MATRIX=1 ./tests/run.sh
 
 # --- BPF ------------------------------------------------------------------
 $(OUTPUT) $(OUTPUT)/src $(OUTPUT)/workloads:
@@ -170,6 +175,15 @@ fuzz: deps $(FUZZERS)
 	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 $(OUTPUT)/bench-floor: tests/bench/floor.c $(OUTPUT)/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+
+# A sched_ext scheduler of the tests' own, for the guests that have sched_ext.
+$(OUTPUT)/scx_min.bpf.o: tests/vm/scx_min.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/scx_min: tests/vm/scx_min.c $(OUTPUT)/scx_min.bpf.o
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 

@@ -17,8 +17,8 @@ shift
 	echo "tree as it was; \`make kernels-doc\` copies it to \`docs/kernels.md\`, which is the copy of"
 	echo "$(date -u +%Y-%m-%d)'s run and counts the tests as they were then."
 	echo
-	echo "| kernel | cgroup | BTF | scheduler backends | throttle backends | window start | refused | live tests |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| kernel | cgroup | BTF | sched_ext | scheduler backends | throttle backends | window start | refused | live tests |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	while [ $# -ge 2 ]; do
 		probe=$1 counts=$2
 		shift 2
@@ -26,6 +26,7 @@ shift
 		jq -r --arg c "$counts" '
 			($c | split(" ")) as $n |
 			"| \(.kernel) | v\(.cgroup_version) (\(.cgroup_mount)) | \(if .btf then "yes" else "no" end) | " +
+			(if .sched_ext == null then "not built" else "yes (\(.sched_ext.state) at probe)" end) + " | " +
 			([.sched_backends[] | select(.ok) | .name] | join(", ")) + " | " +
 			([(.throttle_backends // [])[] | select(.ok) | .name] | join(", ")) + " | " +
 			(if ((.window_start // []) | map(select(.ok)) | length) > 0 then "seed_cpu (IPI)" else "nudge threads" end) + " | " +

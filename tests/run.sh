@@ -64,19 +64,39 @@ else
 	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 fi
 
-# The same live tests on Debian's 6.1 under QEMU (cgroup v2). CGS_NO_VM=1 skips it.
+# The live tests on Debian's other kernels under QEMU (tests/vm/kernels):
+# every test on 6.1, the core on the others (CGS_VM_KERNELS picks which;
+# CGS_NO_VM=1 skips them all). The core: every backend pair loads and
+# attaches, on-CPU time and run-queue waits against schedstat, throttled time
+# against cpu.stat, record of a 25 % quota, slots under churn, a signal
+# during start-up, nothing left attached, sched_ext where the kernel has it.
+VM_CORE=test_backend_pairs_load,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
 host_counts="$lp"
+vm_results=""
 if [ -z "${CGS_NO_VM:-}" ]; then
-	tests/vm/run.sh 2>&1 | tee "$logs/vm"
-	vm=$(tail -n 1 "$logs/vm")
-	vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
-	if [ -z "$vp" ]; then
-		echo "the QEMU stage did not finish: $vm"
-		failed=$((failed + 1))
+	# make test-matrix (CGS_VM_MATRIX=1): every kernel of the table, every test.
+	if [ -n "${CGS_VM_MATRIX:-}" ]; then
+		kernels=$(awk '!/^#/ && NF { print $1 }' tests/vm/kernels)
 	else
-		set -- $vp
-		passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
+		kernels=$(awk '!/^#/ && NF && $5 != "-" { print $1 }' tests/vm/kernels)
 	fi
+	for k in ${CGS_VM_KERNELS:-$kernels}; do
+		mode=$(awk -v n="$k" '$1 == n { print $5 }' tests/vm/kernels)
+		filter=""
+		[ "$mode" = all ] || [ -n "${CGS_VM_MATRIX:-}" ] || filter=$VM_CORE
+		CGS_VM_KERNEL=$k tests/vm/run.sh "$filter" 2>&1 | tee "$logs/vm"
+		cat "$logs/vm" >>"$logs/vms"
+		vm=$(tail -n 1 "$logs/vm")
+		vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
+		if [ -z "$vp" ]; then
+			echo "the QEMU stage on $k did not finish: $vm"
+			failed=$((failed + 1))
+		else
+			set -- $vp
+			passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
+		fi
+		vm_results="$vm_results $k"
+	done
 fi
 
 # The compatibility matrix from these runs, under .output (the tracked
@@ -84,7 +104,9 @@ fi
 # checkout as it was).
 ./cgsched probe --json >.output/probe-host.json 2>/dev/null || true
 set -- .output/probe-host.json "${host_counts:-0 0 0} ${live_secs:-0}"
-[ -f .output/vm/result ] && set -- "$@" .output/vm/probe.json "$(cut -d' ' -f2- .output/vm/result)"
+for k in $vm_results; do
+	[ -f ".output/vm/$k/result" ] && set -- "$@" ".output/vm/$k/probe.json" "$(cut -d' ' -f2- ".output/vm/$k/result")"
+done
 tests/matrix.sh .output/kernels.md "$@" || echo "could not write .output/kernels.md"
 
 # What failed, again at the end: CI shows only the last lines of a run.
@@ -94,11 +116,11 @@ if [ "$failed" != 0 ]; then
 		[ -f "$f" ] && grep -E 'FAIL|did not' "$f" | head -n 5
 	done
 	[ -f "$logs/recap" ] && head -n 20 "$logs/recap"
-	for f in "$logs"/live "$logs"/vm; do
-		[ -f "$f" ] && awk '/CGS-TEST FAIL/ { p = 1; n = 0; print; next }
-			/CGS-TEST (PASS|SKIP)/ { p = 0 }
-			p && n < 12 { print; n++ }' "$f"
-	done
+	[ -f "$logs/live" ] && awk '/CGS-TEST FAIL/ { p = 1; n = 0; print; next }
+		/CGS-TEST (PASS|SKIP)/ { p = 0 }
+		p && n < 12 { print; n++ }' "$logs/live"
+	# A guest prints its failures' logs after all its results.
+	[ -f "$logs/vms" ] && grep -E 'CGS-TEST FAIL|^\[vm\] |^vm: the guest|^\[vm dmesg\]|did not finish' "$logs/vms" | head -n 40
 fi
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -79,10 +79,11 @@ int cmd_export(int argc, char **argv)
 		return err;
 	}
 	exporter_attach(x, &s, o.c.so.why);
-	if (!o.quiet)
-		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s, throttle backend %s; "
-			"serving %s; SIGTERM or Ctrl-C to stop\n",
-			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend, exporter_url(x));
+	if (!o.quiet) {
+		char desc[512];
+		fprintf(stderr, "cgsched: tracing %d CPUs, %s; serving %s; SIGTERM or Ctrl-C to stop\n", s.tr.ncpus,
+			session_describe(&s, desc, sizeof(desc)), exporter_url(x));
+	}
 	while (session_sleep_until(&s, now_ns() + 1000000000ULL)) {
 		/* Episodes are counted in the maps; the ring buffer's list is not needed here. */
 		tracer_discard_episodes(&s.tr);

@@ -187,10 +187,11 @@ int cmd_hist(int argc, char **argv)
 		session_close(&s);
 		return err;
 	}
-	if (!o.quiet)
-		fprintf(stderr, "cgsched: tracing, cgroup v%d at %s, backend %s, throttle backend %s; %s\n",
-			s.fs.version, s.fs.mnt, s.tr.backend, s.tr.thr_backend,
+	if (!o.quiet) {
+		char desc[512];
+		fprintf(stderr, "cgsched: tracing %d CPUs, %s; %s\n", s.tr.ncpus, session_describe(&s, desc, sizeof(desc)),
 			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
+	}
 	session_sleep_until(&s, o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
 	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, &s.base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));

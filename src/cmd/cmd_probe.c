@@ -9,6 +9,8 @@
 #include <json-c/json.h>
 
 #include "kernel/cgroupfs.h"
+#include "kernel/sched_ext.h"
+#include "out/json_out.h"
 #include "cmd/commands.h"
 #include "trace/tracer.h"
 #include "lib/util.h"
@@ -39,10 +41,10 @@ static void one(void *vctx, const char *kind, const char *name, int err)
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "ok", json_object_new_boolean(!err));
-		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : strerror(-err)) : NULL);
+		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : tracer_sched_hint(name, err)) : NULL);
 		json_object_array_add(thr ? p->thr : window ? p->window : p->sched, o);
 	} else {
-		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : strerror(-err)) : "ok");
+		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : tracer_sched_hint(name, err)) : "ok");
 	}
 }
 
@@ -67,6 +69,9 @@ int cmd_probe(int argc, char **argv)
 	uname(&u);
 	err = cgfs_open(&fs);
 	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	struct scx_state scx;
+	char scx_text[160];
+	scx_read(&scx, NULL);
 	if (p.json) {
 		struct json_object *o = json_object_new_object();
 		p.sched = json_object_new_array();
@@ -82,6 +87,8 @@ int cmd_probe(int argc, char **argv)
 		json_object_object_add(o, "sched_backends", p.sched);
 		json_object_object_add(o, "throttle_backends", p.thr);
 		json_object_object_add(o, "window_start", p.window);
+		json_object_object_add(o, "sched_ext", json_sched_ext(&scx));
+		json_object_object_add(o, "maps_preallocated", json_object_new_boolean(tracer_maps_preallocated()));
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
@@ -90,6 +97,10 @@ int cmd_probe(int argc, char **argv)
 			printf("no cpu controller mounted\n");
 		else
 			printf("cpu controller on cgroup v%d at %s\n", fs.version, fs.mnt);
+		printf("%s\n", scx.present ? scx_describe(&scx, scx_text, sizeof(scx_text))
+					 : "sched_ext: not in this kernel (CONFIG_SCHED_CLASS_EXT)");
+		if (tracer_maps_preallocated())
+			printf("hash maps preallocated: no any-context BPF allocator here (Linux 6.1 added it)\n");
 		tracer_probe(one, &p);
 	}
 	if (!err)

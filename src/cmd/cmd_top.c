@@ -290,13 +290,12 @@ int cmd_top(int argc, char **argv)
 	kstat_src_prime(&ks);
 	if (o.c.so.why) /* the start of the summary's window */
 		psi_track_start(&pt, &s.fs, (const char *const *)s.filter_paths, s.nfilter);
+	char desc[512];
+	session_describe(&s, desc, sizeof(desc));
 	if (!o.quiet)
-		fprintf(stderr, "cgsched: tracing %d CPUs, cgroup v%d at %s, backend %s (%s), throttle backend %s; Ctrl-C to stop\n",
-			s.tr.ncpus, s.fs.version, s.fs.mnt, s.tr.backend,
-			s.tr.task_storage ? "task storage" : "pid-keyed LRU hash", s.tr.thr_backend);
+		fprintf(stderr, "cgsched: tracing %d CPUs, %s; Ctrl-C to stop\n", s.tr.ncpus, desc);
 	if (!o.json)
-		printf("cgroup v%d at %s, backend %s, throttle backend %s\n\n", s.fs.version, s.fs.mnt,
-		       s.tr.backend, s.tr.thr_backend);
+		printf("%s\n\n", desc);
 	bool have_prev = false;
 	uint64_t deadline = s.tr.attached_ns;
 	for (uint64_t n = 0; !o.count || n < o.count; n++) {

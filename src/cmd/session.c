@@ -79,6 +79,7 @@ int session_open(struct session *s, const struct session_opts *o)
 	s->fs.mnt_fd = -1;
 	if ((err = cgfs_open_or_explain(&s->fs)))
 		return err;
+	scx_read(&s->scx, NULL);
 	if (o->ncgroups > CGS_MAX_FILTERS) {
 		cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
 		return CGS_EXIT_USAGE;
@@ -166,6 +167,16 @@ void session_json_meta(const struct session *s, const char *kind, struct json_me
 	session_trace_info(s, &m->ti);
 }
 
+const char *session_describe(const struct session *s, char *buf, size_t n)
+{
+	char x[160];
+
+	scx_describe(&s->scx, x, sizeof(x));
+	snprintf(buf, n, "cgroup v%d at %s, backend %s, throttle backend %s%s%s", s->fs.version, s->fs.mnt,
+		 s->tr.backend, s->tr.thr_backend, x[0] ? "; " : "", x);
+	return buf;
+}
+
 void session_trace_info(const struct session *s, struct trace_info *ti)
 {
 	struct utsname u;
@@ -176,6 +187,7 @@ void session_trace_info(const struct session *s, struct trace_info *ti)
 		.thr_backend = s->tr.thr_backend,
 		.task_state = s->tr.task_storage ? "task_storage" : "lru_hash",
 		.ncpus = s->tr.ncpus,
+		.scx = s->scx,
 	};
 	if (!uname(&u))
 		snprintf(ti->kernel, sizeof(ti->kernel), "%s", u.release);

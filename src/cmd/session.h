@@ -36,6 +36,7 @@ struct session_opts {
 struct session {
 	struct cgfs fs;
 	struct tracer tr;
+	struct scx_state scx; /* sched_ext's state when the session began */
 	/*
 	 * The maps as they were when the window began (after every CPU was told
 	 * what it runs): each command's first interval and its summary are
@@ -59,6 +60,11 @@ void session_close(struct session *s);
 struct json_meta;
 /* The JSON header fields that describe this session; kind is "interval" or "summary". */
 void session_json_meta(const struct session *s, const char *kind, struct json_meta *m);
+/*
+ * The session in one phrase, for every command's banner: "cgroup v1 at
+ * MOUNT, backend B, throttle backend T" and, with sched_ext, its state.
+ */
+const char *session_describe(const struct session *s, char *buf, size_t n);
 /* The kernel, cgroup version, backends and CPUs of this session, for a report's header. */
 void session_trace_info(const struct session *s, struct trace_info *ti);
 /* A cgroup's path by id (cached), or NULL when gone: for json_episodes. */

@@ -197,6 +197,17 @@ static struct json_object *str_or_null(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
+struct json_object *json_sched_ext(const struct scx_state *x)
+{
+	if (!x->present)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	JADD(o, "state", json_object_new_string(x->state));
+	JADD(o, "ops", x->ops[0] ? json_object_new_string(x->ops) : NULL);
+	JADD(o, "cfs_throttling_applies", json_object_new_boolean(!scx_active(x)));
+	return o;
+}
+
 void json_trace_info(struct json_object *o, const struct trace_info *ti)
 {
 	JADD(o, "kernel", json_object_new_string(ti->kernel));
@@ -205,6 +216,7 @@ void json_trace_info(struct json_object *o, const struct trace_info *ti)
 	JADD(o, "throttle_backend", str_or_null(ti->thr_backend));
 	JADD(o, "task_state", str_or_null(ti->task_state));
 	JADD(o, "ncpus", json_object_new_int(ti->ncpus));
+	JADD(o, "sched_ext", json_sched_ext(&ti->scx));
 }
 
 struct json_object *json_report(const struct report *r, const struct json_meta *m)

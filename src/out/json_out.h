@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "kernel/sched_ext.h"
 #include "out/report.h"
 
 #define CGS_JSON_VERSION 4
@@ -28,6 +29,7 @@ struct trace_info {
 	int cgroup_version;
 	const char *sched_backend, *thr_backend, *task_state;
 	int ncpus;
+	struct scx_state scx;
 };
 
 /* Throttle episodes to list, start relative to base_ns; name(ctx, id) gives a path or NULL. */
@@ -63,6 +65,8 @@ void json_counters(struct json_object *o, const struct cg_counters *c, enum cg_j
 /* Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}]. */
 struct json_object *json_episodes(const struct episode_view *ep);
 /* The header's kernel, cgroup_version, sched_backend, throttle_backend, task_state, ncpus. */
+/* sched_ext's state as {state, ops, cfs_throttling_applies}; NULL without sched_ext. */
+struct json_object *json_sched_ext(const struct scx_state *x);
 void json_trace_info(struct json_object *o, const struct trace_info *ti);
 /* json-c's last error as one line (its text ends in a newline), in buf. */
 const char *json_last_error(char *buf, size_t len);

@@ -229,6 +229,9 @@ void record_print(FILE *f, const struct record_summary *rs)
 			fprintf(f, " %s", *x);
 	}
 	fprintf(f, "\n\n");
+	/* A BPF scheduler in charge: the throttle lines below say nothing of cpu.max. */
+	if (scx_active(&rs->ti.scx))
+		fprintf(f, "  %s\n\n", scx_describe(&rs->ti.scx, esc, sizeof(esc)));
 	fprintf(f, "  %12s  wall time\n", fmt_duration(a, sizeof(a), rs->wall_ns));
 	fprintf(f, "  %12s  on CPU              # summed over CPUs: %.1f%% of one CPU per wall second\n",
 		fmt_duration(a, sizeof(a), rs->c.oncpu_ns), record_cpu_pct(rs));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "sched.skel.h"
@@ -22,14 +23,13 @@
  * reads and a pid-keyed LRU hash.
  */
 static const struct backend {
-	const char *name;    /* as --sched-backend takes it */
-	const char *attach;  /* program type, as reported */
+	const char *name;    /* as --sched-backend takes it, and as reported */
 	bool btf;            /* tp_btf programs, else raw_tp */
 	bool task_storage;
 } backends[] = {
-	{ "tp_btf", "tp_btf", true, true },
-	{ "tp_btf-pidhash", "tp_btf", true, false },
-	{ "raw_tp", "raw_tp", false, false },
+	{ "tp_btf", true, true },
+	{ "tp_btf-pidhash", true, false },
+	{ "raw_tp", false, false },
 };
 
 /*
@@ -150,6 +150,47 @@ static const struct thr_backend *find_thr(const char *name)
 }
 
 /* What a refusal most likely means, for error lines and `cgsched probe`. */
+const char *tracer_sched_hint(const char *name, int err)
+{
+	if (!strcmp(name, "tp_btf") && err == -EOPNOTSUPP)
+		return "no task storage maps for tracing programs (Linux 5.11 added them); tp_btf-pidhash does without";
+	return strerror(-err);
+}
+
+/*
+ * Hash maps allocated at run time (BPF_F_NO_PREALLOC) are safe to grow from
+ * any context only with the BPF memory allocator ("bpf: Introduce any
+ * context BPF specific memory allocator", Linux 6.1). Before it, an
+ * allocation inside sched_switch can recurse into the scheduler (kmalloc
+ * waking kswapd under the run-queue lock), and the verifier of those
+ * kernels says so for raw_tp and kprobe programs: "trace type BPF program
+ * uses run-time allocation", a kernel WARNING. Where the allocator's type
+ * is not in the kernel's BTF, every such map is preallocated instead: more
+ * memory at start (cgsched probe says), nothing allocated in the hot path.
+ */
+static bool any_context_alloc(void)
+{
+	static int have = -1;
+
+	if (have < 0) {
+		struct btf *vm = btf__load_vmlinux_btf();
+		have = vm && btf__find_by_name_kind(vm, "bpf_mem_alloc", BTF_KIND_STRUCT) > 0;
+		btf__free(vm);
+	}
+	return have;
+}
+
+bool tracer_maps_preallocated(void)
+{
+	return !any_context_alloc();
+}
+
+static void prealloc_if_needed(struct bpf_map *m)
+{
+	if (!any_context_alloc())
+		bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+}
+
 const char *tracer_thr_hint(const char *name, int err)
 {
 	if (!strcmp(name, "fentry") && (err == -EPERM || err == -EACCES))
@@ -255,10 +296,18 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		cgs_debug("throttle backend kprobe: throttle_cfs_rq/unthrottle_cfs_rq not in /proc/kallsyms");
 		return -ENOENT;
 	}
+	/* Without the map type the load fails with a bare EINVAL: say why. */
+	if (b->task_storage && libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) <= 0) {
+		cgs_debug("backend %s: %s", b->name, tracer_sched_hint(b->name, -EOPNOTSUPP));
+		return -EOPNOTSUPP;
+	}
 	s = sched_bpf__open();
 	if (!s)
 		return -errno;
 	select_progs(s, b->btf, tb->id);
+	prealloc_if_needed(s->maps.preempt);
+	prealloc_if_needed(s->maps.thr_stats);
+	prealloc_if_needed(s->maps.thr_start);
 	s->rodata->targ_thr = tb->id;
 	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
 	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
@@ -337,7 +386,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	}
 	t->skel = s;
 	t->thr_backend = tb->name;
-	t->backend = b->attach;
+	t->backend = b->name;
 	t->task_storage = b->task_storage;
 	return 0;
 fail:
@@ -593,7 +642,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	}
 	if (b) {
 		cgs_err("--sched-backend %s: the kernel refused it (%s); run with -v for libbpf's reasons, or leave the choice to cgsched",
-			b->name, strerror(-err));
+			b->name, tracer_sched_hint(b->name, err));
 		return err;
 	}
 	if (err) {

@@ -142,6 +142,10 @@ void tracer_stop(struct tracer *t);
  */
 int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx);
 /* A refused throttle backend's likely reason, in words. */
+/* Why the kernel refused scheduler backend NAME with ERR, in words. */
+const char *tracer_sched_hint(const char *name, int err);
+/* The hash maps are preallocated: the kernel has no any-context BPF allocator. */
+bool tracer_maps_preallocated(void);
 const char *tracer_thr_hint(const char *name, int err);
 /* Wait up to timeout_ms for episodes (collecting them); returns early on a signal. */
 void tracer_poll(struct tracer *t, int timeout_ms);

@@ -160,7 +160,7 @@ cgs_start() {
 	CGS_PID=$!
 	_end=$(( $(date +%s) + $(scaled 20) ))
 	while [ "$(date +%s)" -lt "$_end" ]; do
-		grep -q "tracing" "$TMP/cgs.err" 2>/dev/null && return 0
+		grep -q "^cgsched: tracing" "$TMP/cgs.err" 2>/dev/null && return 0
 		proc_gone "$CGS_PID" && break
 		sleep 0.05
 	done

@@ -220,7 +220,7 @@ test_export_bad_input() {
 		[ "$rc" = 2 ] || fail "export $a: exit $rc, not 2"
 		[ "$(wc -l <"$TMP/e")" = 1 ] || fail "export $a: not one line: $(cat "$TMP/e")"
 		grep -qF -- "$want" "$TMP/e" || fail "export $a: the line does not name '$want'"
-		! grep -q tracing "$TMP/e" || fail "export $a: started tracing first"
+		! grep -q "^cgsched: tracing" "$TMP/e" || fail "export $a: started tracing first"
 	done
 	kill $HOLD
 }

@@ -163,7 +163,7 @@ test_group_by_sums() {
 	done
 	for by in pod container unit; do
 		_end=$(( $(date +%s) + $(scaled 20) ))
-		until grep -q tracing "$TMP/g/$by.err"; do
+		until grep -q "^cgsched: tracing" "$TMP/g/$by.err"; do
 			[ "$(date +%s)" -lt "$_end" ] || fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
 			sleep 0.05
 		done

@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # /init of the QEMU guest: mount what a system has, put the cpu controller on
-# a pure cgroup v2 hierarchy, run the live tests, report on the serial console
+# cgroup v2 (or v1, as /cgsched/cgroup says), run the live tests, report on the serial console
 # with CGS-* marker lines, dump the kernel log, power off.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run
 /bin/busybox mount -t proc proc /proc
@@ -10,8 +10,17 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
-mount -t cgroup2 none /sys/fs/cgroup
-echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+if [ "$(cat /cgsched/cgroup 2>/dev/null)" = v1 ]; then
+	# As systemd hosts of 5.10's age lay it out: cpu and cpuacct co-mounted.
+	mount -t tmpfs cgroup /sys/fs/cgroup
+	mkdir /sys/fs/cgroup/cpu,cpuacct
+	mount -t cgroup -o cpu,cpuacct cgroup /sys/fs/cgroup/cpu,cpuacct
+	ln -s cpu,cpuacct /sys/fs/cgroup/cpu
+	ln -s cpu,cpuacct /sys/fs/cgroup/cpuacct
+else
+	mount -t cgroup2 none /sys/fs/cgroup
+	echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+fi
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp LANG=C
 ip link set lo up # cgsched export's tests scrape it on 127.0.0.1
 echo "CGS-VM BOOTED $(uname -r)"

@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The live tests on a second kernel: Debian's Linux 6.1 under QEMU (TCG),
-# cgroup v2 with the cpu controller. Usage: tests/vm/run.sh [TEST_FILTER]
+# The live tests on another kernel: one of Debian's (tests/vm/kernels) under
+# QEMU (TCG). Usage: tests/vm/run.sh [TEST_FILTER]; CGS_VM_KERNEL names the
+# kernel (default 6.1), and the guest mounts the cgroup version the table
+# gives it.
 #
-# The kernel comes from Debian's packages (the -unsigned image that
-# linux-image-amd64 depends on), downloaded with apt and cached in
-# .output/vm. Fails when a test fails, when the guest does not finish in
-# time, or when the guest kernel logs a WARNING, BUG, Oops or lockdep splat;
-# the console is kept in .output/vm/console.log either way.
+# The kernel is fetched with apt once (tests/vm/fetch-kernel.sh) and cached
+# in .output/vm/kernels; each kernel's run lives in .output/vm/NAME. Fails
+# when a test fails, when the guest does not finish in time, or when the
+# guest kernel logs a WARNING, BUG, Oops or lockdep splat; the console is
+# kept in .output/vm/NAME/console.log either way.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-VM=$ROOT/.output/vm
+KNAME=${CGS_VM_KERNEL:-6.1}
+VM=$ROOT/.output/vm/$KNAME
 TIMEOUT=${CGS_VM_TIMEOUT:-1200}
 # The guest runs everything several times slower: the tests' bounds stretch
 # by this factor, and each test may take CGS_TEST_TIMEOUT s before that.
@@ -19,21 +22,12 @@ TEST_TIMEOUT=${CGS_TEST_TIMEOUT:-40}
 for t in qemu-system-x86_64 cpio busybox apt-get dpkg-deb; do
 	command -v $t >/dev/null || { echo "vm: $t missing (make deps installs it)"; exit 2; }
 done
+# 1. The kernel, once.
+"$ROOT/tests/vm/fetch-kernel.sh" "$KNAME" || exit 2
+CGV=$(awk -v n="$KNAME" '$1 == n { print $4 }' "$ROOT/tests/vm/kernels")
 mkdir -p "$VM"
 cd "$VM"
-
-# 1. The kernel, once.
-if [ ! -f vmlinuz ]; then
-	meta=$(apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n 1)
-	[ -n "$meta" ] || { echo "vm: cannot resolve linux-image-amd64's kernel package (apt-get update?)"; exit 2; }
-	pkg="$meta-unsigned"
-	rm -rf deb && mkdir deb
-	(cd deb && apt-get download "$pkg" >/dev/null 2>&1) || { echo "vm: apt-get download $pkg failed"; exit 2; }
-	dpkg-deb --fsys-tarfile deb/*.deb | tar -x --wildcards './boot/vmlinuz-*'
-	mv boot/vmlinuz-* vmlinuz.tmp && rmdir boot && mv vmlinuz.tmp vmlinuz
-	echo "$pkg" >kernel-package
-	rm -rf deb
-fi
+cp "$ROOT/.output/vm/kernels/$KNAME/vmlinuz" vmlinuz
 
 # 2. The initramfs: busybox, our binaries and everything they link, the tests.
 rm -rf rootfs && mkdir -p rootfs/bin rootfs/cgsched/.output/workloads rootfs/cgsched/tests
@@ -61,6 +55,12 @@ echo "${CGS_TEST_REPEAT:-1}" >rootfs/cgsched/repeat
 echo $((TIMEOUT - 40)) >rootfs/cgsched/watchdog
 echo "$SCALE" >rootfs/cgsched/scale
 echo "$TEST_TIMEOUT" >rootfs/cgsched/test-timeout
+echo "$CGV" >rootfs/cgsched/cgroup
+# A sched_ext scheduler of the tests' own, for a kernel that has sched_ext.
+if [ -f "$ROOT/.output/scx_min" ]; then
+	copy_bin "$ROOT/.output/scx_min" rootfs/cgsched/.output/scx_min
+	cp "$ROOT/.output/scx_min.bpf.o" rootfs/cgsched/.output/
+fi
 (cd rootfs && find . | cpio -o -H newc --quiet | gzip -1) >initramfs.cpio.gz
 
 # 3. Boot. KVM does not work on these machines: TCG, two vCPUs, one host
@@ -87,6 +87,7 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${CGS_VM_THREAD:-single
 	-display none -monitor none -serial file:console.log -no-reboot </dev/null || rc=$?
 secs=$(( $(date +%s) - start ))
 kernel=$(sed -n 's/^CGS-VM BOOTED \(.*\)\r*$/\1/p' console.log | tr -d '\r')
+[ -n "$kernel" ] || kernel=$KNAME
 sed -n 's/^\(CGS-TEST .*\)/\1/p' console.log | tr -d '\r' | sed "s/^/[vm $kernel] /"
 # The failing tests' logs (indented lines after a FAIL).
 tr -d '\r' <console.log | awk '/^CGS-TEST FAIL/ { p = 1; next } /^CGS-TEST/ { p = 0 } p && /^    / { print }' | sed 's/^/[vm] /' || true
