@@ -80,13 +80,33 @@ if [ -z "${CGS_NO_VM:-}" ]; then
 	else
 		kernels=$(awk '!/^#/ && NF && $5 != "-" { print $1 }' tests/vm/kernels)
 	fi
-	for k in ${CGS_VM_KERNELS:-$kernels}; do
-		mode=$(awk -v n="$k" '$1 == n { print $5 }' tests/vm/kernels)
-		filter=""
-		[ "$mode" = all ] || [ -n "${CGS_VM_MATRIX:-}" ] || filter=$VM_CORE
-		CGS_VM_KERNEL=$k tests/vm/run.sh "$filter" 2>&1 | tee "$logs/vm"
-		cat "$logs/vm" >>"$logs/vms"
-		vm=$(tail -n 1 "$logs/vm")
+	kernels=${CGS_VM_KERNELS:-$kernels}
+	# guest K: one kernel's stage, its output into $logs/vm-K.
+	guest() {
+		_mode=$(awk -v n="$1" '$1 == n { print $5 }' tests/vm/kernels)
+		_filter=""
+		[ "$_mode" = all ] || [ -n "${CGS_VM_MATRIX:-}" ] || _filter=$VM_CORE
+		CGS_VM_KERNEL=$1 tests/vm/run.sh "$_filter" >"$logs/vm-$1" 2>&1
+	}
+	# Two lanes, one guest each at a time (a guest is one host thread under
+	# TCG: two fill the two CPUs): the first kernel alone in the first lane
+	# (6.1, every test: the longest stage), the others one after another in
+	# the second (CGS_VM_LANES=1: all in one lane). Each guest's output is
+	# printed whole when its lane is done.
+	first=${kernels%% *}
+	rest=${kernels#"$first"}
+	if [ "${CGS_VM_LANES:-2}" = 1 ] || [ -z "$rest" ]; then
+		for k in $kernels; do guest "$k"; cat "$logs/vm-$k"; done
+	else
+		guest "$first" &
+		lane1=$!
+		for k in $rest; do guest "$k"; cat "$logs/vm-$k"; done
+		wait $lane1
+		cat "$logs/vm-$first"
+	fi
+	for k in $kernels; do
+		cat "$logs/vm-$k" >>"$logs/vms"
+		vm=$(tail -n 1 "$logs/vm-$k")
 		vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
 		if [ -z "$vp" ]; then
 			echo "the QEMU stage on $k did not finish: $vm"
