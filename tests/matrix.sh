@@ -46,6 +46,23 @@ shift
 	echo "| throttle: tracepoint | nothing beyond \`sched_switch\` |"
 	echo "| window start: seed_cpu | \`BPF_PROG_TEST_RUN\` of raw_tp programs on a chosen CPU (v5.10+); else a nudge thread per CPU |"
 	echo "| \`cgsched stat\` iterator | BPF cgroup iterator (v6.1+); else the cgroup files |"
+	echo "| hash maps preallocated | where the kernel has no any-context BPF allocator (before v6.1): see docs/design.md |"
+	echo
+	echo "## The guests"
+	echo
+	echo "Debian's kernels (tests/vm/kernels), fetched with apt from each suite and"
+	echo "booted under QEMU by tests/vm/run.sh; \`make test\` runs every live test on"
+	echo "the one marked \"all\" and the core on those marked \"core\"; \`make"
+	echo "test-matrix\` runs every test on each."
+	echo
+	echo "| guest | suite | package | cgroup | make test |"
+	echo "| --- | --- | --- | --- | --- |"
+	root=$(cd "$(dirname "$0")/.." && pwd)
+	awk '!/^#/ && NF' "$root/tests/vm/kernels" | while read -r n suite meta cg mode; do
+		pkg=$(cat "$root/.output/vm/kernels/$n/package" 2>/dev/null || echo "(not fetched yet: $meta)")
+		[ "$suite" = host ] && suite="this machine's (bookworm)"
+		echo "| $n | $suite | $pkg | $cg | $mode |"
+	done
 	cat <<'EOF'
 
 ## The guests' clocks
@@ -53,7 +70,9 @@ shift
 The guests run under QEMU's TCG (software emulation). `/dev/kvm` on these
 machines is `kvm-pvm` (its kernel log: "kvm-pvm: loaded"), a hypervisor for
 kernels built as PVM guests; Debian's are not, and a boot under it printed
-nothing, not even early console output. So the guests stay on TCG.
+nothing, not even early console output. So the guests stay on TCG. Each is
+one host thread; `make test` runs 6.1's whole suite beside the other guests'
+core, which run one after another.
 
 What the clocks resolve there, and what the tests allow for it:
 

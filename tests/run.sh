@@ -80,7 +80,8 @@ if [ -z "${CGS_NO_VM:-}" ]; then
 	else
 		kernels=$(awk '!/^#/ && NF && $5 != "-" { print $1 }' tests/vm/kernels)
 	fi
-	kernels=${CGS_VM_KERNELS:-$kernels}
+	# One line, names apart by single spaces (awk gave one a line).
+	kernels=$(echo ${CGS_VM_KERNELS:-$kernels})
 	# guest K: one kernel's stage, its output into $logs/vm-K.
 	guest() {
 		_mode=$(awk -v n="$1" '$1 == n { print $5 }' tests/vm/kernels)
@@ -92,17 +93,22 @@ if [ -z "${CGS_NO_VM:-}" ]; then
 	# TCG: two fill the two CPUs): the first kernel alone in the first lane
 	# (6.1, every test: the longest stage), the others one after another in
 	# the second (CGS_VM_LANES=1: all in one lane). Each guest's output is
-	# printed whole when its lane is done.
+	# printed whole when it (second lane) or its lane (first) is done.
 	first=${kernels%% *}
 	rest=${kernels#"$first"}
+	# make test-matrix: every test everywhere, so the lanes alternate.
+	if [ -n "${CGS_VM_MATRIX:-}" ]; then
+		first=$(echo $kernels | tr ' ' '\n' | awk 'NR % 2 == 1' | tr '\n' ' ')
+		rest=$(echo $kernels | tr ' ' '\n' | awk 'NR % 2 == 0' | tr '\n' ' ')
+	fi
 	if [ "${CGS_VM_LANES:-2}" = 1 ] || [ -z "$rest" ]; then
 		for k in $kernels; do guest "$k"; cat "$logs/vm-$k"; done
 	else
-		guest "$first" &
+		(for k in $first; do guest "$k"; done) &
 		lane1=$!
 		for k in $rest; do guest "$k"; cat "$logs/vm-$k"; done
 		wait $lane1
-		cat "$logs/vm-$first"
+		for k in $first; do cat "$logs/vm-$k"; done
 	fi
 	for k in $kernels; do
 		cat "$logs/vm-$k" >>"$logs/vms"
