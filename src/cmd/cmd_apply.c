@@ -147,7 +147,11 @@ int cmd_apply(int argc, char **argv)
 	if (!dry && cgfs_writable_or_explain(&fs, "apply"))
 		goto out_lf;
 	if ((c = plan_build(&lf, &fs, NULL, NULL, &p))) {
-		cgs_err("%s: cannot read the current limits: %s", argv[first], strerror(-c));
+		if (c == -EOPNOTSUPP)
+			cgs_err("%s: burst: this kernel has no CFS burst control (no %s; Linux 5.14 added it): remove the burst keys",
+				argv[first], fs.version == 1 ? "cpu.cfs_burst_us" : "cpu.max.burst");
+		else
+			cgs_err("%s: cannot read the current limits: %s", argv[first], strerror(-c));
 		goto out_lf;
 	}
 	if (!p.n) {

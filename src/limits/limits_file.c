@@ -334,7 +334,8 @@ static void add_change(void *vctx, const char *file, const char *value)
 
 	if (!ch) {
 		if (!c->is_new && cgfs_read(c->fs, c->rel, file, old, sizeof(old)) < 0) {
-			c->err = -ENOENT;
+			/* No burst file at all: a kernel without CFS burst (before 5.14). */
+			c->err = strstr(file, "burst") ? -EOPNOTSUPP : -ENOENT;
 			return;
 		}
 		old[strcspn(old, "\n")] = 0;
