@@ -26,16 +26,19 @@ unit() { # unit BINARY LABEL: Criterion's synthesis into the totals
 		for n in $f; do failed=$((failed + n)); done
 	fi
 }
-# counted LOG PREFIX: add a stage's closing "PREFIX: N passed, N failed" line.
+# counted LOG PREFIX [WHAT]: add a stage's closing "PREFIX: N passed, N
+# failed[, N skipped]" line; one more failure, naming WHAT, when there is none.
+# COUNTS: that line's "passed failed skipped" (empty when none).
 counted() {
-	c=$(tail -n 1 "$1" | sed -n "s/^$2: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p")
+	c=$(tail -n 1 "$1" | sed -n "s/^$2: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}.*/\1 \2 \4/p")
 	if [ -z "$c" ]; then
-		echo "$2 did not finish: $(tail -n 1 "$1")"
+		echo "${3:-$2} did not finish: $(tail -n 1 "$1")"
 		failed=$((failed + 1))
 	else
 		set -- $c
-		passed=$((passed + $1)) failed=$((failed + $2))
+		passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + ${3:-0}))
 	fi
+	COUNTS=$(echo $c)
 }
 
 unit .output/unit-tests "[unit]"
@@ -53,16 +56,9 @@ counted "$logs/san" sanitize
 live_start=$(date +%s)
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
 tests/live/run.sh 2>&1 | tee "$logs/live"
-live=$(tail -n 1 "$logs/live")
 live_secs=$(( $(date +%s) - live_start ))
-lp=$(echo "$live" | sed -n 's/^live: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
-if [ -z "$lp" ]; then
-	echo "live tests did not finish: $live"
-	failed=$((failed + 1))
-else
-	set -- $lp
-	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
-fi
+counted "$logs/live" live "live tests"
+host_counts=$COUNTS
 
 # The live tests on Debian's other kernels under QEMU (tests/vm/kernels):
 # every test on 6.1, the core on the others (CGS_VM_KERNELS picks which;
@@ -71,7 +67,6 @@ fi
 # against cpu.stat, record of a 25 % quota, slots under churn, a signal
 # during start-up, nothing left attached, sched_ext where the kernel has it.
 VM_CORE=test_backend_pairs_load,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
-host_counts="$lp"
 vm_results=""
 if [ -z "${CGS_NO_VM:-}" ]; then
 	# make test-matrix (CGS_VM_MATRIX=1): every kernel of the table, every test.
@@ -112,15 +107,7 @@ if [ -z "${CGS_NO_VM:-}" ]; then
 	fi
 	for k in $kernels; do
 		cat "$logs/vm-$k" >>"$logs/vms"
-		vm=$(tail -n 1 "$logs/vm-$k")
-		vp=$(echo "$vm" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')
-		if [ -z "$vp" ]; then
-			echo "the QEMU stage on $k did not finish: $vm"
-			failed=$((failed + 1))
-		else
-			set -- $vp
-			passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
-		fi
+		counted "$logs/vm-$k" vm "the QEMU stage on $k"
 		vm_results="$vm_results $k"
 	done
 fi

@@ -64,9 +64,9 @@ struct json_object *json_drops(const uint64_t *d);
 void json_counters(struct json_object *o, const struct cg_counters *c, enum cg_json where, bool record);
 /* Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}]. */
 struct json_object *json_episodes(const struct episode_view *ep);
-/* The header's kernel, cgroup_version, sched_backend, throttle_backend, task_state, ncpus. */
 /* sched_ext's state as {state, ops, cfs_throttling_applies}; NULL without sched_ext. */
 struct json_object *json_sched_ext(const struct scx_state *x);
+/* The header's kernel, cgroup_version, sched_backend, throttle_backend, task_state, ncpus, sched_ext. */
 void json_trace_info(struct json_object *o, const struct trace_info *ti);
 /* json-c's last error as one line (its text ends in a newline), in buf. */
 const char *json_last_error(char *buf, size_t len);
