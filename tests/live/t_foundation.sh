@@ -77,7 +77,9 @@ test_runq_matches_rundelay() {
 	for b in $(sched_backends); do
 		cg_create "runq-$b" && A=$CG
 		cgs_start top --sched-backend "$b" --cgroup "$A" --json -i 1h || fail "$b refused"
-		out=$(burn_in "$A" 3 2 0) || fail "burn failed"
+		# CGWORK_DEBUG: each thread's schedstat at both ends, and how the
+		# workload was found asleep, for a failure's evidence.
+		out=$(CGWORK_DEBUG=1 burn_in "$A" 3 2 0 2>"$TMP/cgwork.err") || fail "burn failed: $(cat "$TMP/cgwork.err")"
 		cgs_stop INT || fail "cgsched failed"
 		got=$(cgs_summary "$A" .runq.sum_ns)
 		[ -n "$got" ] || fail "$b: no summary row for $A"
@@ -87,9 +89,9 @@ test_runq_matches_rundelay() {
 		[ "$CGS_TIME_SCALE" = 1 ] || per_wait=20000
 		[ "$b" = raw_tp ] && slack=$((n * per_wait))
 		k=$(echo "$out" | kv rundelay_ns)
-		echo "$b run-queue wait ns: measured $got, kernel $k, $n waits, $((got > k ? got - k : k - got)) ns apart (limit $slack)"
+		echo "$b run-queue wait ns: measured $got, kernel $k; $n waits, kernel $(echo "$out" | kv slices); $((got > k ? got - k : k - got)) ns apart (limit $slack)"
 		[ $((got > k ? got - k : k - got)) -le "$slack" ] ||
-			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count)"
+			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count); cgwork: $(tr '\n' ';' <"$TMP/cgwork.err")"
 		[ "$n" -gt 100 ] || fail "$b: only $n run-queue waits"
 	done
 }

@@ -27,6 +27,13 @@ slot_rows() {
 		awk '{ s[$1] += $2 } END { for (p in s) print p, s[p] }'
 }
 
+# slot_rows_of ID: every row of that cgroup id, interval by interval (a
+# failure's evidence: which interval, under which path, with what figures).
+slot_rows_of() {
+	jq -c --argjson id "$1" 'select(.kind == "interval" or .kind == "summary") | .kind as $k |
+		.cgroups[] | select(.id == $id) | {k: $k, path, oncpu_ns, removed, switches}' "$TMP/cgs.out" | tr '\n' ' '
+}
+
 # slot_drops NAME: that drop count summed over the intervals and the summary's own.
 slot_drops() {
 	jq -s --arg n "$1" '[.[] | select(.kind == "interval") | .drops[$n]] | add // 0' "$TMP/cgs.out"
@@ -47,8 +54,9 @@ test_slots_removed_come_back() {
 	: >"$TMP/usage"
 	for i in $(seq 1 $N); do
 		cg_create "c$i" "$P" || fail "mkdir c$i"
+		id=$(stat -c %i "$CG_ROOT$P/c$i")
 		k=$(slots_spin "$P/c$i" 0.05) && [ -n "$k" ] || fail "spin in c$i"
-		echo "$P/c$i $k" >>"$TMP/usage"
+		echo "$P/c$i $k $id" >>"$TMP/usage"
 		rmdir "$CG_ROOT$P/c$i" || fail "rmdir c$i"
 		sleep 0.15
 	done
@@ -56,10 +64,11 @@ test_slots_removed_come_back() {
 	cgs_stop INT || fail "cgsched failed"
 	slot_rows >"$TMP/rows"
 	n=0 worst=0
-	while read -r p k; do
+	while read -r p k id; do
 		got=$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/rows")
 		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"))"
-		within_plus "$got" "$k" 2 "$(scaled 4000000)" "$p on-CPU ns" >/dev/null || fail "$p: cgsched $got ns, kernel $k ns"
+		within_plus "$got" "$k" 2 "$(scaled 4000000)" "$p on-CPU ns" >/dev/null ||
+			fail "$p: cgsched $got ns, kernel $k ns; its rows (id $id): $(slot_rows_of "$id"); cgsched -v on it: $(grep -w "$id" "$TMP/cgs.err" | tr '\n' ' ')"
 		worst=$(awk -v a="$got" -v b="$k" -v w="$worst" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d > w ? d : w) }')
 		[ "$worst" = "$(awk -v a="$got" -v b="$k" 'BEGIN { d = a - b; if (d < 0) d = -d; print d }')" ] && worst_at="$p: cgsched $got, kernel $k"
 		n=$((n + 1))

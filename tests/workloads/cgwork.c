@@ -38,6 +38,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,33 +145,111 @@ static int burn(int threads, int cpu)
  * pipe, and reads their schedstat then: nothing runs or waits between the
  * move and the read.
  */
-static int wait_asleep(pid_t pid)
+/*
+ * Asleep: every thread off the run queue, so that nothing of it runs or
+ * waits until the controller wakes it. State S alone does not say so: it
+ * reads S from the moment a thread decides to sleep, and the thread may be
+ * queued still: preempted before it blocked, or kept queued as "delayed"
+ * (EEVDF, 6.12) until its CPU next picks. /proc's wchan is nonzero only for
+ * a task off the run queue (get_wchan checks on_rq since 5.16); before that
+ * it says only "not running" (and without frame pointers, as in Debian's
+ * 5.10, it is 0 for every task: wchan_works finds out once). Besides, two
+ * polls in a row with every thread's schedstat unchanged (a thread queued on
+ * its otherwise idle CPU runs within the poll's 1 ms). CGWORK_DEBUG says on
+ * stderr how many thread reads saw S while on a run queue.
+ */
+static unsigned long long s_not_off_rq;
+static int wchan_ok = -1;
+
+static int wchan_works(void)
+{
+	char path[64], buf[128] = "";
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	if (pid < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	int ok = 0;
+	/* Bounded: 2 s of 1 ms polls for the child to sleep in pause(). */
+	for (int tries = 0; tries < 2000 && !ok; tries++) {
+		FILE *f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f) && strcmp(buf, "0") != 0)
+			ok = 1;
+		if (f)
+			fclose(f);
+		if (!ok)
+			usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return ok;
+}
+
+static int thread_asleep(pid_t pid, const char *tid, struct acct *a)
 {
 	char path[320], buf[512];
+	FILE *f;
+	int ok = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	ok = fgets(buf, sizeof(buf), f) && strrchr(buf, ')') && strrchr(buf, ')')[2] == 'S';
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid, tid);
+	if (ok && wchan_ok && (f = fopen(path, "r"))) {
+		ok = fgets(buf, sizeof(buf), f) && strcmp(buf, "0") != 0;
+		fclose(f);
+		if (!ok)
+			s_not_off_rq++;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%llu %llu %llu", &a->oncpu, &a->delay, &a->slices) != 3)
+		ok = 0;
+	fclose(f);
+	return ok;
+}
+
+static int wait_asleep(pid_t pid)
+{
+	char path[320];
+	/* Every thread's schedstat in the last poll that found all asleep, folded. */
+	unsigned long long last = 0, polls = 0;
+	s_not_off_rq = 0;
+	if (wchan_ok < 0)
+		wchan_ok = wchan_works();
 	/* Bounded: 20 s of 1 ms polls, for the slow emulated guest. */
-	for (int tries = 0; tries < 20000; tries++) {
+	for (int tries = 0; tries < 20000; tries++, polls++) {
 		int all = 1, any = 0;
+		unsigned long long sig = 0;
 		DIR *d;
 		snprintf(path, sizeof(path), "/proc/%d/task", pid);
 		if (!(d = opendir(path)))
 			return -1;
 		struct dirent *e;
 		while ((e = readdir(d))) {
+			struct acct a = { 0 };
 			if (e->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, e->d_name);
-			FILE *f = fopen(path, "r");
-			if (!f || !fgets(buf, sizeof(buf), f))
+			if (!thread_asleep(pid, e->d_name, &a))
 				all = 0;
-			else if (strrchr(buf, ')')[2] != 'S')
-				all = 0;
-			if (f)
-				fclose(f);
+			/* Order-sensitive fold: a change in any thread changes it. */
+			sig = sig * 1000003 + a.oncpu * 31 + a.delay * 7 + a.slices + strtoull(e->d_name, NULL, 10);
 			any = 1;
 		}
 		closedir(d);
-		if (all && any)
+		if (all && any && sig == last) {
+			if (getenv("CGWORK_DEBUG"))
+				fprintf(stderr, "cgwork: asleep after %llu polls; %llu thread reads in S yet on a run queue%s\n",
+					polls + 1, s_not_off_rq, wchan_ok ? "" : " (unknown: no wchan)");
 			return 0;
+		}
+		last = all && any ? sig : 0;
 		usleep(1000);
 	}
 	return -1;
@@ -192,6 +271,8 @@ static struct acct read_tasks(pid_t pid)
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, e->d_name);
 		FILE *f = fopen(path, "r");
 		if (f && fscanf(f, "%llu %llu %llu", &a.oncpu, &a.delay, &a.slices) == 3) {
+			if (getenv("CGWORK_DEBUG"))
+				fprintf(stderr, "cgwork: thread %s delay %llu slices %llu\n", e->d_name, a.delay, a.slices);
 			sum.oncpu += a.oncpu;
 			sum.delay += a.delay;
 			sum.slices += a.slices;
