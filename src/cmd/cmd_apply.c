@@ -89,6 +89,8 @@ static int restore(const char *path, bool dry)
 		if (fd == -EBUSY)
 			cgs_err("--restore %s: cgsched enforce (pid %ld) is running with this journal: stop it "
 				"(SIGTERM restores the values itself)", path, holder);
+		else if (fd == -EPERM)
+			cgs_err("--restore %s: %s.lock is %s", path, path, JOURNAL_LOCK_UNSAFE);
 		else
 			cgs_err("--restore %s: cannot lock it (%s.lock): %s", path, path, strerror(-fd));
 		cgfs_close(&fs);

@@ -24,6 +24,7 @@
 #include "limits/journal.h"
 #include "limits/limits_file.h"
 #include "out/report.h"
+#include "lib/stop.h"
 #include "lib/util.h"
 
 static const char usage[] =
@@ -107,13 +108,6 @@ struct enforcer {
 	const char *reason;  /* for the changes being made */
 };
 
-static volatile sig_atomic_t got_hup;
-
-static void on_hup(int sig)
-{
-	got_hup = 1;
-}
-
 static void logline(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void logline(const char *fmt, ...)
 {
@@ -130,18 +124,30 @@ static void logline(const char *fmt, ...)
 	fflush(stdout);
 }
 
+static void logline_str(const char *line)
+{
+	logline("%s", line);
+}
+
 static void say_log(void *ctx, bool item, const char *line)
 {
 	logline("%s%s", line, item ? " (from the journal)" : "");
 }
 
-/* Events the BPF side could not record in the interval, as top shows them: contention may go unseen. */
-static void log_drops(const uint64_t *drops)
+/*
+ * Events the BPF side could not record in the interval, as top shows them,
+ * when they mean contention may go unseen (drops_notable: a quiet host's
+ * one unpaired wait a second is not news).
+ */
+static void log_drops(const uint64_t *all, const struct report *r)
 {
 	char line[512];
 	size_t n = 0;
+	uint64_t drops[CGS_DROP__COUNT], waits = 0;
 
-	if (!drops_total(drops))
+	for (size_t i = 0; i < r->n; i++)
+		waits += r->rows[i].s->c.runq_count;
+	if (!drops_notable(all, waits, drops))
 		return;
 	for (int i = 0; i < CGS_DROP__COUNT && n < sizeof(line); i++)
 		if (drops[i])
@@ -270,6 +276,7 @@ struct pass {
 };
 
 static void want_value(void *ctx, const char *file, const char *value);
+static int journal_commit(struct enforcer *e);
 
 static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, bool exists)
 {
@@ -308,9 +315,28 @@ static void want_value(void *ctx, const char *file, const char *value)
 	struct managed *m = find_m(e, p->rel, file);
 	char now[64], fresh[PATH_MAX + 32] = "";
 
-	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0)
+	uint64_t id = 0;
+
+	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0 || cgfs_id(&e->s.fs, p->rel, &id))
 		return;
 	now[strcspn(now, "\n")] = 0;
+	if (m && m->id != id) {
+		/*
+		 * Another cgroup under the name (removed and made again: a
+		 * systemctl restart does it within a second). The one enforce
+		 * wrote to is gone, and so is its value; what this one has now
+		 * is its own original, journalled before enforce writes to it.
+		 */
+		cgs_debug("%s %s: a new cgroup under the name (id %llu, was %llu): its value '%s' is its original",
+			  p->rel, file, (unsigned long long)id, (unsigned long long)m->id, now);
+		if (m->journaled && journal_drop(&e->j, m->rel, m->file) && journal_commit(e))
+			logline("journal %s: cannot update it", e->j.path);
+		snprintf(m->orig, sizeof(m->orig), "%s", now);
+		snprintf(m->want, sizeof(m->want), "%s", now);
+		m->id = id;
+		m->journaled = false;
+		snprintf(fresh, sizeof(fresh), "made again under its name");
+	}
 	if (!m) {
 		if (e->n == e->cap) {
 			size_t c = e->cap ? e->cap * 2 : 16;
@@ -325,7 +351,7 @@ static void want_value(void *ctx, const char *file, const char *value)
 		if (!p->first)
 			snprintf(fresh, sizeof(fresh), "new, matches [%s]", p->rule->pattern);
 		snprintf(m->rel, sizeof(m->rel), "%s", p->rel);
-		cgfs_id(&e->s.fs, p->rel, &m->id);
+		m->id = id;
 		snprintf(m->file, sizeof(m->file), "%s", file);
 		snprintf(m->orig, sizeof(m->orig), "%s", now);
 		snprintf(m->want, sizeof(m->want), "%s", now);
@@ -573,6 +599,7 @@ int cmd_enforce(int argc, char **argv)
 
 	struct exporter *x = NULL;
 
+	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
 	common_init(&co);
 	exporter_opts_init(&eo.x);
 	if ((k = cmd_parse(&spec, argc, argv, &first)))
@@ -612,6 +639,8 @@ int cmd_enforce(int argc, char **argv)
 		if (lock == -EBUSY)
 			cgs_err("enforce: another cgsched enforce (pid %ld) is running with the journal %s: one per journal "
 				"(stop it, or give this one --journal FILE)", holder, eo.journal);
+		else if (lock == -EPERM)
+			cgs_err("enforce: %s.lock is %s", eo.journal, JOURNAL_LOCK_UNSAFE);
 		else
 			cgs_err("enforce: cannot keep a journal at %s (%s.lock: %s): give --journal FILE in a writable directory",
 				eo.journal, eo.journal, strerror(-lock));
@@ -649,9 +678,6 @@ int cmd_enforce(int argc, char **argv)
 	if (x)
 		exporter_attach(x, &e.s, false);
 	cgfs_self(&e.s.fs, e.self, sizeof(e.self));
-	struct sigaction sa = { .sa_handler = on_hup };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);
 	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms; journal %s",
 		e.path, e.lf.n, e.s.fs.version, e.s.fs.mnt, interval / 1e9, e.threshold_ns / 1e6, e.j.path);
 	if (x)
@@ -663,15 +689,18 @@ int cmd_enforce(int argc, char **argv)
 	uint64_t deadline = now_ns();
 	for (;;) {
 		deadline += interval;
-		if (!session_sleep_until(&e.s, deadline) && !got_hup)
+		if (!session_sleep_until(&e.s, deadline) && !cgs_hup)
 			break;
 		exporter_tick(x);
 		/* The maps and the cgroup cache are the scrapes' too: one of us at a time. */
 		exporter_lock(x);
-		if (got_hup) {
-			got_hup = 0;
+		if (cgs_hup) {
+			cgs_hup = 0;
 			reload(&e);
 			exporter_unlock(x);
+			/* Unlocked: the old server's request in flight may be waiting for the lock as it stops. */
+			if (x)
+				exporter_reload(x, logline_str);
 			continue;
 		}
 		if ((k = snapshot_read(&e.s.tr, &cur, false, have_prev ? &prev : &e.s.base))) {
@@ -682,7 +711,7 @@ int cmd_enforce(int argc, char **argv)
 		if ((k = snapshot_delta(have_prev ? &prev : &e.s.base, &cur, &d)) || (k = report_build(&r, &d, interval, false, NULL))) {
 			logline("this interval's report: %s; its contention is not judged", strerror(-k));
 		} else {
-			log_drops(d.drops);
+			log_drops(d.drops, &r);
 			report_resolve(&r, &e.s.fs, 0);
 			judge(&e, &r);
 			report_free(&r);

@@ -50,6 +50,25 @@ uint64_t drops_total(const uint64_t *d)
 	return t;
 }
 
+uint64_t drops_notable(const uint64_t *d, uint64_t events, uint64_t *out)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < CGS_DROP__COUNT; i++) {
+		bool unpaired = i == CGS_DROP_RUNQ_NOSTART || i == CGS_DROP_ONCPU_NOSTART ||
+				i == CGS_DROP_THR_UNPAIRED || i == CGS_DROP_THR_STALE;
+		/*
+		 * A few unpaired events are in the nature of tracing: a task
+		 * waiting when the programs attached, a CPU's first switch. Only
+		 * more than 10, and more than 1 % of the interval's events, say
+		 * that something is amiss.
+		 */
+		out[i] = !unpaired || (d[i] > 10 && d[i] * 100 > events) ? d[i] : 0;
+		t += out[i];
+	}
+	return t;
+}
+
 const uint64_t *sample_slots(const struct cg_sample *s, enum metric m)
 {
 	switch (m) {

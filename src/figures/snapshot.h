@@ -182,5 +182,12 @@ int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct 
 /* Name of a drop counter for output. */
 const char *drop_name(int i);
 uint64_t drops_total(const uint64_t *d);
+/*
+ * The drops worth a log line (enforce's, each interval) into out
+ * (CGS_DROP__COUNT), and their total: every loss (a map or ring full, a
+ * slot lost), and unpaired events only out of the ordinary, judged against
+ * events (the interval's run-queue waits).
+ */
+uint64_t drops_notable(const uint64_t *d, uint64_t events, uint64_t *out);
 
 #endif

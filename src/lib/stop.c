@@ -5,6 +5,7 @@
 #include "lib/stop.h"
 
 volatile sig_atomic_t cgs_stop;
+volatile sig_atomic_t cgs_hup;
 
 static void on_stop(int sig)
 {
@@ -24,6 +25,19 @@ void stop_init(bool catch)
 	 * output_closed(), which asks for a stop.
 	 */
 	signal(SIGPIPE, catch ? SIG_IGN : SIG_DFL);
+}
+
+static void on_hup(int sig)
+{
+	cgs_hup = 1;
+}
+
+void stop_catch_hup(void)
+{
+	struct sigaction sa = { .sa_handler = on_hup };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 bool output_closed(void)

@@ -21,6 +21,14 @@ extern volatile sig_atomic_t cgs_stop;
  * ignored when catching, left to its default otherwise.
  */
 void stop_init(bool catch);
+/*
+ * SIGHUP asks for a reload (cgs_hup set; no SA_RESTART either): for the
+ * commands that document it (enforce: the limits file; export: the web
+ * config), from their first line, so that a SIGHUP during start-up never
+ * kills one. Elsewhere SIGHUP keeps its default: the terminal went away.
+ */
+extern volatile sig_atomic_t cgs_hup;
+void stop_catch_hup(void);
 /* The exit status of a run stopped before it began its work: 128 + signal. */
 int stop_status(void);
 /* Standard output failed (its reader went away): sets cgs_stop to SIGPIPE. */

@@ -207,12 +207,12 @@ bool pid_gone(int fd, long pid)
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
-int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why)
+static int read_bounded(const char *path, size_t max, bool trusted, char **out, size_t *len, const char **why)
 {
 	struct stat st;
 	char *buf;
 	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (trusted ? O_NOFOLLOW : 0));
 
 	*out = NULL;
 	if (fd < 0) {
@@ -224,6 +224,13 @@ int read_file_bounded(const char *path, size_t max, char **out, size_t *len, con
 		*why = "not a regular file";
 		close(fd);
 		return -EINVAL;
+	}
+	/* What is acted on as root: written by us alone, and only we may change it. */
+	if (trusted && (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		*why = st.st_uid != geteuid() ? "not owned by this user: refused, as it would be acted on with this user's rights"
+					      : "writable by others: refused, as anyone could have changed it";
+		close(fd);
+		return -EPERM;
 	}
 	if ((uint64_t)st.st_size > max) {
 		*why = "too large";
@@ -261,6 +268,16 @@ int read_file_bounded(const char *path, size_t max, char **out, size_t *len, con
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why)
+{
+	return read_bounded(path, max, false, out, len, why);
+}
+
+int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why)
+{
+	return read_bounded(path, max, true, out, len, why);
 }
 
 int output_path_check(const char *path, const char **why)

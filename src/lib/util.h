@@ -62,6 +62,8 @@ bool pid_gone(int fd, long pid);
  * never end.
  */
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why);
+/* The same, for a file acted on with this user's rights (a journal): no symlink, ours, writable by us alone (-EPERM). */
+int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why);
 
 /*
  * A file cgsched writes beside its target and renames over it at the end

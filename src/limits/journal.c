@@ -365,7 +365,7 @@ int journal_load(const char *path, struct journal *j, char *err, size_t errlen)
 	char *text;
 	size_t len;
 	const char *why;
-	int r = read_file_bounded(path, JOURNAL_MAX, &text, &len, &why);
+	int r = read_file_trusted(path, JOURNAL_MAX, &text, &len, &why);
 
 	memset(j, 0, sizeof(*j));
 	if (r == -ENOENT)
@@ -491,6 +491,18 @@ int journal_lock(const char *path, long *holder)
 		return -ENAMETOOLONG;
 	if ((fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return -errno;
+	/*
+	 * Kept from run to run (removing it races with its next taker), so not
+	 * O_EXCL: instead it must be a file of ours alone before it is
+	 * truncated. A hard link planted at its name in a shared directory
+	 * (O_NOFOLLOW stops only symlinks) would truncate the file it links to.
+	 */
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return -EPERM;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (err == -EBUSY && (n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {

@@ -80,10 +80,13 @@ int journal_remove(const char *path);
  * One enforce per journal: an exclusive flock on PATH.lock (made when
  * missing, never removed: removing a lock file races with its next taker),
  * held until the process ends. Returns the lock's fd, or -EBUSY with the
- * holder's pid in *holder (0 when unknown), or -errno. Temporary files a
+ * holder's pid in *holder (0 when unknown), or -EPERM when PATH.lock is not
+ * a file of this user's alone (a hard link, another owner, writable by
+ * others: JOURNAL_LOCK_UNSAFE says so), or -errno. Temporary files a
  * killed writer left beside the journal are removed once the lock is held.
  */
 int journal_lock(const char *path, long *holder);
+#define JOURNAL_LOCK_UNSAFE "not a file of this user's alone (a hard link, another owner, or writable by others): remove it, or give --journal FILE in a directory only root can write"
 
 /* This boot's id (/proc/sys/kernel/random/boot_id), "unknown" when unreadable. */
 void journal_boot_id(char *buf, size_t len);

@@ -246,3 +246,84 @@ test_journal_unwritable_no_change() {
 	grep -q "journal $TMP/jdir/j: cannot write it (No such file or directory): 1 change not made" "$TMP/e" ||
 		fail "the refusal is not logged"
 }
+
+# A cgroup removed and made again under its name within one pass (what
+# systemctl restart does): the new one's original is journalled before
+# enforce writes to it, and put back at SIGTERM, and after SIGKILL by apply
+# --restore. (Found reading the code: enforce once kept the first cgroup's
+# id, so the second one's change was never journalled nor restored.)
+test_journal_remade_cgroup() {
+	cg_create j-re && R=$CG
+	J=$TMP/re.journal
+	printf '[%s]\nmax = 50%%\n' "$R" >"$TMP/re.ini"
+	for how in TERM KILL; do
+		j_enforce "$TMP/e" "$TMP/re.ini" -i 1 --journal "$J"
+		j_limited_soon "$R" || fail "$how: not limited: $(cat "$TMP/e")"
+		old=$(stat -c %i "$CG_ROOT$R")
+		# Back to back: the next pass (1 s apart) finds the new one under the name.
+		rmdir "$CG_ROOT$R" && mkdir "$CG_ROOT$R" || fail "cannot make $R again"
+		new=$(stat -c %i "$CG_ROOT$R")
+		[ "$new" != "$old" ] || fail "the kernel gave the new cgroup the old id $old"
+		j_limited_soon "$R" || fail "$how: the new cgroup not limited: $(cat "$TMP/e")"
+		grep "^set " "$J"
+		grep -q "^set $new $R $(j_quota) " "$J" || fail "$how: the new cgroup's value is not in the journal: $(cat "$J")"
+		grep -q "^set $old " "$J" && fail "$how: the old cgroup's entry is still in the journal"
+		if [ $how = TERM ]; then
+			j_stop "$TMP/e"
+		else
+			kill -KILL "$EP"
+			wait "$EP" 2>/dev/null
+			j_unlimited "$R" && fail "SIGKILL should leave the limit"
+			"$CGSCHED" apply --restore "$J" >"$TMP/o" 2>&1 || fail "apply --restore failed: $(cat "$TMP/o")"
+			cat "$TMP/o"
+		fi
+		cat "$TMP/e"
+		j_unlimited "$R" || fail "after $how: the new cgroup keeps enforce's quota $(j_read "$R" "$(j_quota)")"
+		[ ! -e "$J" ] || fail "after $how: the journal is left"
+		echo "$how: the cgroup made again (id $old -> $new) got the limit, and lost it with enforce"
+	done
+}
+
+# j_limited_soon REL: its quota set within 3 s (the enforce passes are 1 s apart).
+j_limited_soon() {
+	for i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
+		j_unlimited "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A journal is replayed as root: one that another user owns, or that others
+# may write, is refused (exit 2, one line, nothing written); so is a lock
+# file that is a hard link planted in a shared directory, which is never
+# truncated (the file it links to keeps its bytes).
+test_journal_untrusted_refused() {
+	cg_create j-tr && T=$CG
+	id=$(stat -c %i "$CG_ROOT$T")
+	w0=$(j_read "$T" "$(j_weight)")
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	printf "cgsched-journal 1\npid 1\nboot $boot\nhierarchy $CG_VER $CG_ROOT\nset $id $T $(j_weight) 77\nend 1\n" >"$TMP/good"
+	bad=0
+	for how in "owner|chown 65534" "mode|chmod 0662"; do
+		name=${how%%|*}
+		cp "$TMP/good" "$TMP/$name.journal"
+		${how#*|} "$TMP/$name.journal"
+		"$CGSCHED" apply --restore "$TMP/$name.journal" >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		echo "apply --restore, journal with another $name -> exit $rc: $(cat "$TMP/e")"
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && [ -e "$TMP/$name.journal" ] || bad=$((bad + 1))
+	done
+	[ "$(j_read "$T" "$(j_weight)")" = "$w0" ] || fail "an untrusted journal's value was written"
+	[ $bad = 0 ] || fail "$bad untrusted journals not refused"
+	# The lock file, a hard link to a file of value (a test file here, /etc/shadow in the attack).
+	echo precious >"$TMP/victim"
+	ln "$TMP/victim" "$TMP/hl.journal.lock"
+	printf '[%s]\nweight = 300\n' "$T" >"$TMP/tr.ini"
+	"$CGSCHED" enforce "$TMP/tr.ini" -i 0.3 --journal "$TMP/hl.journal" >"$TMP/o" 2>"$TMP/e" &
+	CGS_BG="$CGS_BG $!"
+	wait_bounded $! 10 "enforce with a planted lock file"
+	echo "enforce, lock file a hard link -> exit $WAIT_RC: $(cat "$TMP/e")"
+	[ "$WAIT_RC" = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && grep -q "hard link" "$TMP/e" || fail "a hard-linked lock file not refused"
+	[ "$(cat "$TMP/victim")" = precious ] || fail "the lock file's link target was truncated"
+	[ "$(j_read "$T" "$(j_weight)")" = "$w0" ] || fail "the refused enforce changed something"
+}

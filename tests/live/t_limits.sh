@@ -178,6 +178,9 @@ test_enforce_restore_reload() {
 	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC, not 0"
 	cat "$TMP/enf"
 	[ "$(state "$K")" = "$start" ] || fail "SIGTERM did not restore the values found at start"
+	# A quiet host loses nothing: no drops line (a waking task's one unpaired
+	# event a second once made one every interval).
+	! grep -q "drops:" "$TMP/enf" || fail "drops logged on a quiet host: $(grep drops: "$TMP/enf" | head -n 3)"
 }
 
 # enforce: a cgroup that appears later and matches a glob gets its limits.

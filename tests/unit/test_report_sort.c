@@ -101,3 +101,22 @@ Test(report, preemptors_top_n)
 	for (int i = 0; i < n; i++)
 		cr_assert_neq(pre[i].id, 3);
 }
+
+/* enforce's log: every loss; unpaired events only past 10 and 1 % of the waits. */
+Test(drops, notable_only_out_of_the_ordinary)
+{
+	uint64_t d[CGS_DROP__COUNT] = { 0 }, out[CGS_DROP__COUNT];
+
+	d[CGS_DROP_RUNQ_NOSTART] = 1; /* a quiet host's one a second */
+	cr_expect_eq(drops_notable(d, 50, out), 0);
+	d[CGS_DROP_RUNQ_NOSTART] = 11;
+	cr_expect_eq(drops_notable(d, 100000, out), 0, "11 of 100000 waits is ordinary");
+	cr_expect_eq(drops_notable(d, 1000, out), 11, "11 of 1000 waits is not");
+	cr_expect_eq(out[CGS_DROP_RUNQ_NOSTART], 11);
+	d[CGS_DROP_RUNQ_NOSTART] = 0;
+	d[CGS_DROP_CG_FULL] = 1; /* a loss: always */
+	d[CGS_DROP_THR_STALE] = 3;
+	cr_expect_eq(drops_notable(d, 0, out), 1);
+	cr_expect_eq(out[CGS_DROP_CG_FULL], 1);
+	cr_expect_eq(out[CGS_DROP_THR_STALE], 0);
+}
