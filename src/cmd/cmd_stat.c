@@ -10,6 +10,7 @@
 #include "cmd/commands.h"
 #include "figures/kstat_src.h"
 #include "lib/util.h"
+#include "out/json_out.h"
 
 static const char usage[] =
 	"Usage: cgsched stat [--method auto|iter|files] [--json] [--limited] [-t] [-v]\n"
@@ -37,7 +38,7 @@ struct stat_out {
 static void one(void *vctx, uint64_t id, const char *path, const struct kstat *k)
 {
 	struct stat_out *o = vctx;
-	char a[16], b[16], c[16], d[16];
+	char a[16], b[16], c[16], d[16], esc[4 * PATH_MAX];
 
 	if (o->limited && k->quota_us < 0)
 		return;
@@ -47,7 +48,7 @@ static void one(void *vctx, uint64_t id, const char *path, const struct kstat *k
 	if (o->json) {
 		struct json_object *e = json_object_new_object();
 		json_object_object_add(e, "id", json_object_new_uint64(id));
-		json_object_object_add(e, "path", json_object_new_string(path));
+		json_object_object_add(e, "path", json_name(path)); /* valid UTF-8 whatever the name's bytes */
 		json_object_object_add(e, "quota_us", k->quota_us < 0 ? NULL : json_object_new_int64(k->quota_us));
 		json_object_object_add(e, "period_us", json_object_new_uint64(k->period_us));
 		json_object_object_add(e, "burst_us", json_object_new_uint64(k->burst_us));
@@ -57,7 +58,8 @@ static void one(void *vctx, uint64_t id, const char *path, const struct kstat *k
 		json_object_array_add(o->arr, e);
 		return;
 	}
-	printf("%-40s %9s %9s %9s %10llu %10llu %12s\n", path,
+	/* Cgroup names are anyone's bytes: escaped, none moves root's cursor. */
+	printf("%-40s %9s %9s %9s %10llu %10llu %12s\n", text_escape(path, esc, sizeof(esc)),
 	       k->quota_us < 0 ? "max" : fmt_duration(a, sizeof(a), k->quota_us * 1000),
 	       fmt_duration(b, sizeof(b), k->period_us * 1000),
 	       k->burst_us ? fmt_duration(c, sizeof(c), k->burst_us * 1000) : "0",

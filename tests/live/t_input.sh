@@ -123,7 +123,8 @@ test_enforce_closed_output_restores() {
 }
 
 # Cgroup names are anyone's bytes: a terminal escape, a carriage return and
-# a byte that is not UTF-8 come out escaped in the table and valid in JSON.
+# a byte that is not UTF-8 come out escaped in the table and valid in JSON,
+# in top and in stat.
 # (The kernel refuses a newline in a cgroup name.)
 test_odd_names_escaped() {
 	name=$(printf 'cgs-test-%s-odd\033[31mred\rline\377' "$CGS_RUN")
@@ -139,6 +140,15 @@ test_odd_names_escaped() {
 	p=$(jq -r '.cgroups[] | select(.path | test("odd")) | .path' "$TMP/j" | head -n 1)
 	echo "in JSON: $(printf '%s' "$p" | od -c | head -n 2 | tr -s ' ')"
 	[ -n "$p" ] || fail "the cgroup is not in the JSON"
+	# stat lists every cgroup from the kernel's figures: the same holds there.
+	"$CGSCHED" stat >"$TMP/s" 2>&1 || fail "stat failed: $(cat "$TMP/s")"
+	"$CGSCHED" stat --json >"$TMP/sj" 2>"$TMP/se" || fail "stat --json failed: $(cat "$TMP/se")"
+	grep -a 'odd' "$TMP/s"
+	! grep -q "$(printf '\033')" "$TMP/s" || fail "stat: a raw escape byte reached the table"
+	grep -aq 'odd\\x1b\[31mred\\x0dline\\xff' "$TMP/s" || fail "stat: the name is not shown escaped"
+	jq -e . "$TMP/sj" >/dev/null || fail "stat: JSON does not parse"
+	"$UTF8CHECK" "$TMP/sj" || fail "stat: JSON is not valid UTF-8"
+	jq -e '.. | objects | select(.path? // "" | test("odd"))' "$TMP/sj" >/dev/null || fail "stat: the cgroup is not in the JSON"
 }
 
 # record: a symlink at -o is replaced, not followed; an empty PATH element
