@@ -5,6 +5,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/exporter.h"
+#include "lib/stop.h"
 #include "lib/util.h"
 
 static const char usage[] =
@@ -62,6 +63,7 @@ int cmd_export(int argc, char **argv)
 	struct session s;
 	int err;
 
+	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
 	common_init(&o.c);
 	exporter_opts_init(&o.x);
 	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
@@ -87,6 +89,10 @@ int cmd_export(int argc, char **argv)
 	while (session_sleep_until(&s, now_ns() + 1000000000ULL)) {
 		/* Episodes are counted in the maps; the ring buffer's list is not needed here. */
 		tracer_discard_episodes(&s.tr);
+		if (cgs_hup) {
+			cgs_hup = 0;
+			exporter_reload(x, NULL);
+		}
 		exporter_tick(x);
 	}
 	if (!o.quiet)

@@ -48,7 +48,8 @@ struct xcg {
 
 struct exporter {
 	struct exporter_opts o;
-	struct webconfig wc;
+	struct webconfig wc[2]; /* the one in force, wc[wcur]; the other for a reload */
+	int wcur;
 	bool have_wc;
 	struct http_server *http;
 	pthread_mutex_t lock;
@@ -358,14 +359,14 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->start_time = ts.tv_sec + ts.tv_nsec / 1e9;
 	if (o->web_config) {
-		if (webconfig_load(o->web_config, &x->wc, err, sizeof(err))) {
+		if (webconfig_load(o->web_config, &x->wc[0], err, sizeof(err))) {
 			cgs_err("--web-config %s", err);
 			exporter_close(x);
 			return CGS_EXIT_USAGE;
 		}
 		x->have_wc = true;
 	}
-	struct http_opts ho = { x->o.listen, x->have_wc ? &x->wc : NULL, render, x };
+	struct http_opts ho = { x->o.listen, x->have_wc ? &x->wc[0] : NULL, render, x };
 	if (http_start(&x->http, &ho, err, sizeof(err))) {
 		cgs_err("%s", err);
 		exporter_close(x);
@@ -440,6 +441,30 @@ void exporter_tick(struct exporter *x)
 	exporter_unlock(x);
 }
 
+void exporter_reload(struct exporter *x, void (*say)(const char *line))
+{
+	char err[PATH_MAX + 256], line[PATH_MAX + 512];
+	int next = !x->wcur;
+
+	if (!x->have_wc)
+		return; /* nothing to reload: plain HTTP, no users */
+	if (webconfig_load(x->o.web_config, &x->wc[next], err, sizeof(err))) {
+		snprintf(line, sizeof(line), "web config reload failed, keeping the one in force: %s", err);
+	} else if (http_restart(&x->http, &x->wc[next], x->o.listen, err, sizeof(err))) {
+		webconfig_free(&x->wc[next]);
+		snprintf(line, sizeof(line), "web config %s: not taken, keeping the one in force: %s", x->o.web_config, err);
+	} else {
+		webconfig_free(&x->wc[x->wcur]);
+		x->wcur = next;
+		snprintf(line, sizeof(line), "web config %s reloaded: %s, %zu user%s", x->o.web_config,
+			 x->wc[next].cert_pem ? "TLS" : "plain HTTP", x->wc[next].nusers, x->wc[next].nusers == 1 ? "" : "s");
+	}
+	if (say)
+		say(line);
+	else
+		fprintf(stderr, "cgsched: %s\n", line);
+}
+
 void exporter_close(struct exporter *x)
 {
 	if (!x)
@@ -459,7 +484,7 @@ void exporter_close(struct exporter *x)
 	if (x->ks_open)
 		kstat_src_close(&x->ks);
 	if (x->have_wc)
-		webconfig_free(&x->wc);
+		webconfig_free(&x->wc[x->wcur]);
 	pthread_mutex_destroy(&x->lock);
 	free(x);
 }

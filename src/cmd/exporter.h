@@ -59,6 +59,13 @@ void exporter_lock(struct exporter *x);
 void exporter_unlock(struct exporter *x);
 /* Housekeeping from the command's loop (takes the lock): notice removed cgroups. */
 void exporter_tick(struct exporter *x);
+/*
+ * SIGHUP: the web config read again (users, certificate and key: a renewed
+ * certificate needs no restart) and served from now; a file that fails to
+ * load, or to serve, leaves the one in force. One line to say (NULL:
+ * stderr) either way. Not with the exporter's lock held.
+ */
+void exporter_reload(struct exporter *x, void (*say)(const char *line));
 void exporter_close(struct exporter *x);
 
 #endif

@@ -19,6 +19,7 @@
 struct http_server {
 	struct MHD_Daemon *d;
 	int fd;
+	int family;      /* of the listening socket */
 	struct webconfig *wc;
 	http_render_fn render;
 	void *ctx;
@@ -190,6 +191,54 @@ static const char *tls_priorities(int min_tls)
 	}
 }
 
+/*
+ * The daemon on s->fd, with s->wc's TLS and users: 0, or -1 with err. The
+ * server's thread takes this one's signal mask: with every signal blocked
+ * there, SIGTERM, SIGINT and SIGHUP reach the command's own thread, whose
+ * wait they interrupt.
+ */
+static int start_daemon(struct http_server *s, const char *listen, char *err, size_t errlen)
+{
+	bool tls = s->wc && s->wc->cert_pem;
+	sigset_t all, old;
+
+	if (tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		snprintf(err, errlen, "--web-config asks for TLS, and this libmicrohttpd was built without it");
+		return -1;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* ITC: so that a reload can take the listening socket over (MHD_quiesce_daemon). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | (tls ? MHD_USE_TLS : 0);
+	if (s->family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* TLS's options, or none: an array libmicrohttpd reads up to its END. */
+	struct MHD_OptionItem tls_opts[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? s->wc->cert_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? s->wc->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(s->wc->min_tls) : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	s->log[0] = 0;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+				MHD_OPTION_LISTEN_SOCKET, s->fd,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+				/* Bounded: a few scrapers, none holding a connection for long. */
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+				/* One address cannot hold them all and keep the scraper out. */
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				MHD_OPTION_ARRAY, tls ? tls_opts : &tls_opts[3],
+				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->d) {
+		snprintf(err, errlen, "cannot serve on %s: %s%s", listen, s->log[0] ? s->log : "libmicrohttpd refused",
+			 tls ? " (are cert_file and key_file a matching PEM certificate and key?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
@@ -239,38 +288,8 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		http_stop(s);
 		return -1;
 	}
-	/*
-	 * The server's thread takes this one's signal mask: with every signal
-	 * blocked there, SIGTERM, SIGINT and SIGHUP reach the command's own
-	 * thread, whose wait they interrupt.
-	 */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	/* TLS's options, or none: an array libmicrohttpd reads up to its END. */
-	struct MHD_OptionItem tls_opts[] = {
-		{ MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? o->wc->cert_pem : NULL },
-		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? o->wc->key_pem : NULL },
-		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(o->wc->min_tls) : NULL },
-		{ MHD_OPTION_END, 0, NULL },
-	};
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
-				MHD_OPTION_LISTEN_SOCKET, s->fd,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-				/* Bounded: a few scrapers, none holding a connection for long. */
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-				/* One address cannot hold them all and keep the scraper out. */
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-				MHD_OPTION_ARRAY, tls ? tls_opts : &tls_opts[3],
-				MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->d) {
-		snprintf(err, errlen, "cannot serve on %s: %s%s", o->listen, s->log[0] ? s->log : "libmicrohttpd refused",
-			 tls ? " (are cert_file and key_file a matching PEM certificate and key?)" : "");
+	s->family = ss.ss_family;
+	if (start_daemon(s, o->listen, err, errlen)) {
 		http_stop(s);
 		return -1;
 	}
@@ -291,6 +310,51 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 const char *http_url(const struct http_server *s)
 {
 	return s->url;
+}
+
+int http_restart(struct http_server **sp, struct webconfig *wc, const char *listen, char *err, size_t errlen)
+{
+	struct http_server *old = *sp, *s = malloc(sizeof(*s));
+	bool tls = wc && wc->cert_pem;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*s = *old;
+	s->wc = wc;
+	/* The listening socket, taken from the old daemon, which accepts no more from now. */
+	int fd = MHD_quiesce_daemon(old->d);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot take the listening socket over from the running server");
+		free(s);
+		return -1;
+	}
+	s->fd = fd;
+	if (start_daemon(s, listen, err, errlen)) {
+		/* The old config serves on: a daemon of its own again on the socket. */
+		MHD_stop_daemon(old->d);
+		old->d = NULL;
+		old->fd = fd;
+		char why[256];
+		size_t n = strlen(err);
+		if (start_daemon(old, listen, why, sizeof(why)))
+			snprintf(err + n, errlen - n, "; nor could the old config serve again: %s", why);
+		else
+			old->fd = -1;
+		free(s);
+		return -1;
+	}
+	s->fd = -1;
+	/* In-flight requests of the old daemon end with it (a scrape retries at its next interval). */
+	MHD_stop_daemon(old->d);
+	/* The URL's scheme follows TLS, turned on or off by the reload. */
+	const char *rest = strstr(old->url, "://");
+	if (rest)
+		snprintf(s->url, sizeof(s->url), "%s%.*s", tls ? "https" : "http", (int)sizeof(s->url) - 6, rest);
+	free(old);
+	*sp = s;
+	return 0;
 }
 
 void http_stop(struct http_server *s)

@@ -34,6 +34,14 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t errlen);
 /* The URL it serves /metrics at, for messages. */
 const char *http_url(const struct http_server *s);
+/*
+ * Serve with wc from now (a reloaded web config: users, certificate, key):
+ * a new daemon takes the listening socket over from the running one
+ * (MHD_quiesce_daemon: no connection refused meanwhile), then the old one
+ * stops, ending its requests in flight. 0, or -1 with err, and the old
+ * config serves on.
+ */
+int http_restart(struct http_server **s, struct webconfig *wc, const char *listen, char *err, size_t errlen);
 void http_stop(struct http_server *s);
 
 #endif

@@ -196,6 +196,51 @@ test_export_tls_auth() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
 
+# SIGHUP reloads the web config: a renewed certificate and changed users
+# are served without a restart; a broken file keeps the config in force and
+# says why; no SIGHUP kills export, nor enforce in its start-up.
+test_export_sighup_reload() {
+	exp_need curl openssl perl
+	P1=$(exp_port 3)
+	for n in 1 2; do
+		openssl req -x509 -newkey rsa:2048 -nodes -subj "/CN=cgsched-$n" -addext subjectAltName=IP:127.0.0.1 \
+			-days 1 -keyout "$TMP/k$n.pem" -out "$TMP/c$n.pem" 2>/dev/null || fail "openssl could not make a certificate"
+	done
+	h1=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
+	h2=$(perl -e 'print crypt("n3w", q($2b$10$) . "uvwxyzabcdefghijklmnop")')
+	printf 'tls_server_config:\n  cert_file: c1.pem\n  key_file: k1.pem\nbasic_auth_users:\n  alice: %s\n' "$h1" >"$TMP/web.yml"
+	cgs_start export --listen "127.0.0.1:$P1" --web-config "$TMP/web.yml" || fail "export refused"
+	U="https://127.0.0.1:$P1/metrics"
+	code() { curl -sS --max-time "$(scaled 10)" --cacert "$TMP/$1" -u "$2" -o /dev/null -w '%{http_code}' "$U" 2>/dev/null; }
+	[ "$(code c1.pem alice:s3cret)" = 200 ] || fail "first config: alice refused"
+	printf 'tls_server_config:\n  cert_file: c2.pem\n  key_file: k2.pem\nbasic_auth_users:\n  bob: %s\n' "$h2" >"$TMP/web.yml"
+	kill -HUP "$CGS_PID"
+	wait_line "$TMP/cgs.err" "web config .* reloaded" || fail "no reload line: $(cat "$TMP/cgs.err")"
+	grep "web config" "$TMP/cgs.err"
+	[ "$(code c2.pem bob:n3w)" = 200 ] || fail "after the reload: bob with the new certificate refused"
+	[ "$(code c2.pem alice:s3cret)" = 401 ] || fail "after the reload: alice, no longer a user, not refused"
+	[ "$(code c1.pem bob:n3w)" = 200 ] && fail "after the reload: the old certificate still served"
+	printf 'basic_auth_users: [\n' >"$TMP/web.yml"
+	kill -HUP "$CGS_PID"
+	wait_line "$TMP/cgs.err" "reload failed, keeping the one in force: .*web.yml" || fail "a broken reload not said: $(cat "$TMP/cgs.err")"
+	[ "$(code c2.pem bob:n3w)" = 200 ] || fail "a broken reload changed the config in force"
+	echo "renewed certificate and users served after SIGHUP; a broken file kept the config in force"
+	cgs_stop TERM || fail "export did not stop cleanly after two SIGHUPs"
+	# enforce: SIGHUP while it loads (its handler is there from the first line).
+	cg_create hup && H=$CG
+	printf '[%s]\nweight = 300\n' "$H" >"$TMP/h.ini"
+	"$CGSCHED" enforce "$TMP/h.ini" -i 0.3 --journal "$TMP/h.journal" >"$TMP/enf" 2>&1 &
+	EP=$!
+	CGS_BG="$CGS_BG $EP"
+	sleep 0.1
+	kill -HUP "$EP"
+	wait_line "$TMP/enf" enforcing || fail "enforce did not start after a SIGHUP in its start-up: $(cat "$TMP/enf")"
+	proc_gone "$EP" && fail "SIGHUP killed enforce"
+	kill -TERM "$EP"
+	wait_bounded "$EP" 20 "enforce after SIGTERM"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC after SIGHUP then SIGTERM: $(cat "$TMP/enf")"
+}
+
 # Bad input: one line, exit 2, and nothing traced (the checks come first).
 test_export_bad_input() {
 	exp_need perl
