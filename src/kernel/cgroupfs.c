@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
@@ -574,29 +576,97 @@ int cgfs_rmdir(struct cgfs *fs, const char *rel)
 	return unlinkat(fs->mnt_fd, path, AT_REMOVEDIR) ? -errno : 0;
 }
 
-static int kill_all(struct cgfs *fs, const char *rel)
+/* The cpu hierarchy's cgroup of pid ("self" for us) into out ("/" when unknown); 0, or -errno. */
+static int cgroup_of(struct cgfs *fs, const char *pid, char *out, size_t len)
 {
-	char buf[65536];
+	char path[64], line[PATH_MAX + 64];
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(out, len, "/");
+	snprintf(path, sizeof(path), "/proc/%s/cgroup", pid);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	/* v1: "4:cpu,cpuacct:/path"; v2: "0::/path". */
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = 0;
+		line[strcspn(b + 1, "\n") + (b + 1 - line)] = 0;
+		if ((fs->version == 2 && !strcmp(a + 1, "")) || (fs->version == 1 && opts_have(a + 1, "cpu"))) {
+			snprintf(out, len, "%s", b + 1);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/*
+ * SIGKILL to each process of rel, each through a pidfd: a pid read from
+ * cgroup.procs may be another process's by the time of a kill(). The pidfd
+ * holds the process the number named when it was opened; it is killed only
+ * if, after its cgroup was read, it still lives (then the number was still
+ * its own when read): a reused pid is never signalled. Returns how many
+ * were signalled.
+ */
+static int kill_by_pidfd(struct cgfs *fs, const char *rel)
+{
+	char buf[65536], at[PATH_MAX], num[24];
 	int n = cgfs_read(fs, rel, "cgroup.procs", buf, sizeof(buf)), killed = 0;
 
 	for (char *p = buf; n > 0 && *p;) {
 		long pid = strtol(p, &p, 10);
-		if (pid > 0 && !kill(pid, SIGKILL))
-			killed++;
 		while (*p == '\n')
 			p++;
+		int pfd = pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
+		if (pfd < 0)
+			continue;
+		snprintf(num, sizeof(num), "%ld", pid);
+		if (!cgroup_of(fs, num, at, sizeof(at)) && !syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) &&
+		    !strcmp(at, rel) && !syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0))
+			killed++;
+		close(pfd);
 	}
 	return killed;
 }
 
+/* Whether rel has a process still (waiting for cgroup.kill's to leave). */
+static int has_procs(struct cgfs *fs, const char *rel)
+{
+	char buf[64];
+
+	return cgfs_read(fs, rel, "cgroup.procs", buf, sizeof(buf)) > 0;
+}
+
+/*
+ * Every process of rel and below: cgroup.kill (v2, 5.14), which the kernel
+ * does at once for the whole subtree, races with no fork and names no pid;
+ * else pidfds, cgroup by cgroup (rm_one).
+ */
+static const char *kill_method(struct cgfs *fs, const char *rel)
+{
+	if (fs->version == 2 && !cgfs_write(fs, rel, "cgroup.kill", "1"))
+		return "cgroup.kill";
+	return "pidfd";
+}
+
 /* Deepest first (a post-order walk): the last error is kept, the rest still tried. */
+struct rm_ctx {
+	struct cgfs *fs;
+	int err;
+	bool killed_all; /* by cgroup.kill: only waited for */
+};
+
 static int rm_one(void *vctx, const char *rel, uint64_t id)
 {
-	struct { struct cgfs *fs; int err; } *rm = vctx;
+	struct rm_ctx *rm = vctx;
 	int err = 0;
 
-	/* Tasks take a moment to leave a cgroup after SIGKILL. */
-	for (int i = 0; i < 50 && kill_all(rm->fs, rel); i++)
+	/* Tasks take a moment to leave a cgroup after SIGKILL (cgroup.kill's too). */
+	for (int i = 0; i < 50 && (rm->killed_all ? has_procs(rm->fs, rel) : kill_by_pidfd(rm->fs, rel)); i++)
 		usleep(20000);
 	for (int i = 0; i < 50; i++) {
 		if (!(err = cgfs_rmdir(rm->fs, rel)) || err != -EBUSY)
@@ -610,7 +680,10 @@ static int rm_one(void *vctx, const char *rel, uint64_t id)
 
 int cgfs_remove(struct cgfs *fs, const char *rel)
 {
-	struct { struct cgfs *fs; int err; } rm = { fs, 0 };
+	const char *how = kill_method(fs, rel);
+	struct rm_ctx rm = { fs, 0, !strcmp(how, "cgroup.kill") };
+
+	cgs_debug("%s: its processes ended by %s", rel, how);
 	int err = cgfs_walk(fs, rel, true, rm_one, &rm);
 
 	return err ? err : rm.err;
@@ -618,25 +691,7 @@ int cgfs_remove(struct cgfs *fs, const char *rel)
 
 void cgfs_self(struct cgfs *fs, char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	char line[PATH_MAX + 64];
-
-	snprintf(out, len, "/");
-	if (!f)
-		return;
-	/* v1: "4:cpu,cpuacct:/path"; v2: "0::/path". */
-	while (fgets(line, sizeof(line), f)) {
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
-		if (!b)
-			continue;
-		*b = 0;
-		line[strcspn(b + 1, "\n") + (b + 1 - line)] = 0;
-		if ((fs->version == 2 && !strcmp(a + 1, "")) || (fs->version == 1 && opts_have(a + 1, "cpu"))) {
-			snprintf(out, len, "%s", b + 1);
-			break;
-		}
-	}
-	fclose(f);
+	cgroup_of(fs, "self", out, len);
 }
 
 int keyed_get(const char *text, const char *key, uint64_t *val)

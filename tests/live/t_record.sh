@@ -279,3 +279,25 @@ test_record_sigkill_leaves_cgroup() {
 		fail "the empty orphan was not removed"
 	no_record_cgroups_left
 }
+
+# What CMD left running in its cgroup is ended when record ends, by a means
+# that never signals a reused pid: cgroup.kill where the kernel has it (v2,
+# 5.14), else a pidfd per process, checked to be in the cgroup while it
+# lives (-v names the means). Nothing is left behind.
+test_record_ends_leftovers() {
+	"$CGSCHED" record -v -o "$TMP/l.json" -- sh -c "sleep $(scaled 60) & echo \$! >'$TMP/bg'" >/dev/null 2>"$TMP/e" ||
+		fail "record failed: $(tail -n 3 "$TMP/e")"
+	bg=$(cat "$TMP/bg")
+	how=$(grep -o 'its processes ended by [a-z.]*' "$TMP/e")
+	echo "left behind: sleep $bg; $how"
+	[ -n "$how" ] || fail "-v does not say how the leftovers were ended: $(grep -v '^  ' "$TMP/e" | tail -n 5)"
+	want=pidfd
+	[ "$CG_VER" = 2 ] && [ -e "$CG_ROOT/cgroup.kill" -o -n "$(find "$CG_ROOT" -maxdepth 2 -name cgroup.kill | head -n 1)" ] && want=cgroup.kill
+	[ "$how" = "its processes ended by $want" ] || fail "ended by ${how##* }, expected $want on cgroup v$CG_VER"
+	for i in $(seq 1 50); do
+		kill -0 "$bg" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$bg" 2>/dev/null || fail "the background sleep $bg survived record"
+	no_record_cgroups_left
+}
