@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lib/priority.h"
 #include "lib/util.h"
@@ -66,12 +68,20 @@ int priority_apply(const struct cgs_priority *p, int *tid)
 	*tid = 0;
 	if (p->kind == CGS_PRIO_DEFAULT)
 		return 0;
-	/* Every thread: export's and enforce --listen's HTTP thread is already running. */
+	/*
+	 * Every thread: export's and enforce --listen's HTTP threads are
+	 * already running. A real-time policy only for this one, the tracing
+	 * thread: the others answer strangers' requests (a password to check
+	 * costs a bcrypt), which must never run at real-time priority; they get
+	 * the highest nice instead.
+	 */
+	const struct cgs_priority others = { .kind = CGS_PRIO_NICE, .value = -20 };
+	int self = (int)syscall(SYS_gettid);
 	if (!(dir = opendir("/proc/self/task")))
 		return set_thread(p, 0);
 	while (!err && (d = readdir(dir))) {
 		int t = atoi(d->d_name);
-		if (t > 0 && (err = set_thread(p, t)))
+		if (t > 0 && (err = set_thread(p->kind == CGS_PRIO_RT && t != self ? &others : p, t)))
 			*tid = t;
 	}
 	closedir(dir);

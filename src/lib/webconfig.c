@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <yaml.h>
 
 #include "lib/util.h"
@@ -484,4 +485,45 @@ bool webconfig_check_user(struct webconfig *wc, const char *user, const char *pa
 	/* bcrypt's scratch held the password's key schedule. */
 	explicit_bzero(wc->crypt, sizeof(*wc->crypt));
 	return ok;
+}
+
+bool webconfig_cached(const struct webconfig *wc, const char *user, const char *password)
+{
+	size_t ulen = strlen(user), plen = strlen(password);
+	bool hit = false;
+
+	for (size_t i = 0; i < wc->nusers; i++) {
+		const struct webuser *u = &wc->users[i];
+		/* Every user compared, none skipped: the time tells nothing. */
+		hit |= ct_eq(user, ulen, u->name, strlen(u->name)) && u->ok_pw && ct_eq(password, plen, u->ok_pw, u->ok_len);
+	}
+	return hit;
+}
+
+enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *password, uint64_t now_ns)
+{
+	struct timespec a, b;
+	bool ok;
+
+	if (!wc->nusers)
+		return WEBAUTH_OK;
+	if (!user || !password)
+		return WEBAUTH_DENIED;
+	if (webconfig_cached(wc, user, password))
+		return WEBAUTH_OK;
+	/*
+	 * bcrypt's time, paid back at a quarter of the clock: one server
+	 * thread spends at most a quarter of a CPU on strangers' guesses,
+	 * after a second's burst, whatever the hash's cost.
+	 */
+	uint64_t paid = (now_ns - wc->debt_at_ns) / WEBCONFIG_BCRYPT_SHARE;
+	wc->debt_ns = wc->debt_ns > paid ? wc->debt_ns - paid : 0;
+	wc->debt_at_ns = now_ns;
+	if (wc->debt_ns > WEBCONFIG_BCRYPT_BURST_NS)
+		return WEBAUTH_BUSY;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	ok = webconfig_check_user(wc, user, password);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	wc->debt_ns += (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	return ok ? WEBAUTH_OK : WEBAUTH_DENIED;
 }

@@ -19,6 +19,7 @@
 #define CGS_WEBCONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 /* "$2y$10$" and 53 characters of bcrypt's base64. */
@@ -43,6 +44,8 @@ struct webconfig {
 	/* private: bcrypt's scratch (32 KiB, kept), and the hash an unknown user is checked against */
 	struct crypt_data *crypt;
 	char dummy_hash[WEBCONFIG_BCRYPT_LEN + 1];
+	/* private: bcrypt CPU time not yet paid back (webconfig_auth), as of debt_at_ns */
+	uint64_t debt_ns, debt_at_ns;
 };
 
 /*
@@ -72,5 +75,21 @@ void webconfig_free(struct webconfig *wc);
  * time: the cache and bcrypt's scratch in *wc are shared by all calls.
  */
 bool webconfig_check_user(struct webconfig *wc, const char *user, const char *password);
+
+/* A right password remembered for that user: no bcrypt needed (constant time). */
+bool webconfig_cached(const struct webconfig *wc, const char *user, const char *password);
+
+/*
+ * The server's check: webconfig_check_user within a budget of bcrypt time,
+ * a second's burst and then a 1/WEBCONFIG_BCRYPT_SHARE of the clock
+ * (now_ns: monotonic). Past it, a password not remembered is not checked
+ * (WEBAUTH_BUSY, answered 503): a stranger's guesses cannot hold the
+ * server's thread, at any hash cost, and a scraper whose password checked
+ * before goes on, from the cache.
+ */
+#define WEBCONFIG_BCRYPT_SHARE 4
+#define WEBCONFIG_BCRYPT_BURST_NS 1000000000ULL
+enum webauth { WEBAUTH_OK, WEBAUTH_DENIED, WEBAUTH_BUSY };
+enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *password, uint64_t now_ns);
 
 #endif

@@ -2,6 +2,7 @@
 /* The /metrics endpoint: libmicrohttpd's thread, auth, negotiation (http.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -11,10 +12,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "lib/util.h"
 #include "lib/webconfig.h"
 #include "out/http.h"
+
+/*
+ * Bounds against hostile clients (docs/metrics.md, "Security"). A client
+ * has HEAD_DEADLINE_S for its whole request head, however it trickles it
+ * (libmicrohttpd's own timeout is for inactivity: a byte every 29 s kept a
+ * slot for ever). CONN_LIMIT is far above what scrapers use, so that slow
+ * clients of PER_IP_LIMIT each from many addresses do not fill it before
+ * the deadline frees their slots.
+ */
+#define HEAD_DEADLINE_S 10
+/* Inactivity, and the time a kept-alive connection has for its next request's head (a 15 s scrape interval keeps one). */
+#define IDLE_S 30
+#define CONN_LIMIT 256u
+#define PER_IP_LIMIT 8u
+#define CONN_MEMORY 32768u /* a request head and its answer's headers */
+/* A rendering younger than this is served again from its bytes; at most BODIES_MAX held at once. */
+#define BODY_FRESH_NS 1000000000ULL
+#define BODIES_MAX 4
+
+/* One rendering's bytes, shared by the responses that send it. */
+struct body {
+	int refs;  /* atomic: the cache's, and each response's */
+	struct http_server *s;
+	char *p;
+	size_t n;
+	uint64_t at_ns;
+};
+
+/* A connection, from accept until its head is in (the reaper's list). */
+struct conn {
+	struct conn *next, *prev;
+	int fd;            /* our dup of its socket: shutdown() here ends it, the number never reused meanwhile */
+	uint64_t start_ns;  /* of the head being waited for: accept, or the last request's end */
+	uint64_t limit_ns;  /* how long that head may take */
+	bool head_done, reaped;
+};
 
 struct http_server {
 	struct MHD_Daemon *d;
@@ -25,7 +65,118 @@ struct http_server {
 	void *ctx;
 	char url[128];
 	char log[256];   /* libmicrohttpd's last message: the reason a start failed */
+	struct body *cache[2]; /* per format (enum expo_format), the newest rendering */
+	int live_bodies;       /* atomic: renderings still held (cache or responses) */
+	pthread_mutex_t lock;  /* conns, and the reaper's stop */
+	pthread_cond_t wake;
+	struct conn *conns;
+	pthread_t reaper;
+	bool reaper_on, stopping;
+	uint64_t reaped;       /* slow heads ended, for -v */
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void body_put(struct body *b)
+{
+	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		__atomic_sub_fetch(&b->s->live_bodies, 1, __ATOMIC_ACQ_REL);
+		free(b->p);
+		free(b);
+	}
+}
+
+static void body_free_cb(void *cls)
+{
+	body_put(cls);
+}
+
+/* libmicrohttpd's thread: each connection into the reaper's list when accepted, out when closed. */
+static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode what)
+{
+	struct http_server *s = cls;
+	struct conn *k = *ctx;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!ci || !(k = calloc(1, sizeof(*k))))
+			return;
+		if ((k->fd = fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			free(k);
+			return;
+		}
+		k->start_ns = mono_ns();
+		k->limit_ns = HEAD_DEADLINE_S * 1000000000ULL;
+		pthread_mutex_lock(&s->lock);
+		k->next = s->conns;
+		if (s->conns)
+			s->conns->prev = k;
+		s->conns = k;
+		pthread_mutex_unlock(&s->lock);
+		*ctx = k;
+	} else if (what == MHD_CONNECTION_NOTIFY_CLOSED && k) {
+		pthread_mutex_lock(&s->lock);
+		if (k->prev)
+			k->prev->next = k->next;
+		else
+			s->conns = k->next;
+		if (k->next)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&s->lock);
+		close(k->fd);
+		free(k);
+		*ctx = NULL;
+	}
+}
+
+/* A request answered: a kept-alive connection's next head is waited for, within IDLE_S. */
+static void on_done(void *cls, struct MHD_Connection *c, void **req, enum MHD_RequestTerminationCode why)
+{
+	struct http_server *s = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->lock);
+	k->head_done = false;
+	k->start_ns = mono_ns();
+	k->limit_ns = IDLE_S * 1000000000ULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Every half second: a connection whose head is not in after HEAD_DEADLINE_S is ended. */
+static void *reaper(void *arg)
+{
+	struct http_server *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 500000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->wake, &s->lock, &until);
+		uint64_t now = mono_ns();
+		for (struct conn *k = s->conns; k; k = k->next)
+			if (!k->head_done && !k->reaped && now - k->start_ns > k->limit_ns) {
+				shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads the end, and closes it */
+				k->reaped = true;
+				s->reaped++;
+			}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
 
 int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, char *err, size_t errlen)
 {
@@ -114,22 +265,60 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
 	return ret;
 }
 
-static bool authorised(struct http_server *s, struct MHD_Connection *c)
+static enum webauth authorised(struct http_server *s, struct MHD_Connection *c)
 {
 	char *pass = NULL, *user;
-	bool ok;
+	enum webauth a;
 
 	if (!s->wc || !s->wc->nusers)
-		return true;
+		return WEBAUTH_OK;
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	ok = user && pass && webconfig_check_user(s->wc, user, pass);
+	a = webconfig_auth(s->wc, user, pass, mono_ns());
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
 	}
 	if (user)
 		MHD_free(user);
-	return ok;
+	return a;
+}
+
+/* /metrics: the newest rendering of that format if fresh (or if BODIES_MAX are held), else a new one. */
+static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
+{
+	static char failed[] = "500 internal error: the metrics could not be gathered (see cgsched's log)\n";
+	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	struct body *b = s->cache[f];
+	uint64_t now = mono_ns();
+
+	if (!b || (now - b->at_ns > BODY_FRESH_NS && __atomic_load_n(&s->live_bodies, __ATOMIC_ACQUIRE) < BODIES_MAX)) {
+		struct expo x;
+		struct body *n = calloc(1, sizeof(*n));
+		expo_init(&x, f);
+		if (!n || s->render(s->ctx, &x) || x.oom || !x.p) {
+			expo_free(&x);
+			free(n);
+			if (!b)
+				return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
+					      strlen(failed), false);
+		} else {
+			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .at_ns = mono_ns() };
+			__atomic_add_fetch(&s->live_bodies, 1, __ATOMIC_ACQ_REL);
+			s->cache[f] = n;
+			body_put(b); /* the cache's reference to the older one */
+			b = n;
+		}
+	}
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(b->n, b->p, body_free_cb, b);
+	if (!r) {
+		body_put(b);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, expo_content_type(f));
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -140,11 +329,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				"(docs/metrics.md).</p></body></html>\n";
 	static char not_found[] = "404 not found: cgsched serves /metrics\n";
 	static char bad_method[] = "405 method not allowed: GET or HEAD\n";
-	static char failed[] = "500 internal error: the metrics could not be gathered (see cgsched's log)\n";
 	static char denied[] = "401 unauthorized\n";
+	static char busy[] = "503 busy: too many passwords to check just now; one that checked before goes on\n";
 	struct http_server *s = cls;
 
 	if (!*req) { /* the headers are in: answer on the next call, with any body drained */
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		struct conn *k = ci ? ci->socket_context : NULL;
+		if (k) { /* the reaper leaves it be now: its head came in time */
+			pthread_mutex_lock(&s->lock);
+			k->head_done = true;
+			pthread_mutex_unlock(&s->lock);
+		}
 		*req = s;
 		return MHD_YES;
 	}
@@ -153,7 +349,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	/* Authentication first: an unauthorised client learns nothing, not even which paths exist. */
-	if (!authorised(s, c)) {
+	enum webauth a = authorised(s, c);
+	if (a == WEBAUTH_BUSY)
+		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
+	if (a != WEBAUTH_OK) {
 		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(denied), denied, MHD_RESPMEM_PERSISTENT);
 		if (!r)
 			return MHD_NO;
@@ -169,15 +368,51 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return answer(c, MHD_HTTP_OK, "text/html; charset=utf-8", landing, strlen(landing), false);
 	if (strcmp(url, "/metrics"))
 		return answer(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", not_found, strlen(not_found), false);
+	return metrics(s, c);
+}
 
-	struct expo x;
-	expo_init(&x, expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT)));
-	if (s->render(s->ctx, &x) || x.oom || !x.p) {
-		expo_free(&x);
-		return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed, strlen(failed), false);
+/* A server's own state, its reaper running (every signal blocked there, as in libmicrohttpd's thread). */
+static struct http_server *server_new(struct webconfig *wc, http_render_fn render, void *ctx)
+{
+	struct http_server *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	if (!s)
+		return NULL;
+	*s = (struct http_server){ .fd = -1, .wc = wc, .render = render, .ctx = ctx };
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	s->reaper_on = !pthread_create(&s->reaper, NULL, reaper, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->reaper_on) {
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return NULL;
 	}
-	/* The buffer is the response's now: freed by libmicrohttpd once sent. */
-	return answer(c, MHD_HTTP_OK, expo_content_type(x.fmt), x.p, x.n, true);
+	return s;
+}
+
+/* After its daemon stopped (no response holds a rendering then). */
+static void server_free(struct http_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	if (s->reaper_on)
+		pthread_join(s->reaper, NULL);
+	for (size_t f = 0; f < sizeof(s->cache) / sizeof(s->cache[0]); f++)
+		body_put(s->cache[f]);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
 }
 
 /* GnuTLS priorities for the lowest TLS version allowed (min_version). */
@@ -223,11 +458,14 @@ static int start_daemon(struct http_server *s, const char *listen, char *err, si
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
 				MHD_OPTION_LISTEN_SOCKET, s->fd,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-				/* Bounded: a few scrapers, none holding a connection for long. */
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-				/* One address cannot hold them all and keep the scraper out. */
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				MHD_OPTION_NOTIFY_CONNECTION, on_conn, s,
+				MHD_OPTION_CONNECTION_LIMIT, CONN_LIMIT,
+				/* One address cannot hold many: slow clients need many addresses, and the deadline ends theirs. */
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, PER_IP_LIMIT,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
+				/* Inactivity, also while an answer is read: a reader that stops holds a slot no longer. */
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_S,
 				MHD_OPTION_ARRAY, tls ? tls_opts : &tls_opts[3],
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -257,11 +495,10 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		snprintf(err, errlen, "--web-config asks for TLS, and this libmicrohttpd was built without it");
 		return -1;
 	}
-	if (!(s = calloc(1, sizeof(*s)))) {
-		snprintf(err, errlen, "out of memory");
+	if (!(s = server_new(o->wc, o->render, o->ctx))) {
+		snprintf(err, errlen, "out of memory, or no thread");
 		return -1;
 	}
-	*s = (struct http_server){ .fd = -1, .wc = o->wc, .render = o->render, .ctx = o->ctx };
 	/* Our own socket: a port in use is then one clear errno, not a NULL daemon. */
 	s->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s->fd < 0 && errno == EAFNOSUPPORT && ss.ss_family == AF_INET6 && !host_given(o->listen)) {
@@ -314,20 +551,19 @@ const char *http_url(const struct http_server *s)
 
 int http_restart(struct http_server **sp, struct webconfig *wc, const char *listen, char *err, size_t errlen)
 {
-	struct http_server *old = *sp, *s = malloc(sizeof(*s));
+	struct http_server *old = *sp, *s = server_new(wc, old->render, old->ctx);
 	bool tls = wc && wc->cert_pem;
 
 	if (!s) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory, or no thread");
 		return -1;
 	}
-	*s = *old;
-	s->wc = wc;
+	s->family = old->family;
 	/* The listening socket, taken from the old daemon, which accepts no more from now. */
 	int fd = MHD_quiesce_daemon(old->d);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot take the listening socket over from the running server");
-		free(s);
+		server_free(s);
 		return -1;
 	}
 	s->fd = fd;
@@ -342,7 +578,7 @@ int http_restart(struct http_server **sp, struct webconfig *wc, const char *list
 			snprintf(err + n, errlen - n, "; nor could the old config serve again: %s", why);
 		else
 			old->fd = -1;
-		free(s);
+		server_free(s);
 		return -1;
 	}
 	s->fd = -1;
@@ -352,7 +588,8 @@ int http_restart(struct http_server **sp, struct webconfig *wc, const char *list
 	const char *rest = strstr(old->url, "://");
 	if (rest)
 		snprintf(s->url, sizeof(s->url), "%s%.*s", tls ? "https" : "http", (int)sizeof(s->url) - 6, rest);
-	free(old);
+	old->d = NULL;
+	http_stop(old);
 	*sp = s;
 	return 0;
 }
@@ -365,5 +602,8 @@ void http_stop(struct http_server *s)
 		MHD_stop_daemon(s->d);
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s);
+	if (s->reaped)
+		cgs_debug("http: %llu connection%s ended for a request head not in within %d s",
+			  (unsigned long long)s->reaped, s->reaped == 1 ? "" : "s", HEAD_DEADLINE_S);
+	server_free(s);
 }

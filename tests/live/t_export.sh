@@ -241,6 +241,79 @@ test_export_sighup_reload() {
 	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC after SIGHUP then SIGTERM: $(cat "$TMP/enf")"
 }
 
+# Hostile clients (docs/metrics.md, "Security"), loopback only and bounded
+# in count and time: 64 slow-header clients from 8 addresses, and 8 loops of
+# wrong passwords, for 20 s, while Prometheus scrapes every second. Every
+# scrape succeeds within its 1 s timeout; each slow head is ended at its
+# deadline (10 s); bcrypt's budget turns guesses away (503) once spent; RSS
+# stays within the bound of the connections' memory (256 x 32 KiB) and a few
+# renderings.
+test_export_hostile_clients() {
+	exp_need curl prometheus perl python3
+	P1=$(exp_port 0) P2=$(exp_port 1)
+	hash=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
+	printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$TMP/web.yml"
+	cgs_start export --listen "127.0.0.1:$P1" --web-config "$TMP/web.yml" -v || fail "export refused"
+	EXP=$CGS_PID
+	printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: cgsched\n    basic_auth: { username: prometheus, password: s3cret }\n    static_configs:\n      - targets: [%s]\n' \
+		"'127.0.0.1:$P1'" >"$TMP/prom.yml"
+	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-data" \
+		--web.listen-address="127.0.0.1:$P2" --log.level=warn >"$TMP/prom.log" 2>&1 &
+	PROM=$!
+	CGS_BG="$CGS_BG $PROM"
+	# Bounded: Prometheus's start and its first scrape (discovery batches for up to 5 s).
+	_end=$(( $(date +%s) + 30 ))
+	until [ "$(curl -sS --max-time 5 -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode 'query=up{job="cgsched"}' 2>/dev/null |
+		jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 1 ]; do
+		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus never scraped cgsched: $(tail -5 "$TMP/prom.log")"
+		sleep 0.2
+	done
+	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$EXP/status")
+	t0=$(date +%s)
+	python3 "$ROOT/tests/live/slow_heads.py" 127.0.0.1 "$P1" \
+		127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5,127.0.0.6,127.0.0.7,127.0.0.8,127.0.0.9 8 20 >"$TMP/slow" 2>&1 &
+	SLOW=$!
+	CGS_BG="$CGS_BG $SLOW"
+	for i in 1 2 3 4 5 6 7 8; do
+		(
+			while [ "$(date +%s)" -lt $((t0 + 20)) ]; do
+				curl -s --max-time 5 --interface "127.0.1.$i" -u "prometheus:guess$i-$(date +%N)" \
+					-o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$P1/metrics"
+			done >"$TMP/guess$i" 2>&1
+		) &
+		CGS_BG="$CGS_BG $!"
+	done
+	peak=$rss0
+	while [ "$(date +%s)" -lt $((t0 + 21)) ]; do
+		r=$(awk '/^VmRSS/ { print $2 }' "/proc/$EXP/status")
+		[ "$r" -gt "$peak" ] && peak=$r
+		sleep 0.5
+	done
+	wait_bounded "$SLOW" 10 "the slow clients"
+	sleep 1
+	scrapes=$(prom_query "$P2" 'count_over_time(up{job="cgsched"}[20s])')
+	good=$(prom_query "$P2" 'sum_over_time(up{job="cgsched"}[20s])')
+	codes=$(cat "$TMP"/guess* | sort | uniq -c | tr -s ' \n' ' ')
+	echo "slow heads: $(cat "$TMP/slow"); guesses answered (count code):$codes"
+	echo "Prometheus over the 20 s: $good of $scrapes scrapes succeeded; export's RSS $rss0 KiB before, $peak KiB at most"
+	[ -n "$scrapes" ] && [ "$scrapes" -ge 15 ] && [ "$good" = "$scrapes" ] ||
+		fail "scrapes failed under hostile clients: $good of $scrapes: $(tail -5 "$TMP/prom.log")"
+	ended=$(sed 's/.*ended=\([0-9]*\).*/\1/' "$TMP/slow")
+	longest=$(sed 's/.*longest=\([0-9.]*\).*/\1/' "$TMP/slow")
+	[ "${ended:-0}" -ge 64 ] || fail "the slow heads were not ended at their deadline: $(cat "$TMP/slow")"
+	# The deadline (10 s), the reaper's half second, the client's 2 s between reads.
+	awk -v l="$longest" 'BEGIN { exit !(l <= 13) }' || fail "a slow head lived $longest s (deadline 10 s)"
+	echo "$codes" | grep -q " 503" || fail "no guess was turned away once bcrypt's budget was spent:$codes"
+	echo "$codes" | grep -q " 401" || fail "no guess was checked:$codes"
+	# 256 connections of 32 KiB, 4 renderings of this host's few cgroups (well under 1 MB each).
+	[ $((peak - rss0)) -le 16384 ] || fail "RSS grew by $((peak - rss0)) KiB under hostile clients (bound 16 MiB)"
+	kill $PROM
+	wait_bounded $PROM 20 "prometheus after SIGTERM"
+	CGS_PID=$EXP
+	cgs_stop TERM || fail "export did not stop cleanly"
+	grep "connections* ended for a request head" "$TMP/cgs.err"
+}
+
 # Bad input: one line, exit 2, and nothing traced (the checks come first).
 test_export_bad_input() {
 	exp_need perl

@@ -26,10 +26,22 @@ test_priority_own_threads_only() {
 	cgs_start top --priority rt:7 -i 1h || fail "top --priority rt:7 did not start"
 	threads_at "$CGS_PID" "1 7 0"
 	cgs_stop TERM || fail "top --priority did not stop cleanly"
-	# export: the HTTP thread, running before tracing starts, too.
+	# export: the tracing thread real-time; the HTTP threads, running before
+	# tracing starts, raised too, but never real-time: they answer strangers.
 	cgs_start export --priority rt --listen "127.0.0.1:$(( 20000 + (CGS_RUN % 2000) * 4 + 3 ))" ||
 		fail "export --priority rt did not start"
-	threads_at "$CGS_PID" "1 1 0" 2
+	n=0
+	for _t in /proc/"$CGS_PID"/task/*; do
+		_s=$(sched_of "$CGS_PID" "${_t##*/}")
+		echo "  thread ${_t##*/} ($(cat "$_t/comm")): policy, rt priority, nice: $_s"
+		if [ "${_t##*/}" = "$CGS_PID" ]; then
+			[ "$_s" = "1 1 0" ] || fail "export's tracing thread at '$_s', not SCHED_FIFO 1"
+		else
+			[ "$_s" = "0 0 -20" ] || fail "export's thread ${_t##*/} at '$_s': not nice -20 (real-time is for tracing only)"
+			n=$((n + 1))
+		fi
+	done
+	[ $n -ge 1 ] || fail "export had no HTTP thread"
 	cgs_stop TERM || fail "export --priority did not stop cleanly"
 	# record: cgsched raised, its command an ordinary task (SCHED_RESET_ON_FORK).
 	"$CGSCHED" record -q --priority rt:9 -o "$TMP/r.json" -- \

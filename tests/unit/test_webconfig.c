@@ -310,3 +310,25 @@ Test(webconfig, load, .init = mk_tmp, .fini = rm_tmp)
 	cr_assert_eq(webconfig_load(tmp, &wc, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "not a regular file"), "%s", err);
 }
+
+/* bcrypt within a budget: past a second's burst, unremembered passwords wait (BUSY); a remembered one goes on. */
+Test(webconfig, bcrypt_budget)
+{
+	struct webconfig wc;
+	char err[256];
+	uint64_t now = 1000 * 1000000000ULL;
+
+	cr_assert_eq(parse("basic_auth_users:\n  prometheus: " PW_HASH "\n", NULL, &wc, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "wrong", now), WEBAUTH_DENIED);
+	cr_expect_gt(wc.debt_ns, 1000000, "a cost-10 bcrypt's CPU time is owed: %llu ns", (unsigned long long)wc.debt_ns);
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "pw", now), WEBAUTH_OK);
+	/* As after a second of guesses: the next unremembered password is not checked. */
+	wc.debt_ns = WEBCONFIG_BCRYPT_BURST_NS + 1000;
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now), WEBAUTH_BUSY);
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "pw", now), WEBAUTH_OK, "remembered: no bcrypt, no wait");
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now + 2000), WEBAUTH_BUSY, "not paid back yet");
+	/* Paid back at a quarter of the clock: 4 ns of time per ns of bcrypt. */
+	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now + 8000), WEBAUTH_DENIED);
+	cr_expect_eq(webconfig_auth(&wc, NULL, NULL, now), WEBAUTH_DENIED);
+	webconfig_free(&wc);
+}
