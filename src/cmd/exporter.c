@@ -145,7 +145,8 @@ static const char *by_labels(void *ctx, uint64_t id)
 	struct exporter *x = ctx;
 	struct xcg *c = xcg_get(x, id);
 
-	if (!c)
+	/* Hidden: gone past its grace, or never named (gone before it was met): no series. */
+	if (!c || c->hidden)
 		return NULL;
 	if (!c->by_labels)
 		c->by_labels = label_block("by_", c->path, id);
@@ -421,6 +422,17 @@ void exporter_tick(struct exporter *x)
 		const char *last;
 		if (c && !c->hidden && !c->gone_ns && !cgfs_path(&x->s->fs, c->id, true, &last))
 			c->gone_ns = now;
+		/*
+		 * Gone past its grace, and not in the figures (a render hides
+		 * those): one named only as a preemptor (by_cgroup), outside
+		 * --cgroup. Hidden now, and dropped below once no scrape meets it.
+		 */
+		if (c && !c->hidden && c->gone_ns && now - c->gone_ns > x->o.grace_ns) {
+			c->hidden = true;
+			free(c->labels);
+			free(c->by_labels);
+			c->labels = c->by_labels = NULL;
+		}
 		/*
 		 * Hidden and no longer in the figures (the tracer let its parked
 		 * figures go): it cannot come back, so its entry goes, or a host

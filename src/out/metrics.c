@@ -184,7 +184,7 @@ static void cg_preemptors(struct expo *x, const struct metrics_input *in, bool b
 		for (unsigned k = 0; k < nb; k++) {
 			const char *by = in->by_labels(in->ctx, best[k]->preemptor);
 			if (!by)
-				continue; /* out of memory: without its labels it would repeat another's series */
+				continue; /* gone past its grace, or out of memory: without its labels it would repeat another's series */
 			if (behind && best[k]->behind_ns)
 				expo_sample_sec(x, in->cg[c].labels, by, best[k]->behind_ns);
 			else if (!behind)

@@ -70,6 +70,7 @@ void slots_free(struct slot_table *sl)
 	for (uint32_t s = 0; sl->note && s < sl->max; s++)
 		free(sl->note[s].path);
 	free(sl->pending_forget);
+	free(sl->slotless);
 	free(sl->owner);
 	free(sl->rank);
 	free(sl->retire_read);
@@ -171,6 +172,56 @@ static void retire(struct slot_table *sl, uint32_t s, uint64_t now)
 	}
 }
 
+static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bool thr);
+static int cmp_u64(const void *a, const void *b);
+static bool grow_pending(struct slot_table *sl);
+
+/*
+ * Removed cgroups without a slot whose time is over (all, with force): their
+ * preemption and throttle entries go. A preemptor outside --cgroup is named
+ * in its victims' pairs, which only slot owners' forgetting removed: under
+ * churn outside the filter the pairs filled the map (preempt_map_full).
+ */
+static void forget_slotless(struct slot_table *sl, bool force)
+{
+	uint64_t *ids = malloc((sl->nslotless + 1) * sizeof(*ids));
+	size_t n = 0, w = 0;
+
+	if (!ids)
+		return;
+	for (size_t i = 0; i < sl->nslotless; i++) {
+		if (force || sl->slotless[i].snap + 2 <= sl->snaps)
+			ids[n++] = sl->slotless[i].id;
+		else
+			sl->slotless[w++] = sl->slotless[i];
+	}
+	sl->nslotless = w;
+	if (n) {
+		qsort(ids, n, sizeof(*ids), cmp_u64);
+		forget_maps(sl, ids, n, true);
+		for (size_t i = 0; sl->on_forget && i < n; i++)
+			if (sl->npending < sl->pending_cap || grow_pending(sl))
+				sl->pending_forget[sl->npending++] = ids[i];
+	}
+	free(ids);
+}
+
+static void note_slotless(struct slot_table *sl, uint64_t id)
+{
+	if (sl->nslotless == sl->slotless_cap) {
+		size_t c = sl->slotless_cap ? sl->slotless_cap * 2 : 64;
+		struct slotless *n = c <= SLOTS_SLOTLESS_MAX ? realloc(sl->slotless, c * sizeof(*n)) : NULL;
+		if (!n)
+			forget_slotless(sl, true); /* bounded: the waiting ones go now, seen by a read or not */
+		else {
+			sl->slotless = n;
+			sl->slotless_cap = c;
+		}
+	}
+	if (sl->nslotless < sl->slotless_cap)
+		sl->slotless[sl->nslotless++] = (struct slotless){ id, sl->snaps };
+}
+
 /* Removed cgroups the BPF side saw (cgroup_rmdir): their slots go back a second on at least (release). */
 static void take_gone(struct slot_table *sl, uint64_t now)
 {
@@ -191,8 +242,11 @@ static void take_gone(struct slot_table *sl, uint64_t now)
 			if (path && !p->path)
 				p->path = strdup(path);
 		}
-		if (bpf_map_lookup_elem(sl->fd_slot, &id, &s) || s >= sl->max)
+		if (bpf_map_lookup_elem(sl->fd_slot, &id, &s) || s >= sl->max) {
+			if (!p)
+				note_slotless(sl, id);
 			continue;
+		}
 		/* Given out after this read's learn(): learn it now. */
 		if (!sl->owner[s] && __atomic_load_n(&sl->bowner[s], __ATOMIC_ACQUIRE) == id)
 			learn_one(sl, s, id, now);
@@ -643,6 +697,7 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	if (snapshot)
 		tell_learnt(sl);
 	take_gone(sl, now);
+	forget_slotless(sl, false);
 	if ((err = pick_idle(sl, now)) || (err = release(sl, now)) || (err = expire(sl, now, snapshot)))
 		return err;
 	/* Ranks change only when slots changed hands. */

@@ -81,7 +81,15 @@ struct slot_table {
 	void *names_ctx;
 	uint64_t *pending_forget;
 	size_t npending, pending_cap;
+	/*
+	 * Removed cgroups that had no slot (outside --cgroup, or the slots
+	 * full) but may be named as preemptors: their preemption pairs go two
+	 * snapshot reads after the removal (at most SLOTS_SLOTLESS_MAX waiting).
+	 */
+	struct slotless { uint64_t id, snap; } *slotless;
+	size_t nslotless, slotless_cap;
 };
+#define SLOTS_SLOTLESS_MAX 16384
 
 /* Hand every slot to the BPF side's free queue: after load, before attach. 0 or -errno. */
 int slots_fill(int fd_free, uint32_t max);

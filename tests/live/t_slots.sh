@@ -136,3 +136,34 @@ test_slots_idle_taken_back() {
 	[ -z "$todo" ] || fail "never given a slot in four rounds:$todo"
 	echo "28 cgroups on 16 slots: the 14 idle ones' totals kept, every newcomer seen"
 }
+
+# Preemptors outside --cgroup that come and go (a traced service's noisy
+# neighbours under churn): their pairs (victim, preemptor) went only with a
+# slot owner's, and outsiders own none, so 100 of them filled the preemption
+# map (4 x --max-cgroups = 64 pairs). Now a removed cgroup's pairs go two
+# reads after its removal, slot or not: each outsider is still named as its
+# victim's preemptor, and nothing is dropped.
+test_slots_outsiders_pairs_forgotten() {
+	cg_create out-v && V=$CG
+	cg_create out-p && O=$CG
+	cg_enable_children "$O"
+	cgs_start top --json -i 200ms --max-cgroups 16 --cgroup "$V" || fail "cgsched refused"
+	cg_spawn "$V" "$CGWORK" burn 1 "$(scaled 60)" 0
+	N=100
+	[ "$CGS_TIME_SCALE" = 1 ] || N=40
+	for i in $(seq 1 $N); do
+		mkdir "$CG_ROOT$O/o$i" || fail "mkdir o$i"
+		cg_run "$O/o$i" taskset -c 0 "$CGWORK" wake 0.1 1000 >/dev/null || fail "wake in o$i"
+		rmdir "$CG_ROOT$O/o$i" || fail "rmdir o$i"
+	done
+	sleep 1
+	kill "$SPAWNED"
+	cgs_stop INT || fail "cgsched failed"
+	full=$(jq -s '[.[] | .drops.preempt_map_full // 0] | add' "$TMP/cgs.out")
+	named=$(jq -r --arg v "$V" 'select(.kind == "interval") | .cgroups[] | select(.path == $v) | .preempted_by[]? | .id' "$TMP/cgs.out" |
+		sort -u | wc -l)
+	echo "$N outsiders came and went; $named distinct preemptors of $V named over the intervals; preempt_map_full $full"
+	[ "$full" = 0 ] || fail "the preemption map filled: $full pairs dropped"
+	# Each outsider wakes every 1 ms beside the burner on its CPU: most preempt it in their 0.1 s.
+	[ "$named" -ge $((N / 2)) ] || fail "only $named preemptors named: the outsiders did not preempt, the test shows nothing"
+}
