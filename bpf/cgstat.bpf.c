@@ -31,6 +31,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 __u32 n = 0;
 /* Cgroups this pass could not store: more than CGS_KSTAT_MAX. */
 __u64 full = 0;
+/* Cgroups whose bandwidth block could not be read (counted, not skipped silently). */
+__u64 unread = 0;
 /* Where a field of cfs_bandwidth is in the kernel, counted from `period`. */
 #define CFSB_OFF(f) (bpf_core_field_offset(struct cfs_bandwidth, f) - \
 		     bpf_core_field_offset(struct cfs_bandwidth, period))
@@ -91,8 +93,10 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	/* css is the first member of task_group: the same address. */
 	struct task_group *tg = (void *)css;
 	if (len >= CFSB_MAX || bpf_probe_read_kernel(cfsb, len & (CFSB_MAX - 1),
-						    &tg->cfs_bandwidth.period))
+						    &tg->cfs_bandwidth.period)) {
+		unread++;
 		return 0;
+	}
 	/* The weight, far from the bandwidth block: a read of its own (0 if it fails: unknown). */
 	if (bpf_core_read(&shares, sizeof(shares), &tg->shares))
 		shares = 0;

@@ -74,10 +74,15 @@ struct {
 /*
  * The last episode of each cfs_rq, for waits that overlapped one without the
  * task itself being switched out throttled (per-cfs_rq model: a task queued
- * behind the one that was running stops with the whole cfs_rq).
+ * behind the one that was running stops with the whole cfs_rq). A plain
+ * hash, not an LRU: an LRU's eviction is silent, and an evicted entry turned
+ * a throttled wait into run-queue latency (which drives soft caps) without a
+ * count. Entries go with their cgroup (the loader, slots.c forget_maps); a
+ * full map is counted (throttle_last_full).
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 8192);
 	__type(key, __u64);
 	__type(value, struct cgs_thr_last);
@@ -97,7 +102,8 @@ static __always_inline void thr_remember(__u64 cfs_rq, __u64 cgid, __u64 start, 
 {
 	struct cgs_thr_last v = { .start = start, .end = end, .cgid = cgid };
 
-	bpf_map_update_elem(&thr_last, &cfs_rq, &v, BPF_ANY);
+	if (bpf_map_update_elem(&thr_last, &cfs_rq, &v, BPF_ANY))
+		count_drop(CGS_DROP_THR_LAST_FULL);
 }
 
 static __always_inline __u64 overlapped(__u64 cfs_rq, __u64 since)

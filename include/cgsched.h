@@ -273,6 +273,7 @@ enum cgs_drop {
 	CGS_DROP_GONE_LOST,     /* removed-cgroup queue full: its slot comes back only when idle */
 	CGS_DROP_PARKED_LOST,   /* loader: a recycled slot's figures discarded (memory bound): its totals restart */
 	CGS_DROP_SLOT_LOST,     /* a slot not given back to the free queue (push refused): one fewer slot */
+	CGS_DROP_THR_LAST_FULL, /* throttle history map full: a wait it would have named throttled counts as run-queue */
 	CGS_DROP__COUNT,
 };
 

@@ -166,6 +166,9 @@ int cmd_stat(int argc, char **argv)
 	if (ks.full)
 		cgs_warn("%llu cgroups did not fit the iterator's map: figures incomplete",
 			 (unsigned long long)ks.full);
+	if (ks.unread)
+		cgs_warn("%llu cgroups' bandwidth figures could not be read by the iterator: not listed "
+			 "(--method files reads them from cgroupfs)", (unsigned long long)ks.unread);
 	kstat_src_close(&ks);
 	cgfs_close(&fs);
 	if (err) {

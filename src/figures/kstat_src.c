@@ -143,6 +143,7 @@ int kstat_src_refresh(struct kstat_src *s)
 		return 0;
 	s->skel->bss->n = 0;
 	s->skel->bss->full = 0;
+	s->skel->bss->unread = 0;
 	fd = bpf_iter_create(bpf_link__fd(s->link));
 	if (fd < 0)
 		return -errno;
@@ -156,6 +157,7 @@ int kstat_src_refresh(struct kstat_src *s)
 		return err;
 	idtab_clear(&s->tab);
 	s->full = s->skel->bss->full;
+	s->unread = s->skel->bss->unread;
 	uint32_t n = s->skel->bss->n;
 	for (uint32_t i = 0; i < n && i < CGS_KSTAT_MAX; i++)
 		if ((err = take(s, &s->recs[i])))

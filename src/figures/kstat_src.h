@@ -33,6 +33,7 @@ struct kstat_src {
 	size_t recs_len;
 	struct idtab tab;          /* the last pass: id -> struct kstat_ent */
 	uint64_t full;             /* cgroups the iterator could not store */
+	uint64_t unread;           /* cgroups whose figures the iterator could not read */
 	struct idtab base;         /* id -> struct kstat_base: the bases of growth */
 };
 

@@ -27,6 +27,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_GONE_LOST] = "gone_lost",
 	[CGS_DROP_PARKED_LOST] = "parked_lost",
 	[CGS_DROP_SLOT_LOST] = "slot_lost",
+	[CGS_DROP_THR_LAST_FULL] = "throttle_last_full",
 };
 
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {

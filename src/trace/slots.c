@@ -441,6 +441,31 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bo
 			struct cgs_thr_key tk = { .cgid = ids[i], .cpu = cpu };
 			bpf_map_delete_elem(sl->fd_thr, &tk);
 		}
+	/* The last episodes of their cfs_rqs (keyed by address: freed with the cgroup, and reused). */
+	if (thr && sl->fd_thr_last > 0) {
+		__u64 rq, nrq, *gone_rq = NULL;
+		size_t ngone = 0, gcap = 0;
+		struct cgs_thr_last v;
+		bool at_first = true;
+		while (!bpf_map_get_next_key(sl->fd_thr_last, at_first ? NULL : &rq, &nrq)) {
+			at_first = false;
+			rq = nrq;
+			if (bpf_map_lookup_elem(sl->fd_thr_last, &rq, &v) || !bsearch(&v.cgid, ids, n, sizeof(*ids), cmp_u64))
+				continue;
+			if (ngone == gcap) {
+				size_t c = gcap ? gcap * 2 : 64;
+				__u64 *g = realloc(gone_rq, c * sizeof(*g));
+				if (!g)
+					break;
+				gone_rq = g;
+				gcap = c;
+			}
+			gone_rq[ngone++] = rq;
+		}
+		for (size_t i = 0; i < ngone; i++)
+			bpf_map_delete_elem(sl->fd_thr_last, &gone_rq[i]);
+		free(gone_rq);
+	}
 	while (!bpf_map_get_next_key(sl->fd_preempt, first ? NULL : &k, &next)) {
 		first = false;
 		k = next;

@@ -308,6 +308,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	prealloc_if_needed(s->maps.preempt);
 	prealloc_if_needed(s->maps.thr_stats);
 	prealloc_if_needed(s->maps.thr_start);
+	prealloc_if_needed(s->maps.thr_last);
 	s->rodata->targ_thr = tb->id;
 	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
 	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
@@ -681,6 +682,7 @@ attached:
 		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
+		.fd_thr_last = bpf_map__fd(t->skel->maps.thr_last),
 		.fd_rcu_outer = bpf_map__fd(t->skel->maps.rcu_sync), .fd_rcu_inner = bpf_map__fd(t->skel->maps.rcu_inner),
 		.on_learn = o->on_learn, .on_removed = o->on_removed,
 		.on_forget = o->on_forget,

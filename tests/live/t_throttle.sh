@@ -179,3 +179,36 @@ test_stat_methods_agree() {
 	set -- $f
 	[ "$1" = 20000 ] && [ "$3" = 5000 ] && [ "$4" -gt 0 ] || fail "expected quota 20000, burst 5000 and some throttled periods"
 }
+
+# The last throttle episode of each cfs_rq (thr_last, which names a long wait
+# throttled rather than run-queue) goes with its cgroup: it was an LRU that
+# evicted silently and was never cleaned, so a host where throttled cgroups
+# come and go lost live cgroups' entries uncounted. Now: entries there while
+# the cgroup lives, none once it is gone and its figures expired, and a full
+# map is counted (throttle_last_full, 0 here).
+test_throttle_history_forgotten() {
+	command -v bpftool >/dev/null || { echo "no bpftool here: a test for the host"; exit 77; }
+	cg_create thr-hist && A=$CG
+	id=$(stat -c %i "$CG_ROOT$A")
+	cg_quota "$A" 10000 100000
+	CGSCHED_TEST_GONE_KEEP_MS=500 cgs_start top --json -i 200ms --cgroup "$A" || fail "cgsched refused"
+	cg_run "$A" "$CGWORK" spin 0.1 >/dev/null || fail "spin failed"
+	entries() {
+		bpftool -j map dump name thr_last 2>/dev/null |
+			jq --argjson id "$id" '[.[] | (.formatted // .) | select(.value.cgid == $id)] | length'
+	}
+	before=$(entries)
+	rmdir "$CG_ROOT$A" || fail "rmdir failed"
+	# Gone: its figures kept 0.5 s and two reads (200 ms apart), then its entries go.
+	for i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
+		[ "$(entries)" = 0 ] && break
+		sleep 0.1
+	done
+	after=$(entries)
+	cgs_stop INT || fail "cgsched failed"
+	full=$(jq -s '[.[] | .drops.throttle_last_full // 0] | add' "$TMP/cgs.out")
+	echo "thr_last entries of the throttled cgroup: $before while it lived, $after after its removal and expiry; throttle_last_full $full"
+	[ "${before:-0}" -ge 1 ] || fail "no thr_last entry while it was throttled: the test shows nothing"
+	[ "$after" = 0 ] || fail "$after thr_last entries left after the cgroup went"
+	[ "$full" = 0 ] || fail "throttle_last_full $full"
+}
