@@ -31,6 +31,13 @@ __u64 epoch = 0;
 __u64 lim_gen = 0;
 /* Advanced by the loader each time it hands cg_stats slots back for reuse (sched.bpf.c). */
 __u32 slot_gen = 0;
+/*
+ * Advanced at each cpu cgroup's removal (on_rmdir): a task's cached id is
+ * keyed by its task_group's address, and a cgroup made later can get a
+ * removed one's address (kmalloc reuses it: seen 4 times in 10 here), so a
+ * task moved into it while asleep kept the removed one's id.
+ */
+__u32 tg_gen = 0;
 
 /* The cgroup id each cg_stats slot holds figures of; 0: free. Mmapped by the loader. */
 struct {

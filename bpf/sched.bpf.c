@@ -224,9 +224,10 @@ __noinline __u64 tg_limited(__u64 addr)
 static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_task *t, bool direct)
 {
 	/* After a recycling, all of it again: a removed group's task_group may be reused. */
-	if (t->tg != (__u64)tg || t->slot_gen != slot_gen) {
+	if (t->tg != (__u64)tg || t->slot_gen != slot_gen || t->tg_gen != tg_gen) {
 		t->tg = (__u64)tg;
 		t->slot_gen = slot_gen;
+		t->tg_gen = tg_gen;
 		t->cgid = tg_cgid(tg, direct);
 		t->match = targ_filter ? tg_matches(tg, direct) : 1;
 		t->slot1 = t->match && t->cgid ? slot_of(t->cgid) : 0;
@@ -632,6 +633,7 @@ static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool di
 
 	if (hier != targ_cpu_hierarchy)
 		return 0;
+	__sync_fetch_and_add(&tg_gen, 1); /* every task's cached group looked at again (common.bpf.h) */
 	g.cgid = direct ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
 	/* Its name, which the loader can no longer read from the cgroupfs. */
 	bpf_probe_read_kernel_str(g.path, sizeof(g.path), path);

@@ -218,6 +218,8 @@ struct cgs_task {
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was looked up in */
+	__u32 tg_gen;        /* tg_gen when tg and cgid were cached (a removal since: looked up again) */
+	__u32 pad0;
 	/* --why: where its wait began (CPU + 1; 0: no mark), and that CPU's totals then. */
 	__u32 w_cpu1;
 	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */

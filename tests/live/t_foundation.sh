@@ -275,3 +275,55 @@ test_max_cgroups_bound() {
 	grep 'drops:' "$TMP/t"
 	grep -q 'drops:.*cgroup_map_full=' "$TMP/t" || fail "the table does not show the drop"
 }
+
+# A task's cgroup is cached by its task_group's address, and a cgroup made
+# later can be given a removed one's address (kmalloc reuses it). A task
+# moved A -> C while stopped, A removed, B made, the task moved into B: when
+# B's task_group sits where A's was, the cache once kept charging it to A.
+# Now every cpu cgroup's removal has the caches looked at again (tg_gen).
+# With the pid-hash backend, whose task map bpftool can dump: up to 20 tries,
+# each must charge the task to B; a try where the address was reused is the
+# one that shows it (seen in 4 of 10 tries here).
+test_tg_address_reused() {
+	command -v bpftool >/dev/null || { echo "no bpftool here: a test for the host"; exit 77; }
+	sched_backends | grep -qx tp_btf-pidhash || { echo "no tp_btf-pidhash here (no BTF)"; exit 77; }
+	cgs_start top --sched-backend tp_btf-pidhash --json -i 1h || fail "cgsched refused"
+	cg_create reuse-c && C=$CG
+	# entry PID: "TG-BYTES CGID" of the task's cached state (tg: bytes 32-39 of the value, as dumped).
+	entry() {
+		bpftool -j map dump name tasks 2>/dev/null |
+			jq -r --argjson p "$1" '.[] | select((.formatted.key // -1) == $p) | "\(.value[32:40] | join("")) \(.formatted.value.cgid)"'
+	}
+	reused=0 tries=0
+	for try in $(seq 1 20); do
+		cg_create "reuse-a$try" && A=$CG
+		cg_spawn "$A" "$CGWORK" wake 100 20000
+		S=$SPAWNED
+		sleep 0.1
+		kill -STOP "$S"
+		sleep 0.05
+		before=$(entry "$S")
+		echo "$S" >"$(cg_procs "$C")"
+		rmdir "$CG_ROOT$A" || fail "rmdir $A"
+		sleep 0.1 # the task_group is freed after an RCU grace period
+		cg_create "reuse-b$try" && B=$CG
+		echo "$S" >"$(cg_procs "$B")"
+		kill -CONT "$S"
+		sleep 0.1
+		kill -STOP "$S"
+		sleep 0.05
+		after=$(entry "$S")
+		kill -KILL "$S"
+		wait "$S" 2>/dev/null
+		tries=$try
+		[ -n "$before" ] && [ -n "$after" ] || fail "try $try: the task's entry is not in the map ('$before', '$after')"
+		[ "${before%% *}" = "${after%% *}" ] && reused=$((reused + 1))
+		idb=$(stat -c %i "$CG_ROOT$B")
+		[ "${after##* }" = "$idb" ] ||
+			fail "try $try: the task in $B (id $idb) is charged to ${after##* } (A's task_group address reused: $([ "${before%% *}" = "${after%% *}" ] && echo yes || echo no))"
+		[ "$reused" -ge 3 ] && break
+	done
+	cgs_stop INT || fail "cgsched failed"
+	echo "$tries tries: B's task_group at A's old address $reused times; the task charged to B every time"
+	[ "$reused" -ge 1 ] || fail "no address reused in $tries tries: the test shows nothing"
+}
