@@ -452,7 +452,7 @@ static void pod_names_from_children(struct cgfs *fs, const char *path, struct cg
 		    snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
 			continue;
 		cgname_decode(child, &c);
-		if (!c.container[0] || strcmp(c.pod_uid, pod->pod_uid) || !runtime_names(&c) || !c.pod_name[0])
+		if (!c.container[0] || strcmp(c.pod_uid, pod->pod_uid) || !runtime_names(&c, child) || !c.pod_name[0])
 			continue;
 		memcpy(pod->pod_name, c.pod_name, sizeof(c.pod_name));
 		memcpy(pod->pod_namespace, c.pod_namespace, sizeof(c.pod_namespace));
@@ -473,7 +473,7 @@ const struct cgname *cgfs_who(struct cgfs *fs, uint64_t id)
 		cgname_decode(s->path, &n);
 		/* Once per cgroup (the result is kept): a few small reads of the runtimes' state. */
 		if (n.container[0])
-			runtime_names(&n);
+			runtime_names(&n, s->path);
 		else if (n.pod_uid[0])
 			pod_names_from_children(fs, s->path, &n);
 		if (cgname_known(&n) && (s->who = malloc(sizeof(n))))

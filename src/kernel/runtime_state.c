@@ -90,7 +90,56 @@ static bool take(struct json_object *o, const char *key, char *out, size_t len)
 	return true;
 }
 
-static bool from_source(const struct source *src, const char *root, struct cgname *n)
+/* Whether the state file's own word on where the container's cgroup is names rel. */
+static bool at_path(const char *spec, const char *rel)
+{
+	char want[4096];
+
+	return spec && cgname_runtime_path(spec, want, sizeof(want)) && !strcmp(want, rel);
+}
+
+/*
+ * The cgroup is where the runtime put this container: the OCI spec's
+ * linux.cgroupsPath (containerd, CRI-O), or for Docker its CgroupParent
+ * (hostconfig.json, beside the state file; "" is the default, /docker or
+ * system.slice) with the id. A name anyone can give a cgroup in a delegated
+ * subtree (docker-<a real id>.scope) is not enough to borrow the names.
+ */
+static bool placed(const struct source *src, struct json_object *j, const char *state, const char *id, const char *rel)
+{
+	struct json_object *v;
+	char spec[4096];
+
+	if (!rel)
+		return false;
+	if (!src->docker_name) {
+		if (!json_object_object_get_ex(j, "linux", &v) || !json_object_is_type(v, json_type_object) ||
+		    !json_object_object_get_ex(v, "cgroupsPath", &v) || !json_object_is_type(v, json_type_string))
+			return false;
+		return at_path(json_object_get_string(v), rel);
+	}
+	const char *slash = strrchr(state, '/'), *parent = "";
+	struct json_object *h;
+	bool ok = false;
+	if (!slash || snprintf(spec, sizeof(spec), "%.*s/hostconfig.json", (int)(slash - state), state) >= (int)sizeof(spec))
+		return false;
+	h = read_json(spec);
+	if (h && json_object_object_get_ex(h, "CgroupParent", &v) && json_object_is_type(v, json_type_string))
+		parent = json_object_get_string(v);
+	/* The cgroupfs driver: PARENT/ID. */
+	if (snprintf(spec, sizeof(spec), "%s/%s", *parent ? parent : "/docker", id) < (int)sizeof(spec))
+		ok = at_path(spec, rel);
+	/* The systemd driver: docker-ID.scope in the slice PARENT (or in a path given whole). */
+	if (!ok && parent[0] == '/')
+		ok = snprintf(spec, sizeof(spec), "%s/docker-%s.scope", parent, id) < (int)sizeof(spec) && at_path(spec, rel);
+	else if (!ok)
+		ok = snprintf(spec, sizeof(spec), "%s:docker:%s", *parent ? parent : "system.slice", id) < (int)sizeof(spec) &&
+		     at_path(spec, rel);
+	json_object_put(h);
+	return ok;
+}
+
+static bool from_source(const struct source *src, const char *root, struct cgname *n, const char *rel)
 {
 	char path[4096], uid[64], pod[sizeof(n->pod_name)], ns[sizeof(n->pod_namespace)];
 	char ctr[sizeof(n->container_name) + 1];
@@ -110,6 +159,9 @@ static bool from_source(const struct source *src, const char *root, struct cgnam
 	/* Another pod's UID: the path and the file disagree, so neither is trusted for names. */
 	if (n->pod_uid[0] && take(o, src->pod_uid, uid, sizeof(uid)) && strcmp(uid, n->pod_uid))
 		goto out;
+	/* Not where the runtime put it: a cgroup named after it by someone else. */
+	if (!placed(src, j, path, n->container, rel))
+		goto out;
 	ok = true;
 	if (n->pod_uid[0] && take(o, src->pod_name, pod, sizeof(pod)) && take(o, src->pod_ns, ns, sizeof(ns))) {
 		memcpy(n->pod_name, pod, sizeof(pod));
@@ -124,7 +176,7 @@ out:
 	return ok;
 }
 
-bool runtime_names(struct cgname *n)
+bool runtime_names(struct cgname *n, const char *rel)
 {
 	const char *root = getenv("CGSCHED_HOST_ROOT");
 
@@ -135,7 +187,7 @@ bool runtime_names(struct cgname *n)
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
 		if (n->runtime[0] && strcmp(n->runtime, sources[i].runtime))
 			continue;
-		if (from_source(&sources[i], root, n))
+		if (from_source(&sources[i], root, n, rel))
 			return true;
 	}
 	return false;

@@ -220,3 +220,41 @@ const char *cgname_short(const struct cgname *c, char *buf, size_t len)
 		return NULL;
 	return buf;
 }
+
+/* A systemd slice's path: "a-b-c.slice" is /a.slice/a-b.slice/a-b-c.slice; "-.slice" the root (""). */
+static bool slice_path(const char *slice, size_t n, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	if (n < 6 || strncmp(slice + n - 6, ".slice", 6) || memchr(slice, '/', n))
+		return false;
+	if (n == 7 && slice[0] == '-')
+		return true;
+	for (size_t i = 0; i < n - 6; i++) {
+		if (slice[i] != '-' && i != n - 7)
+			continue;
+		size_t end = slice[i] == '-' ? i : n - 6;
+		if (!end || at + end + 8 > len)
+			return false;
+		at += snprintf(out + at, len - at, "/%.*s.slice", (int)end, slice);
+	}
+	return true;
+}
+
+bool cgname_runtime_path(const char *spec, char *out, size_t len)
+{
+	const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	size_t n = strlen(spec);
+
+	if (!n || !len)
+		return false;
+	if (spec[0] == '/' || (!c1 && !(n > 6 && !strcmp(spec + n - 6, ".slice") && !strchr(spec, '/'))))
+		return snprintf(out, len, "%s%s", spec[0] == '/' ? "" : "/", spec) < (int)len;
+	if (!c1)
+		return slice_path(spec, n, out, len);
+	if (!c2 || strchr(c2 + 1, ':') || c2 == c1 + 1 || !c2[1] || !slice_path(spec, c1 - spec, out, len))
+		return false;
+	size_t at = strlen(out);
+	return snprintf(out + at, len - at, "/%.*s-%s.scope", (int)(c2 - c1 - 1), c1 + 1, c2 + 1) < (int)(len - at);
+}

@@ -61,5 +61,14 @@ static inline const char *cgname_kind(const struct cgname *n)
 const char *cgname_short(const struct cgname *n, char *buf, size_t len);
 /* systemd's unit-name escaping undone (\xNN), into out; false if it did not fit. */
 bool cgname_unescape(const char *in, size_t inlen, char *out, size_t len);
+/*
+ * Where a runtime's cgroup path says a cgroup is, as a path in the hierarchy
+ * ("/a/b"): an absolute cgroupfs path as it is; "x" as "/x"; systemd's
+ * "SLICE:PREFIX:NAME" (the kubelet's and runtimes' systemd driver) as the
+ * slice's path and "PREFIX-NAME.scope" in it; a lone "a-b.slice" as its path
+ * (/a.slice/a-b.slice; "-.slice" is the root). False if it does not fit in
+ * out or is no such form.
+ */
+bool cgname_runtime_path(const char *spec, char *out, size_t len);
 
 #endif

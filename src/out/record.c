@@ -117,7 +117,7 @@ static double pctl(const uint64_t *slots, double p, uint64_t max)
 static const struct cgname *record_who(const struct record_summary *rs, struct cgname *who)
 {
 	cgname_decode(rs->cgroup, who);
-	runtime_names(who);
+	runtime_names(who, rs->cgroup);
 	return cgname_known(who) ? who : NULL;
 }
 

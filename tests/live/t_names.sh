@@ -103,20 +103,34 @@ names_state() { # names_state DIR: the files for the layout's containers
 	_c=$1/run/containerd/io.containerd.runtime.v2.task/k8s.io
 	_o=$1/run/containers/storage/overlay-containers
 	mkdir -p "$_c/$ID1" "$_c/$ID2" "$_c/$ID3" "$_o/$ID6/userdata" "$1/var/lib/docker/containers/$ID4" || return 1
-	for _x in "$ID1 nginx" "$ID2 sidecar"; do
+	# Each file says where its runtime put the cgroup (linux.cgroupsPath, Docker's
+	# CgroupParent): here below the test's own cgroup, so as whole paths.
+	for _x in "$ID1 nginx $C1" "$ID2 sidecar $C2"; do
 		set -- $_x
-		printf '{"annotations":{"io.kubernetes.cri.container-type":"container","io.kubernetes.cri.sandbox-name":"web-7d4f9","io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"%s"}}\n' \
-			"$PUID1" "$2" >"$_c/$1/config.json"
+		printf '{"linux":{"cgroupsPath":"%s"},"annotations":{"io.kubernetes.cri.container-type":"container","io.kubernetes.cri.sandbox-name":"web-7d4f9","io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"%s"}}\n' \
+			"$3" "$PUID1" "$2" >"$_c/$1/config.json"
 	done
-	printf '{"annotations":{"io.kubernetes.cri.sandbox-name":"intruder","io.kubernetes.cri.sandbox-namespace":"x","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"intruder"}}\n' \
-		"$PUID1" >"$_c/$ID3/config.json"
-	printf '{"annotations":{"io.kubernetes.pod.name":"db-0","io.kubernetes.pod.namespace":"data","io.kubernetes.pod.uid":"%s","io.kubernetes.container.name":"postgres"}}\n' \
-		"$PUID3" >"$_o/$ID6/userdata/config.json"
+	printf '{"linux":{"cgroupsPath":"%s"},"annotations":{"io.kubernetes.cri.sandbox-name":"intruder","io.kubernetes.cri.sandbox-namespace":"x","io.kubernetes.cri.sandbox-uid":"%s","io.kubernetes.cri.container-name":"intruder"}}\n' \
+		"$C3" "$PUID1" >"$_c/$ID3/config.json"
+	printf '{"linux":{"cgroupsPath":"%s"},"annotations":{"io.kubernetes.pod.name":"db-0","io.kubernetes.pod.namespace":"data","io.kubernetes.pod.uid":"%s","io.kubernetes.container.name":"postgres"}}\n' \
+		"$C6" "$PUID3" >"$_o/$ID6/userdata/config.json"
 	printf '{"ID":"%s","Name":"/web","Config":{"Labels":{}}}\n' "$ID4" >"$_h/var/lib/docker/containers/$ID4/config.v2.json"
+	printf '{"CgroupParent":"%s"}\n' "$T/system.slice" >"$_h/var/lib/docker/containers/$ID4/hostconfig.json"
 }
 
 test_names_from_runtime_state() {
 	cg_create rtstate && names_layout "$CG" || fail "cannot build the layouts"
+	# Look-alikes a tenant with a delegated subtree could make: a real
+	# container's pod slice and scope, and Docker's scope name, elsewhere.
+	SP1=$T/tenant/kubepods-burstable-pod$PUID1_.slice/cri-containerd-$ID1.scope
+	SP4=$T/tenant/docker-$ID4.scope
+	for d in "$T/tenant" "$T/tenant/kubepods-burstable-pod$PUID1_.slice" "$SP1" "$SP4"; do
+		mkdir "$CG_ROOT$d" || fail "mkdir $d"
+		[ "$CG_VER" = 2 ] && [ "$d" != "$SP1" ] && [ "$d" != "$SP4" ] && { echo +cpu >"$CG_ROOT$d/cgroup.subtree_control" || fail "+cpu in $d"; }
+	done
+	[ "$CG_VER" = 2 ] && { echo +cpu >"$CG_ROOT$T/cgroup.subtree_control" || fail "+cpu in $T"; }
+	LAYOUT_LEAVES=$LEAVES
+	LEAVES="$LEAVES $SP1 $SP4"
 	names_state "$TMP/host" || fail "cannot write the state files"
 	export CGSCHED_HOST_ROOT="$TMP/host"
 	cgs_start top --cgroup "$T" --json -i 1h || fail "top --json did not start"
@@ -128,7 +142,10 @@ test_names_from_runtime_state() {
 	want "$C6" '.name | [.pod_namespace, .pod_name, .container_name] | join(" ")' "data db-0 postgres"
 	want "$D4" '.name | [.container_name, (.pod_name // "-")] | join(" ")' "web -"
 	want "$D5" '.name.container_name // "-"' "-"
-	echo "runtime state: names as the files say, none from another pod's file"
+	want "$SP1" '.name | [(.container_name // "-"), (.pod_name // "-"), .container_id] | join(" ")' "- - $ID1"
+	want "$SP4" '.name | [(.container_name // "-"), .container_id] | join(" ")' "- $ID4"
+	echo "runtime state: names as the files say, none from another pod's file, none for look-alikes elsewhere"
+	LEAVES=$LAYOUT_LEAVES # the groups below are the layouts' (a look-alike joins its pod UID's group by path)
 
 	cgs_start top --cgroup "$T" --group-by pod -i 1h || fail "top --group-by pod did not start"
 	names_burn 1 || fail "burners"

@@ -135,3 +135,28 @@ Test(cgname, json_of_odd_names)
 		cr_assert(*p >= 0x20, "a raw control byte at %td", p - (const unsigned char *)s);
 	json_object_put(j);
 }
+
+/* Where a runtime's state says a container's cgroup is (runtime_state.c matches it to the real path). */
+Test(cgname, runtime_path)
+{
+	char out[512];
+
+	cr_assert(cgname_runtime_path("kubepods-burstable-pod3f0c_1a2b.slice:cri-containerd:abc", out, sizeof(out)));
+	cr_expect_str_eq(out, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f0c_1a2b.slice/cri-containerd-abc.scope");
+	cr_assert(cgname_runtime_path("kubepods-pod7a.slice:crio:def", out, sizeof(out)));
+	cr_expect_str_eq(out, "/kubepods.slice/kubepods-pod7a.slice/crio-def.scope");
+	cr_assert(cgname_runtime_path("/kubepods/besteffort/pod0b/abc", out, sizeof(out)));
+	cr_expect_str_eq(out, "/kubepods/besteffort/pod0b/abc");
+	cr_assert(cgname_runtime_path("kubepods/pod7a/def", out, sizeof(out)));
+	cr_expect_str_eq(out, "/kubepods/pod7a/def");
+	cr_assert(cgname_runtime_path("system.slice", out, sizeof(out)));
+	cr_expect_str_eq(out, "/system.slice");
+	cr_assert(cgname_runtime_path("-.slice:docker:1", out, sizeof(out)));
+	cr_expect_str_eq(out, "/docker-1.scope");
+	cr_expect_not(cgname_runtime_path("a.slice:x", out, sizeof(out)), "two fields");
+	cr_expect_not(cgname_runtime_path("a.slice:x:y:z", out, sizeof(out)), "four fields");
+	cr_expect_not(cgname_runtime_path("notaslice:x:y", out, sizeof(out)));
+	cr_expect_not(cgname_runtime_path("-a.slice:x:y", out, sizeof(out)), "an empty slice part");
+	cr_expect_not(cgname_runtime_path("", out, sizeof(out)));
+	cr_expect_not(cgname_runtime_path("kubepods-burstable.slice:cri-containerd:abc", out, 20), "too long");
+}

@@ -57,7 +57,7 @@ static void put(const char *rel, const char *text)
 static void names(const char *path, struct cgname *c, bool found)
 {
 	cgname_decode(path, c);
-	cr_assert_eq(runtime_names(c), found, "%s: runtime_names", path);
+	cr_assert_eq(runtime_names(c, path), found, "%s: runtime_names", path);
 }
 
 #define CTRD "/run/containerd/io.containerd.runtime.v2.task/k8s.io/%s/config.json"
@@ -69,19 +69,29 @@ Test(runtime_state, containerd_pod, .init = mkroot, .fini = rmroot)
 	struct cgname c;
 	char buf[CGNAME_SHORT_MAX];
 
-	put(CTRD, "{\"ociVersion\":\"1.1.0\",\"annotations\":{"
-		  "\"io.kubernetes.cri.container-type\":\"container\","
-		  "\"io.kubernetes.cri.sandbox-name\":\"web-7d4f9\","
-		  "\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
-		  "\"io.kubernetes.cri.sandbox-uid\":\"" UID "\","
-		  "\"io.kubernetes.cri.container-name\":\"nginx\"}}");
+#define CTRD_ANN "\"annotations\":{" \
+		  "\"io.kubernetes.cri.container-type\":\"container\"," \
+		  "\"io.kubernetes.cri.sandbox-name\":\"web-7d4f9\"," \
+		  "\"io.kubernetes.cri.sandbox-namespace\":\"shop\"," \
+		  "\"io.kubernetes.cri.sandbox-uid\":\"" UID "\"," \
+		  "\"io.kubernetes.cri.container-name\":\"nginx\"}"
+	/* The systemd driver's cgroupsPath: the slice, and the scope in it. */
+	put(CTRD, "{\"ociVersion\":\"1.1.0\",\"linux\":{\"cgroupsPath\":\"kubepods-burstable-pod" UID_
+		  ".slice:cri-containerd:" ID "\"}," CTRD_ANN "}");
 	names("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
 	      ".slice/cri-containerd-" ID ".scope", &c, true);
 	cr_expect_str_eq(c.pod_name, "web-7d4f9");
 	cr_expect_str_eq(c.pod_namespace, "shop");
 	cr_expect_str_eq(c.container_name, "nginx");
 	cr_expect_str_eq(cgname_short(&c, buf, sizeof(buf)), "pod shop/web-7d4f9/nginx");
+	/* The same container's names claimed by a cgroup elsewhere: not where containerd put it. */
+	names("/kubepods/burstable/pod" UID "/" ID, &c, false);
+	cr_expect_str_eq(c.pod_name, "");
+	names("/user.slice/user-1000.slice/user@1000.service/kubepods-burstable-pod" UID_
+	      ".slice/cri-containerd-" ID ".scope", &c, false);
+	cr_expect_str_eq(c.container_name, "", "a tenant's look-alike borrows no names");
 	/* The cgroupfs driver's form: runtime unknown from the path, every runtime's places tried. */
+	put(CTRD, "{\"linux\":{\"cgroupsPath\":\"/kubepods/burstable/pod" UID "/" ID "\"}," CTRD_ANN "}");
 	names("/kubepods/burstable/pod" UID "/" ID, &c, true);
 	cr_expect_str_eq(c.pod_name, "web-7d4f9");
 }
@@ -91,7 +101,8 @@ Test(runtime_state, crio_pod, .init = mkroot, .fini = rmroot)
 	struct cgname c;
 	char buf[CGNAME_SHORT_MAX];
 
-	put(CRIO, "{\"annotations\":{\"io.kubernetes.pod.name\":\"db-0\","
+	put(CRIO, "{\"linux\":{\"cgroupsPath\":\"kubepods-pod" UID_ ".slice:crio:" ID "\"},"
+		  "\"annotations\":{\"io.kubernetes.pod.name\":\"db-0\","
 		  "\"io.kubernetes.pod.namespace\":\"data\",\"io.kubernetes.pod.uid\":\"" UID "\","
 		  "\"io.kubernetes.container.name\":\"postgres\"}}");
 	names("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", &c, true);
@@ -113,6 +124,15 @@ Test(runtime_state, docker_names, .init = mkroot, .fini = rmroot)
 	cr_expect_str_eq(cgname_short(&c, buf, sizeof(buf)), "docker web");
 	names("/docker/" ID, &c, true);
 	cr_expect_str_eq(c.container_name, "web");
+	/* Anywhere else, not Docker's: a tenant's docker-<id>.scope borrows nothing. */
+	names("/user.slice/user-1000.slice/docker-" ID ".scope", &c, false);
+	cr_expect_str_eq(c.container_name, "");
+	/* --cgroup-parent: no longer at the defaults (a path of its own is not read as Docker's, the slice's is). */
+	put("/var/lib/docker/containers/%s/hostconfig.json", "{\"CgroupParent\":\"/ci/jobs\"}");
+	names("/docker/" ID, &c, false);
+	put("/var/lib/docker/containers/%s/hostconfig.json", "{\"CgroupParent\":\"ci-jobs.slice\"}");
+	names("/ci.slice/ci-jobs.slice/docker-" ID ".scope", &c, true);
+	names("/system.slice/docker-" ID ".scope", &c, false);
 }
 
 /* A file naming another pod, odd values, a missing file: names stay empty. */
@@ -124,7 +144,7 @@ Test(runtime_state, nothing_guessed, .init = mkroot, .fini = rmroot)
 	names("/kubepods/pod" UID "/" ID, &c, false);
 	cr_expect_str_eq(cgname_short(&c, buf, sizeof(buf)), "pod " UID "/9e8d7c6b5a4f");
 
-	put(CTRD, "{\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"web\","
+	put(CTRD, "{\"linux\":{\"cgroupsPath\":\"/kubepods/pod" UID "/" ID "\"},\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"web\","
 		  "\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
 		  "\"io.kubernetes.cri.sandbox-uid\":\"" OTHER_UID "\","
 		  "\"io.kubernetes.cri.container-name\":\"nginx\"}}");
@@ -136,14 +156,15 @@ Test(runtime_state, nothing_guessed, .init = mkroot, .fini = rmroot)
 	memset(big, 'x', 300);
 	big[300] = 0;
 	char text[1024];
-	snprintf(text, sizeof(text), "{\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"%s\","
+	snprintf(text, sizeof(text), "{\"linux\":{\"cgroupsPath\":\"/kubepods/pod" UID "/" ID "\"},"
+		 "\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"%s\","
 		 "\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
 		 "\"io.kubernetes.cri.container-name\":\"a\\u0000b\"}}", big);
 	put(CTRD, text);
 	names("/kubepods/pod" UID "/" ID, &c, true);
 	cr_expect_str_eq(c.pod_name, "");
 	cr_expect_str_eq(c.container_name, "");
-	put(CTRD, "{\"annotations\":{\"io.kubernetes.cri.container-name\":7}}");
+	put(CTRD, "{\"linux\":{\"cgroupsPath\":\"/kubepods/pod" UID "/" ID "\"},\"annotations\":{\"io.kubernetes.cri.container-name\":7}}");
 	names("/kubepods/pod" UID "/" ID, &c, true);
 	cr_expect_str_eq(c.container_name, "");
 	put(CTRD, "not json {");
