@@ -108,6 +108,14 @@ bi_fixtures() {
 	chown 12345:12345 "$F/unreadable.json" && chmod 600 "$F/unreadable.json"
 	ln -sf /etc "$F/link-out"
 	ln -sf "$CGA" "$F/link-cg"
+	# Journals replayed as root: another user's, one others may write, and a
+	# lock file planted as a hard link to a file of value.
+	printf 'cgsched-journal 1\npid 1\nboot x\nhierarchy 1 /\nend 0\n' >"$F/others.journal"
+	cp "$F/others.journal" "$F/wide.journal"
+	chown 12345:12345 "$F/others.journal"
+	chmod 666 "$F/wide.journal"
+	echo precious >"$F/victim"
+	rm -f "$F/hl.journal.lock" && ln "$F/victim" "$F/hl.journal.lock"
 }
 
 test_bad_input_table() {
@@ -262,7 +270,8 @@ bi_doc() {
 		print "`weight = 300`, valid; `ok.json`: a valid report; `empty`; `dir`; `fifo`;"
 		print "`huge.ini`: 1.1 MB; `longline.ini`: a 200,000-byte line; `unreadable.json`:"
 		print "mode 600, another user'\''s; `link-out`: a symlink to `/etc`; `link-cg`: one"
-		print "to the test cgroup), `$IN` a file holding what the case shows after it"
+		print "to the test cgroup; `others.journal`: another user'\''s; `wide.journal`: mode"
+		print "666; `hl.journal.lock`: a hard link to another file), `$IN` a file holding what the case shows after it"
 		print "(`\\n` a newline, `\\0` a NUL, `\\033` an escape byte), `$CG` the test"
 		print "cgroup relative to the hierarchy and `$CGA` its absolute path, `$NL` a"
 		print "newline, `$ESC` the escape byte, `$PORT` a port. The environments: *not"
