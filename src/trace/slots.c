@@ -429,12 +429,68 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/* Whether a map entry names one of the cgroups being forgotten (sorted ids). */
+struct forget_ids {
+	const uint64_t *ids;
+	size_t n;
+};
+
+static bool named(const struct forget_ids *f, uint64_t id)
+{
+	return bsearch(&id, f->ids, f->n, sizeof(*f->ids), cmp_u64);
+}
+
+static bool preempt_names(const void *key, const void *val, const struct forget_ids *f)
+{
+	const struct cgs_preempt_key *k = key;
+
+	return named(f, k->victim) || named(f, k->preemptor);
+}
+
+static bool thr_last_names(const void *key, const void *val, const struct forget_ids *f)
+{
+	return named(f, ((const struct cgs_thr_last *)val)->cgid);
+}
+
+/*
+ * Delete the entries of map fd (keys of ksize, values of vsize; val NULL
+ * when match needs none) that match: keys gathered first, since deleting
+ * while walking would skip some.
+ */
+static void delete_matching(int fd, size_t ksize, size_t vsize, const struct forget_ids *f,
+			    bool (*match)(const void *key, const void *val, const struct forget_ids *f))
+{
+	char k[64], next[64], v[64];
+	char *del = NULL;
+	size_t ndel = 0, cap = 0;
+	bool first = true;
+
+	if (fd <= 0 || ksize > sizeof(k) || vsize > sizeof(v))
+		return;
+	while (!bpf_map_get_next_key(fd, first ? NULL : k, next)) {
+		first = false;
+		memcpy(k, next, ksize);
+		if ((vsize && bpf_map_lookup_elem(fd, k, v)) || !match(k, vsize ? v : NULL, f))
+			continue;
+		if (ndel == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			char *d = realloc(del, c * ksize);
+			if (!d)
+				break;
+			del = d;
+			cap = c;
+		}
+		memcpy(del + ndel++ * ksize, k, ksize);
+	}
+	for (size_t i = 0; i < ndel; i++)
+		bpf_map_delete_elem(fd, del + i * ksize);
+	free(del);
+}
+
 /* Their preemption (and, with thr, throttle) entries go with them (those maps would fill). */
 static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bool thr)
 {
-	struct cgs_preempt_key k, next, *del = NULL;
-	size_t ndel = 0, cap = 0;
-	bool first = true;
+	const struct forget_ids f = { ids, n };
 
 	for (size_t i = 0; thr && i < n; i++)
 		for (int cpu = 0; cpu < sl->ncpus; cpu++) {
@@ -442,49 +498,9 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bo
 			bpf_map_delete_elem(sl->fd_thr, &tk);
 		}
 	/* The last episodes of their cfs_rqs (keyed by address: freed with the cgroup, and reused). */
-	if (thr && sl->fd_thr_last > 0) {
-		__u64 rq, nrq, *gone_rq = NULL;
-		size_t ngone = 0, gcap = 0;
-		struct cgs_thr_last v;
-		bool at_first = true;
-		while (!bpf_map_get_next_key(sl->fd_thr_last, at_first ? NULL : &rq, &nrq)) {
-			at_first = false;
-			rq = nrq;
-			if (bpf_map_lookup_elem(sl->fd_thr_last, &rq, &v) || !bsearch(&v.cgid, ids, n, sizeof(*ids), cmp_u64))
-				continue;
-			if (ngone == gcap) {
-				size_t c = gcap ? gcap * 2 : 64;
-				__u64 *g = realloc(gone_rq, c * sizeof(*g));
-				if (!g)
-					break;
-				gone_rq = g;
-				gcap = c;
-			}
-			gone_rq[ngone++] = rq;
-		}
-		for (size_t i = 0; i < ngone; i++)
-			bpf_map_delete_elem(sl->fd_thr_last, &gone_rq[i]);
-		free(gone_rq);
-	}
-	while (!bpf_map_get_next_key(sl->fd_preempt, first ? NULL : &k, &next)) {
-		first = false;
-		k = next;
-		if (!bsearch(&k.victim, ids, n, sizeof(*ids), cmp_u64) &&
-		    !bsearch(&k.preemptor, ids, n, sizeof(*ids), cmp_u64))
-			continue;
-		if (ndel == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			struct cgs_preempt_key *d = realloc(del, c * sizeof(*d));
-			if (!d)
-				break;
-			del = d;
-			cap = c;
-		}
-		del[ndel++] = k;
-	}
-	for (size_t i = 0; i < ndel; i++)
-		bpf_map_delete_elem(sl->fd_preempt, &del[i]);
-	free(del);
+	if (thr)
+		delete_matching(sl->fd_thr_last, sizeof(__u64), sizeof(struct cgs_thr_last), &f, thr_last_names);
+	delete_matching(sl->fd_preempt, sizeof(struct cgs_preempt_key), 0, &f, preempt_names);
 }
 
 /* Hand back the slots decided at an earlier read, their figures parked first. */
