@@ -34,8 +34,13 @@
 #define CONN_LIMIT 256u
 #define PER_IP_LIMIT 8u
 #define CONN_MEMORY 32768u /* a request head and its answer's headers */
-/* A rendering younger than this is served again from its bytes; at most BODIES_MAX held at once. */
-#define BODY_FRESH_NS 1000000000ULL
+/*
+ * A rendering younger than this is served again from its bytes: a burst of
+ * scrapes (replicas, retries) renders, and takes the tracer's lock, once;
+ * short enough that a scrape a moment after an event shows it. At most
+ * BODIES_MAX held at once.
+ */
+#define BODY_FRESH_NS 250000000ULL
 #define BODIES_MAX 4
 
 /* One rendering's bytes, shared by the responses that send it. */

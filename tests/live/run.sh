@@ -98,12 +98,14 @@ for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
 	tdir=$TMP/t.$t.$_rep
 	mkdir -p "$tdir"
 	# The test's shell leads a new session: its pid is the session and group id.
+	# A failed test's processes are killed and reaped (waited for: a cgsched
+	# still exiting held its port, and the next test's export found it in use).
 	# shellcheck disable=SC2016
 	CGS_SID_FILE=$TMP/sid CGS_TMP=$tdir setsid sh -c 'echo $$ >"$CGS_SID_FILE"
 		. "$ROOT/tests/live/lib.sh"
 		for f in "$TESTS"/t_*.sh; do . "$f"; done
 		CGS_PID="" CGS_BG=""
-		trap '\''kill -9 $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup'\'' EXIT
+		trap '\''kill -9 $CGS_PID $CGS_BG 2>/dev/null; wait $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup'\'' EXIT
 		set -u
 		"$0"' "$t" </dev/null >"$TMP/$t.log" 2>&1 &
 	tp=$!
