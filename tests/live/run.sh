@@ -99,13 +99,15 @@ for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do
 	mkdir -p "$tdir"
 	# The test's shell leads a new session: its pid is the session and group id.
 	# A failed test's processes are killed and reaped (waited for: a cgsched
-	# still exiting held its port, and the next test's export found it in use).
+	# still exiting held its port, and the next test's export found it in use);
+	# only those named: a bare wait would wait for every child (a test's
+	# wakers run for minutes, cg_cleanup ends them).
 	# shellcheck disable=SC2016
 	CGS_SID_FILE=$TMP/sid CGS_TMP=$tdir setsid sh -c 'echo $$ >"$CGS_SID_FILE"
 		. "$ROOT/tests/live/lib.sh"
 		for f in "$TESTS"/t_*.sh; do . "$f"; done
 		CGS_PID="" CGS_BG=""
-		trap '\''kill -9 $CGS_PID $CGS_BG 2>/dev/null; wait $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup'\'' EXIT
+		trap '\''kill -9 $CGS_PID $CGS_BG 2>/dev/null; [ -z "$CGS_PID$CGS_BG" ] || wait $CGS_PID $CGS_BG 2>/dev/null; cg_cleanup'\'' EXIT
 		set -u
 		"$0"' "$t" </dev/null >"$TMP/$t.log" 2>&1 &
 	tp=$!
