@@ -139,24 +139,24 @@ Test(cgname, json_of_odd_names)
 /* Where a runtime's state says a container's cgroup is (runtime_state.c matches it to the real path). */
 Test(cgname, runtime_path)
 {
+	static const struct { const char *spec, *want; } ok[] = {
+		{ "kubepods-burstable-pod3f0c_1a2b.slice:cri-containerd:abc",
+		  "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f0c_1a2b.slice/cri-containerd-abc.scope" },
+		{ "kubepods-pod7a.slice:crio:def", "/kubepods.slice/kubepods-pod7a.slice/crio-def.scope" },
+		{ "/kubepods/besteffort/pod0b/abc", "/kubepods/besteffort/pod0b/abc" },
+		{ "kubepods/pod7a/def", "/kubepods/pod7a/def" },
+		{ "system.slice", "/system.slice" },
+		{ "-.slice:docker:1", "/docker-1.scope" },
+	};
+	/* Two fields, four, no slice, an empty slice part, nothing. */
+	static const char *const bad[] = { "a.slice:x", "a.slice:x:y:z", "notaslice:x:y", "-a.slice:x:y", "" };
 	char out[512];
 
-	cr_assert(cgname_runtime_path("kubepods-burstable-pod3f0c_1a2b.slice:cri-containerd:abc", out, sizeof(out)));
-	cr_expect_str_eq(out, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f0c_1a2b.slice/cri-containerd-abc.scope");
-	cr_assert(cgname_runtime_path("kubepods-pod7a.slice:crio:def", out, sizeof(out)));
-	cr_expect_str_eq(out, "/kubepods.slice/kubepods-pod7a.slice/crio-def.scope");
-	cr_assert(cgname_runtime_path("/kubepods/besteffort/pod0b/abc", out, sizeof(out)));
-	cr_expect_str_eq(out, "/kubepods/besteffort/pod0b/abc");
-	cr_assert(cgname_runtime_path("kubepods/pod7a/def", out, sizeof(out)));
-	cr_expect_str_eq(out, "/kubepods/pod7a/def");
-	cr_assert(cgname_runtime_path("system.slice", out, sizeof(out)));
-	cr_expect_str_eq(out, "/system.slice");
-	cr_assert(cgname_runtime_path("-.slice:docker:1", out, sizeof(out)));
-	cr_expect_str_eq(out, "/docker-1.scope");
-	cr_expect_not(cgname_runtime_path("a.slice:x", out, sizeof(out)), "two fields");
-	cr_expect_not(cgname_runtime_path("a.slice:x:y:z", out, sizeof(out)), "four fields");
-	cr_expect_not(cgname_runtime_path("notaslice:x:y", out, sizeof(out)));
-	cr_expect_not(cgname_runtime_path("-a.slice:x:y", out, sizeof(out)), "an empty slice part");
-	cr_expect_not(cgname_runtime_path("", out, sizeof(out)));
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert(cgname_runtime_path(ok[i].spec, out, sizeof(out)), "%s", ok[i].spec);
+		cr_expect_str_eq(out, ok[i].want, "%s", ok[i].spec);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_not(cgname_runtime_path(bad[i], out, sizeof(out)), "'%s'", bad[i]);
 	cr_expect_not(cgname_runtime_path("kubepods-burstable.slice:cri-containerd:abc", out, 20), "too long");
 }
