@@ -272,6 +272,7 @@ struct pass {
 	struct enforcer *e;
 	bool first;
 	const char *rel;
+	uint64_t id; /* rel's cgroup: which one under the name (made again: another) */
 	const struct limit_rule *rule;
 };
 
@@ -294,10 +295,11 @@ static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, b
 			return 0;
 		}
 		logline("%s: created (create = yes)", rel);
-	} else if (cgfs_id(&p->e->s.fs, rel, &id)) {
-		return 0;
 	}
+	if (cgfs_id(&p->e->s.fs, rel, &id))
+		return 0;
 	p->rel = rel;
+	p->id = id;
 	p->rule = r;
 	struct soft *s = find_soft(p->e, rel);
 	p->e->reason = s && s->why[0] ? s->why : NULL;
@@ -315,9 +317,9 @@ static void want_value(void *ctx, const char *file, const char *value)
 	struct managed *m = find_m(e, p->rel, file);
 	char now[64], fresh[PATH_MAX + 32] = "";
 
-	uint64_t id = 0;
+	uint64_t id = p->id;
 
-	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0 || cgfs_id(&e->s.fs, p->rel, &id))
+	if (cgfs_read(&e->s.fs, p->rel, file, now, sizeof(now)) < 0)
 		return;
 	now[strcspn(now, "\n")] = 0;
 	if (m && m->id != id) {

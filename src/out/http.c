@@ -301,11 +301,11 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 		struct body *n = calloc(1, sizeof(*n));
 		expo_init(&x, f);
 		if (!n || s->render(s->ctx, &x) || x.oom || !x.p) {
+			/* A failure is said, never covered by older bytes. */
 			expo_free(&x);
 			free(n);
-			if (!b)
-				return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
-					      strlen(failed), false);
+			return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
+				      strlen(failed), false);
 		} else {
 			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .at_ns = mono_ns() };
 			__atomic_add_fetch(&s->live_bodies, 1, __ATOMIC_ACQ_REL);
