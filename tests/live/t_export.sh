@@ -136,7 +136,10 @@ test_export_formats_monotonic() {
 	P1=$(exp_port 0)
 	cg_create exp-fmt && F=$CG
 	cgs_start export --why --listen "127.0.0.1:$P1" || fail "export refused"
-	cg_run "$F" "$CGWORK" burn 1 0.2 >/dev/null || fail "burn failed"
+	# Two threads on one CPU: each waits for the other, so --why has waits to
+	# show (one burner alone on an idle CPU may never wait: a CI run once
+	# showed no waiting seconds).
+	cg_run "$F" "$CGWORK" burn 2 0.2 0 >/dev/null || fail "burn failed"
 	curl -sS -D "$TMP/h1" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
 		"http://127.0.0.1:$P1/metrics" >"$TMP/om.txt" || fail "scrape failed"
 	grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMP/h1" || fail "not OpenMetrics: $(cat "$TMP/h1")"
