@@ -207,6 +207,11 @@ bool pid_gone(int fd, long pid)
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
+bool stat_ours_alone(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 static int read_bounded(const char *path, size_t max, bool trusted, char **out, size_t *len, const char **why)
 {
 	struct stat st;
@@ -226,7 +231,7 @@ static int read_bounded(const char *path, size_t max, bool trusted, char **out, 
 		return -EINVAL;
 	}
 	/* What is acted on as root: written by us alone, and only we may change it. */
-	if (trusted && (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+	if (trusted && !stat_ours_alone(&st)) {
 		*why = st.st_uid != geteuid() ? "not owned by this user: refused, as it would be acted on with this user's rights"
 					      : "writable by others: refused, as anyone could have changed it";
 		close(fd);

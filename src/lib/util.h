@@ -62,7 +62,10 @@ bool pid_gone(int fd, long pid);
  * never end.
  */
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why);
-/* The same, for a file acted on with this user's rights (a journal): no symlink, ours, writable by us alone (-EPERM). */
+/* A file this user owns and no group or other may write: fit to act on with its rights. */
+struct stat;
+bool stat_ours_alone(const struct stat *st);
+/* The same as read_file_bounded, for a file acted on with this user's rights (a journal): no symlink, ours, writable by us alone (-EPERM). */
 int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why);
 
 /*

@@ -498,8 +498,7 @@ int journal_lock(const char *path, long *holder)
 	 * (O_NOFOLLOW stops only symlinks) would truncate the file it links to.
 	 */
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !stat_ours_alone(&st)) {
 		close(fd);
 		return -EPERM;
 	}
