@@ -213,13 +213,6 @@ static bool bpf_stats_on(void)
 	return c == '1';
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint64_t at_least(uint64_t *shown, uint64_t v)
 {

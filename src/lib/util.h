@@ -41,6 +41,8 @@ int require_root(const char *why);
 extern uint64_t cgs_t0_ns;
 /* CPU time (user + system) of this process in ns. */
 uint64_t cpu_ns(void);
+/* CPU time of the calling thread. */
+uint64_t thread_cpu_ns(void);
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t now_ns(void);

@@ -502,7 +502,6 @@ bool webconfig_cached(const struct webconfig *wc, const char *user, const char *
 
 enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *password, uint64_t now_ns)
 {
-	struct timespec a, b;
 	bool ok;
 
 	if (!wc->nusers)
@@ -521,9 +520,8 @@ enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *
 	wc->debt_at_ns = now_ns;
 	if (wc->debt_ns > WEBCONFIG_BCRYPT_BURST_NS)
 		return WEBAUTH_BUSY;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	uint64_t c0 = thread_cpu_ns();
 	ok = webconfig_check_user(wc, user, password);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	wc->debt_ns += (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	wc->debt_ns += thread_cpu_ns() - c0;
 	return ok ? WEBAUTH_OK : WEBAUTH_DENIED;
 }

@@ -80,14 +80,6 @@ struct http_server {
 	uint64_t reaped;       /* slow heads ended, for -v */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void body_put(struct body *b)
 {
 	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
@@ -116,7 +108,7 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Co
 			free(k);
 			return;
 		}
-		k->start_ns = mono_ns();
+		k->start_ns = now_ns();
 		k->limit_ns = HEAD_DEADLINE_S * 1000000000ULL;
 		pthread_mutex_lock(&s->lock);
 		k->next = s->conns;
@@ -151,7 +143,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **req, enum MHD_Re
 		return;
 	pthread_mutex_lock(&s->lock);
 	k->head_done = false;
-	k->start_ns = mono_ns();
+	k->start_ns = now_ns();
 	k->limit_ns = IDLE_S * 1000000000ULL;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -171,7 +163,7 @@ static void *reaper(void *arg)
 			until.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&s->wake, &s->lock, &until);
-		uint64_t now = mono_ns();
+		uint64_t now = now_ns();
 		for (struct conn *k = s->conns; k; k = k->next)
 			if (!k->head_done && !k->reaped && now - k->start_ns > k->limit_ns) {
 				shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads the end, and closes it */
@@ -278,7 +270,7 @@ static enum webauth authorised(struct http_server *s, struct MHD_Connection *c)
 	if (!s->wc || !s->wc->nusers)
 		return WEBAUTH_OK;
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	a = webconfig_auth(s->wc, user, pass, mono_ns());
+	a = webconfig_auth(s->wc, user, pass, now_ns());
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
@@ -294,7 +286,7 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 	static char failed[] = "500 internal error: the metrics could not be gathered (see cgsched's log)\n";
 	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	struct body *b = s->cache[f];
-	uint64_t now = mono_ns();
+	uint64_t now = now_ns();
 
 	if (!b || (now - b->at_ns > BODY_FRESH_NS && __atomic_load_n(&s->live_bodies, __ATOMIC_ACQUIRE) < BODIES_MAX)) {
 		struct expo x;
@@ -307,7 +299,7 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 			return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
 				      strlen(failed), false);
 		} else {
-			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .at_ns = mono_ns() };
+			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .at_ns = now_ns() };
 			__atomic_add_fetch(&s->live_bodies, 1, __ATOMIC_ACQ_REL);
 			s->cache[f] = n;
 			body_put(b); /* the cache's reference to the older one */
