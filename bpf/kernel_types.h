@@ -95,6 +95,11 @@ struct sched_entity {
 	struct cfs_rq *cfs_rq;
 };
 
+/* CONFIG_SCHED_INFO (schedstat, delayacct): the rq clock at the task's last switch-in. */
+struct sched_info {
+	unsigned long long last_arrival;
+};
+
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
@@ -104,6 +109,7 @@ struct task_struct {
 	char comm[16];
 	struct sched_entity se;
 	struct task_group *sched_task_group;
+	struct sched_info sched_info;
 };
 
 #pragma clang attribute pop

@@ -100,6 +100,8 @@ struct {
 
 /* CPUs seed_cpu set up (the loader checks every CPU was). */
 __u32 seeded_cpus = 0;
+/* Switches the kernel made without its tracepoint, found and repaired (unseen_switch). */
+__u64 unseen_switches = 0;
 
 /* The cgroup_root.hierarchy_id of the cpu controller's hierarchy (/proc/cgroups; 0 on v2). */
 const volatile int targ_cpu_hierarchy = 0;
@@ -504,6 +506,40 @@ static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
 	pair_add(victim, other, 0, ns);
 }
 
+/*
+ * A switch the kernel made without firing sched_switch: this CPU runs p,
+ * not the task it was last seen switching to (cur->pid). Seen on a 6.18
+ * host where no switch away from one thread (its sandbox's agent) is
+ * traced, ftrace's own sched_switch events included: the task after it ran
+ * on with this CPU still recorded as the agent's, and a window attached to
+ * it lost most of its time. The recorded slice ended when p last switched
+ * in, which the kernel keeps (sched_info.last_arrival, its rq clock, as on
+ * the hot path of tp_btf); rq_to_hot turns that into the clock since_ns is
+ * in. The recorded task's cgroup gets its slice up to then, and p's slice
+ * starts there. A time that does not fit (no SCHED_INFO, or out of order)
+ * leaves since_ns: p is then credited from the recorded start.
+ */
+static __always_inline void unseen_switch(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
+					  __u64 rq_to_hot)
+{
+	struct cgs_cg_stats *s;
+	__u64 at, d;
+
+	__sync_fetch_and_add(&unseen_switches, 1);
+	if (!bpf_core_field_exists(p->sched_info.last_arrival))
+		return;
+	at = BPF_CORE_READ(p, sched_info.last_arrival) + rq_to_hot;
+	if (at <= cur->since_ns || at > now)
+		return;
+	d = at - cur->since_ns;
+	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1))) {
+		s->oncpu_ns += d;
+		s->oncpu_count++;
+		s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
+	}
+	cur->since_ns = at;
+}
+
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
 				     bool direct)
 {
@@ -520,6 +556,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		return 0;
 	seq_begin(cur);
 	clock_offset_refresh(cur, now, direct);
+	if (cur->since_ns && cur->pid != (__u32)task_pid(prev, direct))
+		unseen_switch(cur, prev, now, direct ? 0 : now - BPF_CORE_READ(next, se.cfs_rq, rq, clock));
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
 	if (prev_task)
@@ -535,22 +573,29 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cur->limited = t ? t->limited : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;
+	cur->pid = task_pid(next, direct);
 	seq_end(cur);
 	why_switch_end(tl, next, t ? t->cgid : 0, direct);
 	return 0;
 }
 
 /*
- * Tracing begins: what each CPU runs now. On-CPU time is counted from a
- * CPU's switch-in, and a task that was running when the programs attached
- * (a burner alone on its CPU switches never) would be seen only from its
- * next switch, or not at all. The loader runs this once on every CPU
- * (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, raw_tp programs since
- * v5.10): in that IPI, current is the task the CPU was running. A CPU that
- * has switched since the attach is left as it is. since_ns is set in ktime
- * (the rq clock is only as fresh as its last update here) and marked, and
- * the first offset refresh of a switch turns it into the rq clock
- * (clock_offset_refresh); off_at 0 makes that the next switch.
+ * What each CPU runs now, told by the loader (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, raw_tp programs since v5.10: in that IPI, current
+ * is the task the CPU was running).
+ *
+ * When tracing begins: on-CPU time is counted from a CPU's switch-in, and a
+ * task that was running when the programs attached (a burner alone on its
+ * CPU switches never) would be seen only from its next switch, or not at
+ * all. A CPU that has switched since the attach is left as it is. since_ns
+ * is set in ktime (the rq clock is only as fresh as its last update here)
+ * and marked, and the first offset refresh of a switch turns it into the rq
+ * clock (clock_offset_refresh); off_at 0 makes that the next switch.
+ *
+ * At each read after that: a CPU that runs another task than the one it was
+ * last seen switching to made a switch the kernel did not trace
+ * (unseen_switch), and its running slice, which the loader credits up to
+ * the read, would be the wrong task's.
  */
 SEC("raw_tp")
 int seed_cpu(void *ctx)
@@ -559,13 +604,26 @@ int seed_cpu(void *ctx)
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	struct task_struct *p = (void *)bpf_get_current_task();
 	struct task_group *tg = task_tg(p, false);
+	__u32 pid = task_pid(p, false), slot1 = 0;
 	__u64 cgid = 0;
-	__u32 slot1 = 0;
 
-	if (!cur || cur->since_ns)
+	if (!cur || (cur->since_ns && cur->pid == pid))
 		return 0;
 	seq_begin(cur);
-	if (task_pid(p, false) && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
+	if (cur->since_ns) {
+		/* Its since_ns is ktime until a switch converts it (seeded), and with raw_tp always. */
+		__u64 kt = bpf_ktime_get_ns(), rq = BPF_CORE_READ(p, se.cfs_rq, rq, clock);
+		bool ktime = cur->seeded || !cur->off_at;
+
+		unseen_switch(cur, p, ktime ? kt : kt - cur->clock_off, ktime ? kt - rq : 0);
+	} else {
+		cur->clock_off = 0;
+		cur->off_at = 0;
+		cur->seeded = 1;
+		cur->since_ns = bpf_ktime_get_ns();
+		seeded_cpus++;
+	}
+	if (pid && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
 		slot1 = slot_of(cgid);
 	else
 		cgid = 0;
@@ -574,12 +632,8 @@ int seed_cpu(void *ctx)
 	cur->slot1 = slot1;
 	cur->slot_gen = slot_gen;
 	cur->limited = tg ? tg_limited((__u64)tg) : 0;
-	cur->clock_off = 0;
-	cur->off_at = 0;
-	cur->seeded = 1;
-	cur->since_ns = bpf_ktime_get_ns();
+	cur->pid = pid;
 	seq_end(cur);
-	seeded_cpus++;
 	return 0;
 }
 

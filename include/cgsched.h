@@ -201,7 +201,7 @@ struct cgs_cpu_cur {
 	 * again when one of them changed (snapshot.c read_consistent).
 	 */
 	__u32 seq;
-	__u32 pad;
+	__u32 pid;           /* the task running, as traced: a switch whose prev is another was not traced */
 };
 
 /* Per-task state (task storage, or LRU hash by pid where unavailable). */

@@ -294,6 +294,9 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 		if (!c)
 			continue;
 		c->c.oncpu_ns += s->t_ns - since;
+		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited (seeded %u, offset %lld from %.1f ms before the read)",
+			  cpu, (unsigned long long)cur[cpu].cgid, (s->t_ns - since) / 1e6, cur[cpu].seeded,
+			  (long long)cur[cpu].clock_off, (double)(int64_t)(s->t_ns - cur[cpu].off_at - cur[cpu].clock_off) / 1e6);
 		if (c->cpu)
 			c->cpu[cpu].oncpu_ns += s->t_ns - since;
 	}

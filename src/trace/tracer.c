@@ -751,6 +751,21 @@ void tracer_stop(struct tracer *t)
 	memset(&t->log, 0, sizeof(t->log));
 	memset(&t->tap, 0, sizeof(t->tap));
 	memset(&t->log, 0, sizeof(t->log));
+	if (t->skel && t->skel->bss->unseen_switches)
+		cgs_debug("%llu switches the kernel did not trace, each repaired from the task's last arrival",
+			  (unsigned long long)t->skel->bss->unseen_switches);
+	if (t->skel) {
+		struct bpf_program *p;
+		bpf_object__for_each_program(p, t->skel->obj) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+			int fd = bpf_program__fd(p);
+			/* Runs the kernel skipped because the program was already running on that CPU. */
+			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses)
+				cgs_debug("program %s: %llu runs skipped by the kernel (recursion)", bpf_program__name(p),
+					  (unsigned long long)info.recursion_misses);
+		}
+	}
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	t->nlinks = 0;
@@ -769,6 +784,14 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	int err;
 
 	pthread_mutex_lock(&t->read_lock);
+	/*
+	 * Each CPU told again what it runs (seed_cpu): one whose last switch
+	 * the kernel did not trace would have its running slice, credited up
+	 * to this read, go to the wrong task (sched.bpf.c unseen_switch).
+	 */
+	if (!strcmp(t->seed, "ipi"))
+		for (int cpu = 0, fd = bpf_program__fd(t->skel->progs.seed_cpu); cpu < t->ncpus; cpu++)
+			seed_one(fd, cpu);
 	/* The programs write the new epoch's max slot from now; the old one is ours. */
 	if (close_epoch)
 		__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);

@@ -152,7 +152,7 @@ attach_windows() {
 		set -- "$1" "$2" "$3" $_line
 		[ "$6" = null ] && fail "$3 window $_i: no kernel count of the window"
 		_d=$(awk -v a="$4" -v b="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
-		awk -v d="$_d" 'BEGIN { exit !(d > 5) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit 5); $(grep -E 'told|slice|nudge' "$TMP/e"); $(jq -c '{wall_ns, oncpu_ns, switches, drops: .drops.total}' "$TMP/w.json")"
+		awk -v d="$_d" 'BEGIN { exit !(d > 5) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit 5); $(grep -E 'told|slice|nudge|did not trace' "$TMP/e"); $(jq -c '{wall_ns, oncpu_ns, switches, drops: .drops.total}' "$TMP/w.json")"
 		_worst=$(awk -v a="$_worst" -v b="$_d" 'BEGIN { print (b > a ? b : a) }')
 		_lo=$(awk -v a="$_lo" -v b="$4" 'BEGIN { print (b < a ? b : a) }')
 		_hi=$(awk -v a="$_hi" -v b="$4" 'BEGIN { print (b > a ? b : a) }')
