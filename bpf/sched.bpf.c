@@ -480,6 +480,21 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 	return t;
 }
 
+/*
+ * The other half of an untraced switch (unseen_switch): p was switched in
+ * at `at` (the hot-path clock) with no event, so a wait it had then ended
+ * there, as the kernel's run delay has it. Only a task that was waiting:
+ * one that was not has nothing to end (no drop to count).
+ */
+static __always_inline void unseen_switch_in(struct task_struct *p, struct task_group *tg, __u64 at, bool direct)
+{
+	struct cgs_task *t = task_get(p, direct);
+	struct switch_out none = {};
+
+	if (t && (t->queued_ns || t->thr_since))
+		switch_in(p, tg, &none, at, direct);
+}
+
 /* Who took the CPU from a runnable task: the noisy neighbour. */
 static __always_inline void pair_add(__u64 victim, __u64 preemptor, __u64 count, __u64 ns)
 {
@@ -519,18 +534,18 @@ static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
  * starts there. A time that does not fit (no SCHED_INFO, or out of order)
  * leaves since_ns: p is then credited from the recorded start.
  */
-static __always_inline void unseen_switch(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
-					  __u64 rq_to_hot)
+static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
+					   __u64 rq_to_hot)
 {
 	struct cgs_cg_stats *s;
 	__u64 at, d;
 
 	__sync_fetch_and_add(&unseen_switches, 1);
 	if (!bpf_core_field_exists(p->sched_info.last_arrival))
-		return;
+		return 0;
 	at = BPF_CORE_READ(p, sched_info.last_arrival) + rq_to_hot;
 	if (at <= cur->since_ns || at > now)
-		return;
+		return 0;
 	d = at - cur->since_ns;
 	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1))) {
 		s->oncpu_ns += d;
@@ -538,6 +553,7 @@ static __always_inline void unseen_switch(struct cgs_cpu_cur *cur, struct task_s
 		s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
 	}
 	cur->since_ns = at;
+	return at;
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
@@ -556,8 +572,12 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		return 0;
 	seq_begin(cur);
 	clock_offset_refresh(cur, now, direct);
-	if (cur->since_ns && cur->pid != (__u32)task_pid(prev, direct))
-		unseen_switch(cur, prev, now, direct ? 0 : now - BPF_CORE_READ(next, se.cfs_rq, rq, clock));
+	if (cur->since_ns && cur->pid != (__u32)task_pid(prev, direct)) {
+		__u64 at = unseen_switch(cur, prev, now, direct ? 0 : now - BPF_CORE_READ(next, se.cfs_rq, rq, clock));
+
+		if (at && prev_task)
+			unseen_switch_in(prev, ptg, at, direct);
+	}
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
 	if (prev_task)
@@ -614,8 +634,12 @@ int seed_cpu(void *ctx)
 		/* Its since_ns is ktime until a switch converts it (seeded), and with raw_tp always. */
 		__u64 kt = bpf_ktime_get_ns(), rq = BPF_CORE_READ(p, se.cfs_rq, rq, clock);
 		bool ktime = cur->seeded || !cur->off_at;
+		__u64 at = unseen_switch(cur, p, ktime ? kt : kt - cur->clock_off, ktime ? kt - rq : 0);
 
-		unseen_switch(cur, p, ktime ? kt : kt - cur->clock_off, ktime ? kt - rq : 0);
+		/* Its wait, timed in the hot-path clock: the rq clock with tp_btf, ktime with raw_tp. */
+		if (at && pid)
+			unseen_switch_in(p, tg, BPF_CORE_READ(p, sched_info.last_arrival) + (targ_rq_clock ? 0 : kt - rq),
+					 false);
 	} else {
 		cur->clock_off = 0;
 		cur->off_at = 0;
