@@ -568,6 +568,7 @@ int cmd_record(int argc, char **argv)
 	rs.wall_ns = now_ns() - t0;
 	if (tty)
 		fputs("\r\033[K", stderr);
+	tracer_sync_cpus(&s.tr); /* the window's end: what runs is the right task's, traced or not */
 	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		goto out;
