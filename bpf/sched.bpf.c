@@ -622,7 +622,8 @@ int seed_cpu(void *ctx)
 {
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
-	struct task_struct *p = (void *)bpf_get_current_task();
+	/* Task storage takes a trusted pointer (task_get in unseen_switch_in); the pid hash any. */
+	struct task_struct *p = targ_task_storage ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
 	struct task_group *tg = task_tg(p, false);
 	__u32 pid = task_pid(p, false), slot1 = 0;
 	__u64 cgid = 0;
