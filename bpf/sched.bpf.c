@@ -340,6 +340,14 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
+/* An on-CPU slice of d ns into a cgroup's figures on this CPU. */
+static __always_inline void slice_add(struct cgs_cg_stats *s, __u64 d)
+{
+	s->oncpu_ns += d;
+	s->oncpu_count++;
+	s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
+}
+
 /* Outgoing: everything since this CPU's last switch ran prev. */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct cgs_cpu_cur *cur,
 				       __u64 now, struct switch_out *o, bool direct)
@@ -382,12 +390,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	if (o->cg && cur->since_ns)
 		tasks_oncpu(prev, o->cg, now, now - cur->since_ns, runnable, direct);
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
-		if (cur->since_ns) {
-			__u64 d = now - cur->since_ns;
-			s->oncpu_ns += d;
-			s->oncpu_count++;
-			s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
-		}
+		if (cur->since_ns)
+			slice_add(s, now - cur->since_ns);
 		if (runnable)
 			s->sw_invol++;
 		else
@@ -547,11 +551,8 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 	if (at <= cur->since_ns || at > now)
 		return 0;
 	d = at - cur->since_ns;
-	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1))) {
-		s->oncpu_ns += d;
-		s->oncpu_count++;
-		s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
-	}
+	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1)))
+		slice_add(s, d);
 	cur->since_ns = at;
 	return at;
 }

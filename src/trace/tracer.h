@@ -114,11 +114,11 @@ struct tracer_view {
  * when they run short, long idle) cgroups with their figures parked, and
  * rank them (slots.h). 0 or -ENOMEM.
  */
-/* Tell every CPU again what it runs, so a switch the kernel did not trace is caught up. */
-void tracer_sync_cpus(struct tracer *t);
 int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch);
 /* The view is read: let go of it (after every tracer_begin_read, also a failed one). */
 void tracer_end_read(struct tracer *t);
+/* Tell every CPU again what it runs, so a switch the kernel did not trace is caught up. */
+void tracer_sync_cpus(struct tracer *t);
 /*
  * Between reads, about once a second (a loop's idle wait calls it): recycle
  * the slots of removed cgroups even when nothing reads for long (record's
