@@ -149,6 +149,16 @@ static __always_inline struct cgs_task *task_get(struct task_struct *p, bool dir
 	return bpf_map_lookup_elem(&tasks, &pid);
 }
 
+/* A task's state if it has one (for the rarer events: none is made). */
+static __always_inline struct cgs_task *task_find(struct task_struct *p, bool direct)
+{
+	if (targ_task_storage)
+		return bpf_task_storage_get(&tasks, p, 0, 0);
+
+	__u32 pid = task_pid(p, direct);
+	return bpf_map_lookup_elem(&tasks, &pid);
+}
+
 /*
  * The slot of a cgroup, + 1; 0 when every slot is taken. Slow path: once per
  * task and cgroup it moves to, and after the loader recycled slots (the
@@ -681,6 +691,17 @@ int BPF_PROG(btf_wakeup_new, struct task_struct *p)
 	return on_wakeup(p, true);
 }
 
+/* Loaded with a throttle backend only: a moved task's wait may have been held where it was. */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(btf_migrate, struct task_struct *p)
+{
+	struct cgs_task *t = task_find(p, true);
+
+	if (t && t->limited)
+		thr_migrate(p, t, true);
+	return 0;
+}
+
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -697,6 +718,16 @@ SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(raw_wakeup_new, struct task_struct *p)
 {
 	return on_wakeup(p, false);
+}
+
+SEC("raw_tp/sched_migrate_task")
+int BPF_PROG(raw_migrate, struct task_struct *p)
+{
+	struct cgs_task *t = task_find(p, false);
+
+	if (t && t->limited)
+		thr_migrate(p, t, false);
+	return 0;
 }
 
 /*

@@ -222,6 +222,8 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 	bpf_program__set_autoload(s->progs.raw_switch, !btf);
 	bpf_program__set_autoload(s->progs.raw_wakeup, !btf);
 	bpf_program__set_autoload(s->progs.raw_wakeup_new, !btf);
+	bpf_program__set_autoload(s->progs.btf_migrate, btf && thr != CGS_THR_NONE);
+	bpf_program__set_autoload(s->progs.raw_migrate, !btf && thr != CGS_THR_NONE);
 	bpf_program__set_autoload(s->progs.btf_rmdir, btf);
 	bpf_program__set_autoload(s->progs.raw_rmdir, !btf);
 	/* Attached by hand: without it, removed cgroups' slots come back only once idle. */
@@ -752,6 +754,9 @@ void tracer_stop(struct tracer *t)
 	memset(&t->log, 0, sizeof(t->log));
 	memset(&t->tap, 0, sizeof(t->tap));
 	memset(&t->log, 0, sizeof(t->log));
+	if (t->skel && t->skel->bss->thr_moved_waits)
+		cgs_debug("%llu waits found throttled on a CPU the task was moved away from",
+			  (unsigned long long)t->skel->bss->thr_moved_waits);
 	if (t->skel && t->skel->bss->unseen_switches)
 		cgs_debug("%llu switches the kernel did not trace, each repaired from the task's last arrival",
 			  (unsigned long long)t->skel->bss->unseen_switches);
