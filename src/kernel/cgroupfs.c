@@ -547,7 +547,8 @@ int cgfs_write(struct cgfs *fs, const char *rel, const char *file, const char *v
 
 	if ((err = rel_path(rel, file, path, sizeof(path))))
 		return err;
-	fd = openat(fs->mnt_fd, path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC as a shell's `>`: nothing to cgroupfs, a whole new value to a unit test's fake tree. */
+	fd = openat(fs->mnt_fd, path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, value, strlen(value));
