@@ -39,7 +39,7 @@ struct cgs_max {
  * line here, the BPF line that counts it, and its line in docs/json.md.
  *
  * X(field, json object, json key, column title or 0, in record's summary)
- *   The JSON object is one of enum cg_json (include/snapshot.h): where the
+ *   The JSON object is one of enum cg_json (src/figures/snapshot.h): where the
  *   key goes, after the earlier counters of that object. The column, if any,
  *   follows RUNQ_MAX in list order, as wide as its title plus one.
  */

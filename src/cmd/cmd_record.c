@@ -275,11 +275,9 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 
 /* Signals: ours, not CMD's, are forwarded; the terminal's reach CMD directly. */
 static volatile pid_t child = -1;
-static volatile sig_atomic_t got_sig;
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
-	got_sig = sig;
 	cgs_stop = sig;
 	/* SI_KERNEL: from the terminal to the whole foreground group, CMD included. */
 	if (child > 0 && si->si_code != SI_KERNEL)
@@ -291,7 +289,7 @@ static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static void block_forwarded(sigset_t *set, sigset_t *old)
 {
 	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_sigs); i++)
 		sigaddset(set, fwd_sigs[i]);
 	sigprocmask(SIG_BLOCK, set, old);
 }
@@ -301,7 +299,7 @@ static void install_forwarding(void)
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_sigs); i++)
 		sigaction(fwd_sigs[i], &sa, NULL);
 }
 
@@ -310,7 +308,7 @@ static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, c
 {
 	int err;
 
-	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_sigs); i++)
 		signal(fwd_sigs[i], SIG_DFL);
 	/* A signal forwarded before this point was held: it acts now, as its default. */
 	sigprocmask(SIG_SETMASK, mask, NULL);

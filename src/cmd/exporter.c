@@ -162,7 +162,7 @@ static void prog_cb(void *ctx, const char *name, uint64_t run_ns, uint64_t runs)
 {
 	struct progs *ps = ctx;
 
-	if (ps->n < sizeof(ps->p) / sizeof(ps->p[0]))
+	if (ps->n < ARRAY_SIZE(ps->p))
 		ps->p[ps->n++] = (struct mx_prog){ name, run_ns, runs };
 }
 

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cgsched [COMMAND] [OPTIONS]\n"
 	      "How the Linux scheduler treats each cgroup of the cpu controller.\n\nCommands:\n", f);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
 	fputs("\n'cgsched COMMAND --help' for a command's options. Needs root.\n", f);
 }
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	mallopt(M_MXFAST, 0);
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = NULL;
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			if (!strcmp(argv[1], commands[i].name))
 				cmd = &commands[i];
 		if (!cmd) {

@@ -221,7 +221,7 @@ int rules_eval(const struct rules *r, struct json_object *rep, const char *rep_n
 			{ "max-regression runq.p99_ns", "runq", "p99_ns" },
 			{ "max-regression throttle.ns", "throttle", "ns" },
 		};
-		for (size_t i = 0; i < sizeof(m3) / sizeof(m3[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(m3); i++) {
 			if (field(base, base_name, m3[i].a, m3[i].b, &b) || field(rep, rep_name, m3[i].a, m3[i].b, &v))
 				return -1;
 			double lim = b * (1 + r->max_regr_pct / 100.0);

@@ -176,7 +176,7 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 		if (w->members)
 			continue; /* --group-by's sums are not cgroups of the hierarchy */
 		double v[] = { w->cpu_pct, w->runq_p99_ns / 1e6, w->thr_pct, w->quota_used_pct };
-		for (size_t k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
+		for (size_t k = 0; k < ARRAY_SIZE(ctr); k++) {
 			if (k == 3 && v[k] < 0)
 				continue; /* no quota */
 			timeline_counter(&r->tl, sub_track(r, w->id, TK_COUNTER, k, ctr[k].name, ctr[k].unit), t_ns, v[k]);

@@ -10,6 +10,7 @@
 
 #include "kernel/runtime_state.h"
 #include "lib/cgname.h"
+#include "lib/util.h"
 
 /*
  * Where each runtime keeps a container's state, and which keys in it name
@@ -184,7 +185,7 @@ bool runtime_names(struct cgname *n, const char *rel)
 		return false;
 	if (!root || !strcmp(root, "/"))
 		root = "";
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
 		if (n->runtime[0] && strcmp(n->runtime, sources[i].runtime))
 			continue;
 		if (from_source(&sources[i], root, n, rel))

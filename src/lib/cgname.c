@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "lib/cgname.h"
+#include "lib/util.h"
 
 static int hexval(char c)
 {
@@ -91,7 +92,7 @@ static bool is_unit(const char *s, size_t n)
 {
 	static const char *const kinds[] = { ".slice", ".service", ".scope", ".socket", ".mount", ".swap" };
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (ends(s, n, kinds[i]) && n > strlen(kinds[i]))
 			return true;
 	return false;

@@ -126,10 +126,10 @@ int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out)
 		return -EINVAL;
 	if (*end) {
 		size_t i;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(units); i++)
 			if (!strcmp(end, units[i].suffix))
 				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+		if (i == ARRAY_SIZE(units))
 			return -EINVAL;
 		mult = units[i].ns;
 	}

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The number of elements of an array (not a pointer). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 enum {
 	CGS_EXIT_OK = 0,
 	CGS_EXIT_FAIL = 1,   /* a check failed (cgsched check) */

@@ -122,7 +122,7 @@ static const char *const files[] = {
 /* Only these: a journal handed to apply --restore writes no other file (cgroup.procs, ...). */
 bool journal_file_ok(const char *file)
 {
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		if (!strcmp(file, files[i]))
 			return true;
 	return false;

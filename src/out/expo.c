@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/util.h"
 #include "out/expo.h"
 
 void expo_init(struct expo *x, enum expo_format f)
@@ -138,7 +139,7 @@ void expo_family(struct expo *x, const char *name, enum expo_type t, const char 
 	expo_put(x, "\n", 1);
 	/* A unit only where the family name ends with it, as OpenMetrics requires. */
 	static const char *const units[] = { "seconds", "bytes" };
-	for (size_t i = 0; om && i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; om && i < ARRAY_SIZE(units); i++) {
 		size_t ul = strlen(units[i]);
 		if (flen > ul + 1 && !strncmp(name + flen - ul, units[i], ul) && name[flen - ul - 1] == '_') {
 			expo_puts(x, "# UNIT ");

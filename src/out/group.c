@@ -5,6 +5,7 @@
 
 #include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
+#include "lib/util.h"
 #include "figures/snapshot.h"
 #include "out/group.h"
 #include "out/report.h"
@@ -15,7 +16,7 @@ static const char *const names[] = {
 
 int group_by_parse(const char *s, enum group_by *g)
 {
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
 			*g = i;
 			return 0;

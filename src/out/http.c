@@ -405,7 +405,7 @@ static void server_free(struct http_server *s)
 	pthread_mutex_unlock(&s->lock);
 	if (s->reaper_on)
 		pthread_join(s->reaper, NULL);
-	for (size_t f = 0; f < sizeof(s->cache) / sizeof(s->cache[0]); f++)
+	for (size_t f = 0; f < ARRAY_SIZE(s->cache); f++)
 		body_put(s->cache[f]);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);

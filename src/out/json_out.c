@@ -242,13 +242,6 @@ struct json_object *json_report(const struct report *r, const struct json_meta *
 	return o;
 }
 
-const char *json_last_error(char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", json_util_get_last_err());
-	buf[strcspn(buf, "\n")] = 0;
-	return buf;
-}
-
 void json_emit(FILE *f, struct json_object *o)
 {
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), f);

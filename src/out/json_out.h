@@ -68,8 +68,6 @@ struct json_object *json_episodes(const struct episode_view *ep);
 struct json_object *json_sched_ext(const struct scx_state *x);
 /* The header's kernel, cgroup_version, sched_backend, throttle_backend, task_state, ncpus, sched_ext. */
 void json_trace_info(struct json_object *o, const struct trace_info *ti);
-/* json-c's last error as one line (its text ends in a newline), in buf. */
-const char *json_last_error(char *buf, size_t len);
 /* Print one object on one line and free it. */
 void json_emit(FILE *f, struct json_object *o);
 

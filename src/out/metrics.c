@@ -67,7 +67,7 @@ static const struct {
 	{ WHY_OWN_QUOTA, 0, false },
 	{ WHY_ANCESTOR_QUOTA, offsetof(struct cg_counters, thr_inh_ns), false },
 };
-#define NCAUSES (sizeof(causes) / sizeof(causes[0]))
+#define NCAUSES (ARRAY_SIZE(causes))
 
 static uint64_t cause_ns(const struct cg_counters *c, size_t k)
 {
@@ -213,7 +213,7 @@ static void cg_kernel(struct expo *x, const struct metrics_input *in)
 		{ "cgsched_cpu_stat_burst_seconds_total", "The kernel's cpu.stat burst_usec (v2) or burst_time (v1): time run beyond the quota on burst",
 		  offsetof(struct kstat, burst_ns), true, true },
 	};
-	for (size_t f = 0; f < sizeof(kc) / sizeof(kc[0]); f++) {
+	for (size_t f = 0; f < ARRAY_SIZE(kc); f++) {
 		expo_family(x, kc[f].name, EXPO_COUNTER, kc[f].help);
 		for (size_t i = 0; i < in->n; i++) {
 			const struct kstat *k = in->cg[i].k;
@@ -274,7 +274,7 @@ static void cg_info(struct expo *x, const struct metrics_input *in)
 			{ "qos", w->qos },
 		};
 		t.n = 0; /* one buffer for every cgroup's extra labels */
-		for (size_t k = 0; k < sizeof(l) / sizeof(l[0]); k++) {
+		for (size_t k = 0; k < ARRAY_SIZE(l); k++) {
 			if (!l[k].v[0])
 				continue;
 			if (t.n)
@@ -369,7 +369,7 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 	};
 	expo_family(x, "process_cpu_seconds_total", EXPO_COUNTER, "Total user and system CPU time spent in seconds.");
 	expo_sample_sec(x, NULL, NULL, m->cpu_ns);
-	for (size_t i = 0; i < sizeof(proc) / sizeof(proc[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(proc); i++) {
 		expo_family(x, proc[i].name, EXPO_GAUGE, proc[i].help);
 		expo_sample_u64(x, NULL, NULL, proc[i].v);
 	}

@@ -19,7 +19,7 @@ static const char *const sort_names[] = {
 
 int sort_key_parse(const char *s, enum sort_key *k)
 {
-	for (size_t i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sort_names); i++)
 		if (!strcmp(s, sort_names[i])) {
 			*k = i;
 			return 0;

@@ -116,7 +116,7 @@ static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf
 		{ s->progs.kprobe_unthrottle, false, k->unthrottle, k->nunthrottle },
 	};
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		if (!want[i].n)
 			return -ENOENT;
 		for (int j = 0; j < want[i].n; j++) {
@@ -131,7 +131,6 @@ static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf
 	return 0;
 }
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct backend *find_backend(const char *name)
 {
@@ -377,7 +376,6 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: removed cgroups' slots come back only once idle");
 	} else if (!err) {
 		struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
-		t->rmdir_hook = l != NULL;
 		if (l)
 			t->links[t->nlinks++] = l;
 		else

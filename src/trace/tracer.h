@@ -62,7 +62,6 @@ struct tracer {
 	struct bpf_link *links[13]; /* kprobes and cgroup_rmdir, attached by hand */
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
-	bool rmdir_hook;            /* cgroup_rmdir attached (slots of removed cgroups come back at once) */
 	int ncpus;
 	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
 	int fd_tasks;               /* per-task figures; -1: not asked for */
