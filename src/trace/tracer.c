@@ -131,7 +131,6 @@ static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf
 	return 0;
 }
 
-
 static const struct backend *find_backend(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
