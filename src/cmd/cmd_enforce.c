@@ -198,7 +198,7 @@ int cmd_enforce(int argc, char **argv)
 	struct common_opts co;
 	struct snapshot prev = {}, cur, d;
 	struct report r;
-	struct enforce_opts eo = { .threshold_ns = 2000000, .min_waits = 20, .interval = 1000000000ULL,
+	struct enforce_opts eo = { .threshold_ns = ENF_THRESHOLD_NS, .min_waits = ENF_MIN_WAITS, .interval = 1000000000ULL,
 				   .journal = JOURNAL_DEFAULT };
 	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file" };
 	char err[PATH_MAX + 256];

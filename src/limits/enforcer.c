@@ -407,8 +407,8 @@ void enforcer_init(struct enforcer *e, struct cgfs *fs, struct limits_file *lf, 
 	e->fs = fs;
 	e->lf = *lf;
 	memset(lf, 0, sizeof(*lf));
-	e->threshold_ns = 2000000;
-	e->min_waits = 20;
+	e->threshold_ns = ENF_THRESHOLD_NS;
+	e->min_waits = ENF_MIN_WAITS;
 	journal_init(&e->j, journal_path, fs);
 }
 

@@ -60,6 +60,10 @@ struct enf_load {
 	uint64_t p99_ns;
 };
 
+/* The defaults of --contention-p99 and --min-waits (docs/limits.md). */
+#define ENF_THRESHOLD_NS 2000000ULL
+#define ENF_MIN_WAITS 20
+
 struct enforcer {
 	struct cgfs *fs;
 	struct limits_file lf;
