@@ -44,14 +44,15 @@ FUZZ_SECONDS ?= 60
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-# src/ by layer: cmd (commands), out (reports), figures (snapshots, kernel
+# src/ by layer: cmd (commands), exporter (/metrics), session (tracing and
+# its refresh), report (rows and their outputs), figures (snapshots, kernel
 # figures), trace (BPF loading), kernel (cgroupfs), limits, lib (docs/design.md).
 LIB_SRCS  := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 HDRS      := $(wildcard include/*.h src/*/*.h)
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # --timeline's encoder: protoc-c's code for the subset of Perfetto's schema
-# (src/out/perfetto.proto), generated into $(OUTPUT), compiled once and
+# (src/report/perfetto.proto), generated into $(OUTPUT), compiled once and
 # linked into every binary (sanitizers instrument the project's own code).
 PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
@@ -120,9 +121,9 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # --- loader ---------------------------------------------------------------
-$(OUTPUT)/perfetto.pb-c.c $(PROTO_H) &: src/out/perfetto.proto | $(OUTPUT)
+$(OUTPUT)/perfetto.pb-c.c $(PROTO_H) &: src/report/perfetto.proto | $(OUTPUT)
 	$(call msg,PROTOC,$@)
-	$(Q)protoc-c --c_out=$(OUTPUT) --proto_path=src/out $<
+	$(Q)protoc-c --c_out=$(OUTPUT) --proto_path=src/report $<
 
 $(PROTO_OBJ): $(OUTPUT)/perfetto.pb-c.c $(PROTO_H)
 	$(call msg,CC,$@)

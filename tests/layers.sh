@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The loader's layers (docs/design.md): a folder of src/ includes only the
-# folders below it. Ends with "layers: N passed, N failed".
+# folders below it, and inside a folder no two files need each other, even
+# through others (tsort finds the loop). Ends with "layers: N passed, N failed".
 cd "$(dirname "$0")/.."
 rank() {
 	case $1 in
 	lib) echo 0 ;; kernel) echo 1 ;; trace | limits) echo 2 ;; figures) echo 3 ;;
-	out) echo 4 ;; cmd) echo 5 ;; *) echo 99 ;;
+	report) echo 4 ;; session) echo 5 ;; exporter) echo 6 ;; cmd) echo 7 ;; *) echo 99 ;;
 	esac
 }
 bad=0
@@ -20,5 +21,17 @@ for dir in src/*/; do
 			bad=$((bad + 1))
 		fi
 	done
+	# Inside the folder: file a.{c,h} -> b when it includes "d/b.h"; a loop is a knot.
+	for f in "$dir"*.[ch]; do
+		m=$(basename "${f%.[ch]}")
+		echo "$m $m"
+		grep -ho "#include \"$d/[a-z_]*\.h\"" "$f" | sed "s|#include \"$d/||; s|\.h\"||" |
+			while read -r to; do [ "$to" = "$m" ] || echo "$m $to"; done
+	done > /tmp/cgs-layers.$$
+	if ! tsort /tmp/cgs-layers.$$ >/dev/null 2>/tmp/cgs-layers-err.$$; then
+		echo "src/$d: files that need each other: $(grep -v 'input contains a loop' /tmp/cgs-layers-err.$$ | sed 's/^tsort: //' | tr '\n' ' ')"
+		bad=$((bad + 1))
+	fi
+	rm -f /tmp/cgs-layers.$$ /tmp/cgs-layers-err.$$
 done
 if [ $bad = 0 ]; then echo "layers: 1 passed, 0 failed"; else echo "layers: 0 passed, 1 failed"; fi

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
-#include "cmd/timeline_rec.h"
+#include "session/timeline_rec.h"
 #include "cmd/rules.h"
+#include "exporter/exporter.h"
+#include "exporter/http.h"
 #include "lib/util.h"
 
 void common_init(struct common_opts *c)
@@ -251,4 +253,37 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 	}
 	*first = optind;
 	return 0;
+}
+
+int exporter_opt(struct exporter_opts *o, int c, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[160];
+
+	switch (c) {
+	case OPT_LISTEN:
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why))) {
+			cgs_err("--listen %s: %s", arg, why);
+			return -1;
+		}
+		o->listen = arg;
+		return 0;
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		return 0;
+	case OPT_GRACE:
+		if (parse_duration_ns(arg, 1000000000ULL, &o->grace_ns) || o->grace_ns > 86400 * 1000000000ULL) {
+			cgs_err("--grace %s: expected a duration up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_TOP_PREEMPTORS:
+		if (parse_u64(arg, 0, 16, &o->top_preemptors)) {
+			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
 }

@@ -18,15 +18,16 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/exporter.h"
+#include "exporter/exporter.h"
 #include "cmd/journal_restore.h"
-#include "out/hist.h"
+#include "report/hist.h"
 #include "limits/enforcer.h"
 #include "limits/journal.h"
 #include "limits/limits_file.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "lib/stop.h"
 #include "lib/util.h"
+#include "session/refresh.h"
 
 static const char usage[] =
 	"Usage: cgsched enforce FILE [-i INTERVAL] [--contention-p99 DUR] [--min-waits N]\n"
@@ -181,6 +182,121 @@ static void enforcer_log(void *ctx, const char *line)
 	logline("%s", line);
 }
 
+/*
+ * Before anything is traced or changed: the limits file checked, the
+ * journal locked (held until exit: the fd closes with us), the port and web
+ * config, and a journal left by a killed enforce put back, so that the
+ * values found next, and restored at our exit, are the true ones. 0 with
+ * *lock; else the exit status, with all of it undone (fs closed either way).
+ */
+static int enforce_prepare(const struct enforce_opts *eo, const char *path, struct cgfs *fs, struct limits_file *lf,
+			   struct exporter **x, int *lock)
+{
+	char err[PATH_MAX + 256];
+	long holder;
+	bool found;
+	int k;
+
+	if ((k = cgfs_open_or_explain(fs)))
+		return k;
+	if ((k = limits_file_load(path, fs, lf, err, sizeof(err))))
+		cgs_err("%s", err);
+	else if (cgfs_writable_or_explain(fs, "enforce"))
+		k = -1;
+	if (k) {
+		k = CGS_EXIT_USAGE;
+		goto fail;
+	}
+	if (!strcmp(eo->journal, JOURNAL_DEFAULT))
+		mkdir("/run/cgsched", 0755);
+	if ((*lock = journal_lock(eo->journal, &holder)) < 0) {
+		if (*lock == -EBUSY)
+			cgs_err("enforce: another cgsched enforce (pid %ld) is running with the journal %s: one per journal "
+				"(stop it, or give this one --journal FILE)", holder, eo->journal);
+		else if (*lock == -EPERM)
+			cgs_err("enforce: %s.lock is %s", eo->journal, JOURNAL_LOCK_UNSAFE);
+		else
+			cgs_err("enforce: cannot keep a journal at %s (%s.lock: %s): give --journal FILE in a writable directory",
+				eo->journal, eo->journal, strerror(-*lock));
+		k = CGS_EXIT_USAGE;
+		goto fail;
+	}
+	if (eo->x.listen && (k = exporter_open(x, &eo->x)))
+		goto fail_lock;
+	k = journal_restore(eo->journal, fs, false, &found, say_log, NULL);
+	cgfs_close(fs);
+	if (k) {
+		exporter_close(*x);
+		*x = NULL;
+		close(*lock);
+		limits_file_free(lf);
+	}
+	return k;
+fail_lock:
+	close(*lock);
+fail:
+	cgfs_close(fs);
+	limits_file_free(lf);
+	return k;
+}
+
+/* One interval: its contention judged (soft caps), then the pass that keeps the file in force. */
+static void enforce_interval(struct enforcer *e, struct session *s, struct snapshot *prev, bool *have_prev)
+{
+	struct snapshot cur;
+	struct refresh f;
+	int k;
+
+	if ((k = snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
+		logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
+		return;
+	}
+	/* Every row's path: the limits file's patterns are matched against them. */
+	if (refresh_make(&f, s, &(struct refresh_opts){ 0 }, *have_prev ? prev : &s->base, &cur)) {
+		logline("this interval's report: out of memory; its contention is not judged");
+	} else {
+		log_drops(f.d.drops, &f.r);
+		judge_report(e, &f.r);
+	}
+	refresh_free(&f);
+	snapshot_free(prev);
+	*prev = cur;
+	*have_prev = true;
+	/* Episodes are not used here; keep the ring buffer's log from growing. */
+	tracer_discard_episodes(&s->tr);
+	enforcer_pass(e, false);
+}
+
+/* Until a stop signal: an interval at a time, SIGHUP a reload. */
+static void enforce_loop(struct enforcer *e, struct session *s, struct exporter *x, const char *path,
+			 uint64_t interval)
+{
+	struct snapshot prev = {};
+	bool have_prev = false;
+	uint64_t deadline = now_ns();
+
+	for (;;) {
+		deadline += interval;
+		if (!session_sleep_until(s, deadline) && !cgs_hup)
+			break;
+		exporter_tick(x);
+		/* The maps and the cgroup cache are the scrapes' too: one of us at a time. */
+		exporter_lock(x);
+		if (cgs_hup) {
+			cgs_hup = 0;
+			enforcer_reload(e, path);
+			exporter_unlock(x);
+			/* Unlocked: the old server's request in flight may be waiting for the lock as it stops. */
+			if (x)
+				exporter_reload(x, logline_str);
+			continue;
+		}
+		enforce_interval(e, s, &prev, &have_prev);
+		exporter_unlock(x);
+	}
+	snapshot_free(&prev);
+}
+
 int cmd_enforce(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -196,15 +312,11 @@ int cmd_enforce(int argc, char **argv)
 	struct session s = {};
 	struct limits_file lf = {};
 	struct common_opts co;
-	struct snapshot prev = {}, cur, d;
-	struct report r;
 	struct enforce_opts eo = { .threshold_ns = ENF_THRESHOLD_NS, .min_waits = ENF_MIN_WAITS, .interval = 1000000000ULL,
 				   .journal = JOURNAL_DEFAULT };
 	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file" };
-	char err[PATH_MAX + 256];
-	int first, k, ret = CGS_EXIT_USAGE;
-
 	struct exporter *x = NULL;
+	int first, k, lock, ret;
 
 	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
 	common_init(&co);
@@ -215,7 +327,6 @@ int cmd_enforce(int argc, char **argv)
 		cgs_err("enforce: %s is for serving /metrics: give --listen ADDR:PORT too", eo.export_opt);
 		return CGS_EXIT_USAGE;
 	}
-	uint64_t interval = eo.interval;
 	if (co.so.ncgroups) {
 		cgs_err("enforce: --cgroup does not apply: contention is judged across every cgroup");
 		return CGS_EXIT_USAGE;
@@ -223,60 +334,14 @@ int cmd_enforce(int argc, char **argv)
 	const char *path = argv[first];
 	if ((k = require_root("writing cgroup files and loading BPF programs")))
 		return k;
-	/* Check the file before tracing anything. */
-	if ((k = cgfs_open_or_explain(&s.fs)))
+	if ((k = enforce_prepare(&eo, path, &s.fs, &lf, &x, &lock)))
 		return k;
-	k = limits_file_load(path, &s.fs, &lf, err, sizeof(err));
-	if (k)
-		cgs_err("%s", err);
-	else if (cgfs_writable_or_explain(&s.fs, "enforce"))
-		k = -1;
-	if (k) {
-		cgfs_close(&s.fs);
-		limits_file_free(&lf);
-		return CGS_EXIT_USAGE;
-	}
-	/* One enforce per journal; the lock is held until exit (the fd closes with us). */
-	long holder;
-	if (!strcmp(eo.journal, JOURNAL_DEFAULT))
-		mkdir("/run/cgsched", 0755);
-	int lock = journal_lock(eo.journal, &holder);
-	if (lock < 0) {
-		if (lock == -EBUSY)
-			cgs_err("enforce: another cgsched enforce (pid %ld) is running with the journal %s: one per journal "
-				"(stop it, or give this one --journal FILE)", holder, eo.journal);
-		else if (lock == -EPERM)
-			cgs_err("enforce: %s.lock is %s", eo.journal, JOURNAL_LOCK_UNSAFE);
-		else
-			cgs_err("enforce: cannot keep a journal at %s (%s.lock: %s): give --journal FILE in a writable directory",
-				eo.journal, eo.journal, strerror(-lock));
-		cgfs_close(&s.fs);
-		limits_file_free(&lf);
-		return CGS_EXIT_USAGE;
-	}
-	/* The port and the web config before anything is traced or changed. */
-	if (eo.x.listen && (k = exporter_open(&x, &eo.x))) {
-		cgfs_close(&s.fs);
-		limits_file_free(&lf);
-		return k;
-	}
-	/*
-	 * A journal left by a killed enforce: its values back first, so that
-	 * the values found below, and restored at our exit, are the true ones.
-	 */
-	bool found;
-	k = journal_restore(eo.journal, &s.fs, false, &found, say_log, NULL);
-	cgfs_close(&s.fs);
-	if (k) {
-		exporter_close(x);
-		limits_file_free(&lf);
-		return k;
-	}
 	if (x) /* removed cgroups' figures outlive their series' grace (noticed within 5 s) */
 		co.so.keep_removed_ns = eo.x.grace_ns + 10000000000ULL;
 	if ((k = session_open(&s, &co.so))) {
 		session_close(&s);
 		exporter_close(x);
+		close(lock);
 		limits_file_free(&lf);
 		return k;
 	}
@@ -288,52 +353,13 @@ int cmd_enforce(int argc, char **argv)
 		exporter_attach(x, &s, false);
 	cgfs_self(&s.fs, e.self, sizeof(e.self));
 	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms; journal %s",
-		path, e.lf.n, s.fs.version, s.fs.mnt, interval / 1e9, e.threshold_ns / 1e6, e.j.path);
+		path, e.lf.n, s.fs.version, s.fs.mnt, eo.interval / 1e9, e.threshold_ns / 1e6, e.j.path);
 	if (x)
 		logline("serving %s", exporter_url(x));
 	exporter_lock(x);
 	enforcer_pass(&e, true);
 	exporter_unlock(x);
-	bool have_prev = false;
-	uint64_t deadline = now_ns();
-	for (;;) {
-		deadline += interval;
-		if (!session_sleep_until(&s, deadline) && !cgs_hup)
-			break;
-		exporter_tick(x);
-		/* The maps and the cgroup cache are the scrapes' too: one of us at a time. */
-		exporter_lock(x);
-		if (cgs_hup) {
-			cgs_hup = 0;
-			enforcer_reload(&e, path);
-			exporter_unlock(x);
-			/* Unlocked: the old server's request in flight may be waiting for the lock as it stops. */
-			if (x)
-				exporter_reload(x, logline_str);
-			continue;
-		}
-		if ((k = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
-			logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
-			exporter_unlock(x);
-			continue;
-		}
-		if ((k = snapshot_delta(have_prev ? &prev : &s.base, &cur, &d)) || (k = report_build(&r, &d, interval, false, NULL))) {
-			logline("this interval's report: %s; its contention is not judged", strerror(-k));
-		} else {
-			log_drops(d.drops, &r);
-			report_resolve(&r, &s.fs, 0);
-			judge_report(&e, &r);
-			report_free(&r);
-		}
-		snapshot_free(&d);
-		snapshot_free(&prev);
-		prev = cur;
-		have_prev = true;
-		/* Episodes are not used here; keep the ring buffer's log from growing. */
-		tracer_discard_episodes(&s.tr);
-		enforcer_pass(&e, false);
-		exporter_unlock(x);
-	}
+	enforce_loop(&e, &s, x, path, eo.interval);
 	/* No scrape from here on: the restore below runs alone. */
 	exporter_close(x);
 	logline("stopping: restoring the values found at start");
@@ -346,7 +372,6 @@ int cmd_enforce(int argc, char **argv)
 	}
 	enforcer_free(&e);
 	close(lock);
-	snapshot_free(&prev);
 	session_close(&s);
 	return ret;
 }

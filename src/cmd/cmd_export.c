@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
-#include "cmd/exporter.h"
+#include "exporter/exporter.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 

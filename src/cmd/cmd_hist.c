@@ -6,10 +6,11 @@
 #include <time.h>
 
 #include "cmd/commands.h"
-#include "out/hist.h"
-#include "out/json_out.h"
-#include "out/report.h"
-#include "out/tasks_out.h"
+#include "report/hist.h"
+#include "report/json_out.h"
+#include "report/report.h"
+#include "report/tasks_out.h"
+#include "session/refresh.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 
@@ -177,8 +178,8 @@ int cmd_hist(int argc, char **argv)
 {
 	struct hist_opts o = {};
 	struct session s;
-	struct snapshot cur, d;
-	struct report r;
+	struct snapshot cur;
+	struct refresh f;
 	int err = parse(&o, argc, argv);
 
 	if (err)
@@ -200,35 +201,27 @@ int cmd_hist(int argc, char **argv)
 	}
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
-	if (snapshot_delta(&s.base, &cur, &d) ||
-	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, o.c.so.hist_ms, NULL)) {
-		cgs_err("out of memory building the report");
+	const struct refresh_opts ro = { .hist_ms = o.c.so.hist_ms, .tasks = o.c.tasks, .threads = o.c.threads,
+					 .sort = true, .key = SORT_PATH };
+	if (refresh_make(&f, &s, &ro, &s.base, &cur)) {
+		refresh_free(&f);
+		snapshot_free(&cur);
 		session_close(&s);
 		return CGS_EXIT_FAIL;
 	}
-	report_sort(&r, &s.fs, SORT_PATH, 0);
-	struct task_report tr = {};
-	if (o.c.tasks && task_report_build(&tr, &d, r.interval_ns, o.c.so.hist_ms, o.c.threads, &s.fs, SORT_PATH))
-		cgs_err("out of memory building the per-task rows");
 	if (o.json) {
 		struct json_meta m;
 		session_json_meta(&s, "summary", &m);
-		struct json_object *j = json_report(&r, &m);
-		if (o.c.tasks)
-			JADD(j, "tasks", json_tasks(&tr, o.c.so.hist_ms));
-		json_emit(stdout, j);
-	} else if (o.c.tasks) {
-		print_task_hists(&tr, o.c.so.hist_ms ? "msecs" : "usecs");
-		putchar('\n');
-		report_drops(stdout, d.drops);
+		json_report(stdout, &f.r, &m, o.c.tasks ? &f.tr : NULL);
 	} else {
-		print_hists(&o, &r, s.tr.ncpus);
+		if (o.c.tasks)
+			print_task_hists(&f.tr, o.c.so.hist_ms ? "msecs" : "usecs");
+		else
+			print_hists(&o, &f.r, s.tr.ncpus);
 		putchar('\n');
-		report_drops(stdout, d.drops);
+		report_drops(stdout, f.d.drops);
 	}
-	task_report_free(&tr);
-	report_free(&r);
-	snapshot_free(&d);
+	refresh_free(&f);
 	snapshot_free(&cur);
 	session_close(&s);
 	return 0;

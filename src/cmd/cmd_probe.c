@@ -6,11 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#include <json-c/json.h>
 
 #include "kernel/cgroupfs.h"
 #include "kernel/sched_ext.h"
-#include "out/json_out.h"
+#include "report/json_out.h"
 #include "cmd/commands.h"
 #include "trace/tracer.h"
 #include "lib/util.h"
@@ -20,11 +19,38 @@ static const char usage[] =
 	"Load and attach every backend once, detach, and report which ones this\n"
 	"kernel accepts and where the cpu controller is mounted.\n";
 
+/* --json: each kind's array written as the probes come (they may come mixed), put together at the end. */
+struct probe_list {
+	char *text;
+	size_t len;
+	FILE *f;
+	struct jw w;
+};
+
 struct probe_out {
 	bool json;
 	const char *section;
-	struct json_object *sched, *thr, *window;
+	struct probe_list sched, thr, window;
 };
+
+static int list_open(struct probe_list *l)
+{
+	if (!(l->f = open_memstream(&l->text, &l->len)))
+		return -1;
+	jw_init(&l->w, l->f, false);
+	jw_array(&l->w);
+	return 0;
+}
+
+static const char *list_close(struct probe_list *l)
+{
+	if (!l->f)
+		return "[]";
+	jw_end_array(&l->w);
+	fclose(l->f);
+	l->f = NULL;
+	return l->text ? l->text : "[]";
+}
 
 static void one(void *vctx, const char *kind, const char *name, int err)
 {
@@ -38,11 +64,14 @@ static void one(void *vctx, const char *kind, const char *name, int err)
 			   : "scheduler backends (first that works is used):\n");
 	}
 	if (p->json) {
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(name));
-		json_object_object_add(o, "ok", json_object_new_boolean(!err));
-		json_object_object_add(o, "error", err ? json_object_new_string(thr ? tracer_thr_hint(name, err) : tracer_sched_hint(name, err)) : NULL);
-		json_object_array_add(thr ? p->thr : window ? p->window : p->sched, o);
+		struct probe_list *l = thr ? &p->thr : window ? &p->window : &p->sched;
+		if (!l->f)
+			return;
+		jw_object(&l->w);
+		jw_kstring(&l->w, "name", name);
+		jw_kbool(&l->w, "ok", !err);
+		jw_kstring(&l->w, "error", err ? (thr ? tracer_thr_hint(name, err) : tracer_sched_hint(name, err)) : NULL);
+		jw_end_object(&l->w);
 	} else {
 		printf("  %-16s %s\n", name, err ? (thr ? tracer_thr_hint(name, err) : tracer_sched_hint(name, err)) : "ok");
 	}
@@ -73,24 +102,34 @@ int cmd_probe(int argc, char **argv)
 	char scx_text[160];
 	scx_read(&scx, NULL);
 	if (p.json) {
-		struct json_object *o = json_object_new_object();
-		p.sched = json_object_new_array();
-		p.thr = json_object_new_array();
-		p.window = json_object_new_array();
+		struct jw w;
+		if (list_open(&p.sched) || list_open(&p.thr) || list_open(&p.window)) {
+			cgs_err("probe: out of memory");
+			return CGS_EXIT_FAIL;
+		}
 		tracer_probe(one, &p);
-		json_object_object_add(o, "schema", json_object_new_string("cgsched/probe"));
-		json_object_object_add(o, "version", json_object_new_int(1));
-		json_object_object_add(o, "kernel", json_object_new_string(u.release));
-		json_object_object_add(o, "btf", json_object_new_boolean(btf));
-		json_object_object_add(o, "cgroup_version", err ? NULL : json_object_new_int(fs.version));
-		json_object_object_add(o, "cgroup_mount", err ? NULL : json_object_new_string(fs.mnt));
-		json_object_object_add(o, "sched_backends", p.sched);
-		json_object_object_add(o, "throttle_backends", p.thr);
-		json_object_object_add(o, "window_start", p.window);
-		json_object_object_add(o, "sched_ext", json_sched_ext(&scx));
-		json_object_object_add(o, "maps_preallocated", json_object_new_boolean(tracer_maps_preallocated()));
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
+		jw_init(&w, stdout, false);
+		jw_object(&w);
+		jw_kstring(&w, "schema", "cgsched/probe");
+		jw_ki64(&w, "version", 1);
+		jw_kstring(&w, "kernel", u.release);
+		jw_kbool(&w, "btf", btf);
+		jw_ki64_or_null(&w, "cgroup_version", !err, err ? 0 : fs.version);
+		jw_kstring(&w, "cgroup_mount", err ? NULL : fs.mnt);
+		jw_key(&w, "sched_backends");
+		jw_raw(&w, list_close(&p.sched));
+		jw_key(&w, "throttle_backends");
+		jw_raw(&w, list_close(&p.thr));
+		jw_key(&w, "window_start");
+		jw_raw(&w, list_close(&p.window));
+		jw_key(&w, "sched_ext");
+		json_sched_ext(&w, &scx);
+		jw_kbool(&w, "maps_preallocated", tracer_maps_preallocated());
+		jw_end_object(&w);
+		putchar('\n');
+		free(p.sched.text);
+		free(p.thr.text);
+		free(p.window.text);
 	} else {
 		printf("kernel %s, BTF %s, ", u.release, btf ? "yes" : "no");
 		if (err)

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +21,15 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/timeline_rec.h"
-#include "out/json_out.h"
+#include "lib/atomic_file.h"
+#include "session/refresh.h"
+#include "session/timeline_rec.h"
+#include "report/json_out.h"
 #include "figures/kstat.h"
 #include "figures/kusage.h"
 #include "limits/cpu_limits.h"
 #include "kernel/psi.h"
-#include "out/record.h"
+#include "report/record.h"
 #include "cmd/record_orphans.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
@@ -322,85 +323,392 @@ static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, c
 	_exit(127);
 }
 
+/* One run of record: what cmd_record sets up, traces and takes down. */
+struct rec_run {
+	struct rec_opts *o;
+	struct session s;
+	char rel[PATH_MAX];         /* the traced cgroup */
+	const char *paths[1];       /* it, as the session's --cgroup */
+	bool made;                  /* by us: removed at the end */
+	int claim;                  /* record_claim's lock on it, or -1 */
+	struct tl_rec tl, *tlp;     /* --timeline; tlp NULL without */
+	bool traced;                /* traced to the end: the timeline is kept */
+	bool tty;                   /* the progress line */
+	struct snapshot prev, cur;  /* the last progress read, the window's end */
+	bool have_prev;
+	uint64_t t0, next_progress; /* the window's start (CMD's fork, or the attach) */
+	int status;                 /* CMD's wait status */
+	struct kusage ku0, ku1;     /* the kernel's CPU time of the subtree at both ends */
+	bool ku_ok;
+	struct kstat k0;
+	uint64_t psi0;
+	bool psi_ok, psi_host;
+	struct record_summary rs;
+	struct episode_log el;
+	struct refresh f;
+};
+
 /* Every 0.5 s: the progress line on a terminal, the timeline's counters with --timeline. */
-static void progress(struct session *s, struct snapshot *prev, bool *have_prev, uint64_t t0, bool tty,
-		     struct tl_rec *tl)
+static void progress(struct rec_run *r)
 {
-	struct snapshot cur;
+	struct session *s = &r->s;
+	struct snapshot *prev = r->have_prev ? &r->prev : &s->base, cur;
 	char a[16], b[16];
 	uint64_t on = 0, thr = 0, n = 0;
 
-	if (snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))
+	if (snapshot_read(&s->tr, &cur, false, prev))
 		return;
-	if (tl)
-		tl_rec_snapshots(tl, *have_prev ? prev : &s->base, &cur);
-	for (size_t i = 0; tty && i < cur.n; i++) {
+	if (r->tlp)
+		tl_rec_snapshots(r->tlp, prev, &cur);
+	for (size_t i = 0; r->tty && i < cur.n; i++) {
 		on += cur.cg[i].c.oncpu_ns;
 		uint64_t t = cur.cg[i].c.thr_ns > cur.cg[i].c.thr_wait_ns ? cur.cg[i].c.thr_ns
 									 : cur.cg[i].c.thr_wait_ns;
 		thr += t;
 		n += cur.cg[i].c.thr_count;
 	}
-	uint64_t wall = cur.t_ns - t0;
-	if (tty)
+	uint64_t wall = cur.t_ns - r->t0;
+	if (r->tty)
 		fprintf(stderr, "\rcgsched: %s  CPU %.1f%%  throttled %s (%llu)\033[K",
 		fmt_duration(a, sizeof(a), wall), wall ? 100.0 * on / wall : 0,
 		fmt_duration(b, sizeof(b), thr), (unsigned long long)n);
-	snapshot_free(prev);
-	*prev = cur;
-	*have_prev = true;
+	snapshot_free(&r->prev);
+	r->prev = cur;
+	r->have_prev = true;
 }
 
-/*
- * Into a new file beside the target, then renamed over it: a symlink (or
- * anything else) at the target is replaced, never followed, and a reader
- * never sees half a report.
- */
-static int write_report(const char *path, struct json_object *j)
+/* While the window is open, every 20 ms at most: progress, the tracer's upkeep, its ring buffers. */
+static void tick(struct rec_run *r)
 {
-	char *d = strdup(path), tmp[PATH_MAX];
-	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	int fd = -1, n = d ? snprintf(tmp, sizeof(tmp), "%s/.cgsched-report-XXXXXX", dirname(d)) : -1;
-	size_t len = s ? strlen(s) : 0, off = 0;
+	if ((r->tty || r->tlp) && now_ns() >= r->next_progress) {
+		progress(r);
+		r->next_progress += 500000000ULL;
+	}
+	tracer_recheck_limits(&r->s.tr);
+	tracer_maintain(&r->s.tr);
+	tracer_poll(&r->s.tr, 20);
+}
 
-	free(d);
-	if (n < 0 || (size_t)n >= sizeof(tmp) || !s || (fd = mkstemp(tmp)) < 0) {
-		cgs_err("-o %s: cannot write there (%s)", path, n < 0 || !s ? "out of memory" : strerror(errno));
-		return -1;
+/* Whole or not at all (lib/atomic_file.h): a reader never sees half a report. */
+static int write_report(const char *path, const char *text, size_t len)
+{
+	struct atomic_file f;
+	int err = atomic_file_open(&f, path, 0644, false);
+
+	if (!err) {
+		if (!(err = atomic_file_write(&f, text, len)))
+			err = atomic_file_write(&f, "\n", 1);
+		int cerr = atomic_file_close(&f, !err);
+		err = err ? err : cerr;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, s + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += w;
+	if (err)
+		cgs_err("-o %s: cannot write there (%s)", path, strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* The cgroup to trace: --attach's, or a new one with the limits. 0 or CGS_EXIT_USAGE (said). */
+static int record_cgroup(struct rec_run *r)
+{
+	struct rec_opts *o = r->o;
+	struct cgfs *fs = &r->s.fs;
+	char name[64];
+	int err;
+
+	if (o->attach) {
+		if (cgpath_normalize(fs->mnt, o->attach, r->rel, sizeof(r->rel)) || cgfs_id(fs, r->rel, &(uint64_t){ 0 })) {
+			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o->attach,
+				fs->version, fs->mnt);
+			return CGS_EXIT_USAGE;
+		}
+		return 0;
 	}
-	bool ok = off == len && write(fd, "\n", 1) == 1 && !fchmod(fd, 0644);
-	if (close(fd) || !ok || rename(tmp, path)) {
-		cgs_err("-o %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
+	if (cgfs_writable_or_explain(fs, "record"))
+		return CGS_EXIT_USAGE;
+	snprintf(name, sizeof(name), "cgsched-record-%d", getpid());
+	snprintf(r->rel, sizeof(r->rel), "/%s", o->name ? o->name : name);
+	/* Killed records' cgroups: the empty ones go, the others are named (one may have our pid's name). */
+	record_orphans(fs, false);
+	if ((err = cgfs_mkdir(fs, r->rel))) {
+		if (err == -EEXIST && !o->name)
+			cgs_err("record: cgroup %s exists already, left by a killed record: 'cgsched record --cleanup' "
+				"removes it (or give --name)", r->rel);
+		else
+			cgs_err(err == -EEXIST ? "record: cgroup %s exists already; choose another --name"
+					       : "record: cannot make cgroup %s: %s",
+				r->rel, strerror(-err));
+		return CGS_EXIT_USAGE;
+	}
+	r->made = true;
+	/* Ours while we run: a later record tells a killed one's cgroup by its free lock. */
+	if ((r->claim = record_claim(fs, r->rel)) < 0)
+		cgs_debug("record: cannot lock %s: %s", r->rel, strerror(-r->claim));
+	if ((err = limits_apply(fs, r->rel, &o->lim))) {
+		cgs_err("record: cannot apply the limits to %s: %s", r->rel, strerror(-err));
+		return CGS_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* The trace's file, then the session on the cgroup. 0, or the exit status (said). */
+static int record_trace(struct rec_run *r)
+{
+	struct rec_opts *o = r->o;
+	int err;
+
+	/* The session re-opens cgroupfs; ours stays for paths and removal. */
+	r->paths[0] = r->rel;
+	o->c.so.cgroups = r->paths;
+	o->c.so.ncgroups = 1;
+	struct cgfs keep = r->s.fs;
+	/* The trace's file before tracing: a bad path costs no tracing (the cgroup goes at the end). */
+	if (o->c.timeline) {
+		if ((err = tl_rec_open(&r->tl, o->c.timeline)))
+			return err;
+		r->tlp = &r->tl;
+	}
+	o->c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
+	if ((err = session_open(&r->s, &o->c.so))) {
+		session_close(&r->s); /* the cgroupfs it opened too */
+		r->s.fs = keep;
+		return err; /* bad input, or stopped during start-up: the cgroup goes */
+	}
+	cgfs_close(&keep);
+	/* The kernel's count at the window's start, next to the baseline read (session_open). */
+	r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!o->attach, &r->ku0);
+	if (r->tlp)
+		tl_rec_attach(r->tlp, &r->s);
+	return 0;
+}
+
+/* The window's start: what the report's header and the kernel's figures begin from. */
+static void record_begin(struct rec_run *r)
+{
+	struct rec_opts *o = r->o;
+	struct record_summary *rs = &r->rs;
+	struct timespec rt;
+
+	session_trace_info(&r->s, &rs->ti);
+	rs->argv = o->cmd;
+	rs->cgroup = r->rel;
+	rs->attached = !!o->attach;
+	rs->limits = o->lim;
+	rs->k_ok = !kstat_read(&r->s.fs, r->rel, &r->k0);
+	r->psi_ok = o->c.so.why && !psi_read_cgroup(&r->s.fs, r->rel, &r->psi0, &r->psi_host);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	rs->start_time = rt.tv_sec + rt.tv_nsec / 1e9;
+	r->tty = isatty(STDERR_FILENO) && !o->quiet;
+	/* A command's wall time starts at its fork; an attached cgroup's at attach. */
+	r->t0 = o->attach ? r->s.tr.attached_ns : now_ns();
+	r->next_progress = r->t0 + 500000000ULL;
+}
+
+/* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */
+static int run_command(struct rec_run *r, const sigset_t *old)
+{
+	int pipefd[2], cerr = 0;
+	pid_t pid = -1;
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		cgs_err("record: pipe: %s", strerror(errno));
+	else if ((pid = fork()) < 0)
+		cgs_err("record: fork: %s", strerror(errno));
+	else if (pid == 0)
+		run_child(&r->s.fs, r->rel, r->o->cmd, pipefd[1], old);
+	child = pid;
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (pid < 0)
+		return -1;
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], &cerr, sizeof(cerr))) < 0 && errno == EINTR)
+		;
+	close(pipefd[0]);
+	if (n == sizeof(cerr)) {
+		waitpid(pid, NULL, 0);
+		child = -1; /* reaped: its pid may be anyone's now */
+		cgs_err("record: cannot run %s: %s", r->o->cmd[0], strerror(-cerr));
+		return -1;
+	}
+	/* Until CMD exits; a signal to us was forwarded to it, so keep waiting. */
+	for (;;) {
+		pid_t w = waitpid(pid, &r->status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			cgs_err("record: waitpid: %s", strerror(errno));
+			return -1;
+		}
+		tick(r);
+	}
+	child = -1;
+	return 0;
+}
+
+/* --attach: until -d, --pid's exit, or a stop signal. */
+static void attach_window(struct rec_run *r)
+{
+	const struct rec_opts *o = r->o;
+	uint64_t end = o->duration_ns ? r->t0 + o->duration_ns : UINT64_MAX;
+
+	while (!cgs_stop && now_ns() < end && !(o->pid && pid_gone(o->pid_fd, o->pid)))
+		tick(r);
+}
+
+/* The window's end: the last read, the kernel's figures beside it, the rows. 0 or -1 (said). */
+static int record_end(struct rec_run *r)
+{
+	const struct rec_opts *o = r->o;
+	struct record_summary *rs = &r->rs;
+	struct session *s = &r->s;
+	struct kstat k1;
+	int err;
+
+	rs->wall_ns = now_ns() - r->t0;
+	if (r->tty)
+		fputs("\r\033[K", stderr);
+	tracer_sync_cpus(&s->tr); /* the window's end: what runs is the right task's, traced or not */
+	if ((err = snapshot_read(&s->tr, &r->cur, false, r->have_prev ? &r->prev : &s->base))) {
+		cgs_err("reading the BPF maps failed: %s", strerror(-err));
+		return -1;
+	}
+	/* ...and at its end, next to the last read: the same window as cgsched's figures. */
+	if (r->ku_ok && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1) &&
+	    !kusage_delta(&r->ku0, &r->ku1, &rs->k_oncpu_ns, &rs->k_oncpu_moved))
+		rs->k_oncpu_source = r->ku0.source;
+	if (o->attach)
+		rs->wall_ns = r->cur.t_ns - r->t0;
+	if (r->tlp) { /* the last interval, the command, the losses: while still tracing */
+		tl_rec_snapshots(r->tlp, r->have_prev ? &r->prev : &s->base, &r->cur);
+		if (!o->attach)
+			tl_rec_command(r->tlp, o->cmd[0], r->t0, r->t0 + rs->wall_ns);
+		tl_rec_finish(r->tlp);
+		r->traced = true; /* a whole run: the trace is kept */
+	}
+	tracer_take_episodes(&s->tr, &r->el);
+	rs->ep = (struct episode_view){ r->el.e, r->el.n, r->el.truncated, r->t0, session_cgroup_name, s };
+	tracer_stop(&s->tr);
+	if (rs->k_ok && !kstat_read(&s->fs, r->rel, &k1)) {
+		struct kstat_growth g = kstat_growth(&r->k0, &k1);
+		rs->k = k1;
+		rs->k_periods = g.periods;
+		rs->k_throttled = g.throttled;
+		rs->k_throttled_ns = g.throttled_ns;
+	} else {
+		rs->k_ok = false;
+	}
+	const struct refresh_opts ro = { .why = o->c.so.why, .sort = true, .key = SORT_PATH };
+	if (refresh_make(&r->f, s, &ro, &s->base, &r->cur))
+		return -1;
+	record_aggregate(rs, &r->f.r);
+	if (r->f.why_ok) {
+		uint64_t psi1;
+		record_why(rs, &r->f.r, &s->fs);
+		if (r->psi_ok && !psi_read_cgroup(&s->fs, r->rel, &psi1, &r->psi_host))
+			rs->why.psi = (struct why_psi){ true, r->psi_host, psi1 > r->psi0 ? (psi1 - r->psi0) * 1000 : 0 };
+	}
+	memcpy(rs->drops, r->f.d.drops, sizeof(rs->drops));
+	return 0;
+}
+
+/* The summary on stderr, the report to -o, the rules: record's exit status. */
+static int record_report(struct rec_run *r, struct json_object *base)
+{
+	const struct rec_opts *o = r->o;
+	struct record_summary *rs = &r->rs;
+	int ret = 0;
+
+	if (!o->attach && WIFEXITED(r->status)) {
+		rs->exit_status = WEXITSTATUS(r->status);
+		ret = rs->exit_status;
+	} else if (!o->attach && WIFSIGNALED(r->status)) {
+		rs->exit_signal = WTERMSIG(r->status);
+		ret = 128 + rs->exit_signal;
+	}
+	record_print(stderr, rs);
+	size_t len;
+	char *text = record_json_text(rs, &len);
+	if (!text) {
+		cgs_err("out of memory writing the report");
+		return ret ? ret : CGS_EXIT_FAIL;
+	}
+	if (o->out && write_report(o->out, text, len) && !ret)
+		ret = CGS_EXIT_FAIL;
+	/* The rules read the report as check reads a file of it: through json-c. */
+	if (rules_any(&o->rules)) {
+		struct json_object *j = json_tokener_parse(text);
+		int n = j ? rules_eval(&o->rules, j, "this run's report", base, o->rules.baseline, stderr) : -1;
+		if (!j)
+			cgs_err("this run's report could not be read back for the rules");
+		if (n && !ret)
+			ret = n < 0 ? CGS_EXIT_USAGE : CGS_EXIT_FAIL;
+		json_object_put(j);
+	}
+	free(text);
+	return ret;
+}
+
+/* What a run leaves: nothing but the report and, traced to its end, the timeline. */
+static int record_close(struct rec_run *r, int ret)
+{
+	int err;
+
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	/* Kept once the run was traced to its end; bad input or a failed start leave no file. */
+	if (r->tlp && tl_rec_close(r->tlp, r->traced) && !ret)
+		ret = CGS_EXIT_FAIL;
+	if (r->made && (err = cgfs_remove(&r->s.fs, r->rel)))
+		cgs_warn("could not remove cgroup %s: %s", r->rel, strerror(-err));
+	if (r->claim >= 0)
+		close(r->claim);
+	refresh_free(&r->f);
+	snapshot_free(&r->cur);
+	snapshot_free(&r->prev);
+	free(r->el.e);
+	kusage_free(&r->ku0);
+	kusage_free(&r->ku1);
+	session_close(&r->s);
+	return ret;
+}
+
+/* The run itself, once the cgroup and the session are there: 0 and the report, or an exit status. */
+static int record_run(struct rec_run *r, struct json_object *base)
+{
+	sigset_t fwd, old;
+
+	/*
+	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
+	 * known (and, in the child, until the default actions are back): one
+	 * that came before is CMD never started.
+	 */
+	block_forwarded(&fwd, &old);
+	install_forwarding();
+	if (cgs_stop) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return session_stopped();
+	}
+	record_begin(r);
+	if (!r->o->attach) {
+		if (run_command(r, &old))
+			return CGS_EXIT_USAGE;
+	} else {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		attach_window(r);
+	}
+	if (record_end(r))
+		return CGS_EXIT_USAGE;
+	return record_report(r, base);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct rec_opts o = { .pid_fd = -1 };
-	struct session s;
-	struct snapshot prev = {}, cur = {}, d = {};
-	struct report r = {};
-	struct record_summary rs = { .exit_status = -1, .exit_signal = -1 };
-	struct kstat k0 = {}, k1 = {};
-	struct episode_log el = {};
-	char rel[PATH_MAX], name[64];
-	const char *paths[1];
-	bool made = false, have_prev = false, tty, traced = false;
-	int err, ret = CGS_EXIT_USAGE, status = 0, pipefd[2] = { -1, -1 }, claim = -1;
-	struct tl_rec tl, *tlp = NULL;
-	struct kusage ku0 = {}, ku1 = {};
+	struct rec_run r = { .o = &o, .claim = -1,
+			     .rs = { .exit_status = -1, .exit_signal = -1 } };
 	struct json_object *base = NULL;
+	int err, ret = CGS_EXIT_USAGE;
 
 	if ((err = parse(&o, argc, argv)))
 		return err;
@@ -409,247 +717,22 @@ int cmd_record(int argc, char **argv)
 	/* What tracing needs, before a cgroup is made for it. */
 	if (tracer_precheck())
 		return CGS_EXIT_USAGE;
-
-	memset(&s, 0, sizeof(s));
-	s.fs.mnt_fd = -1;
-	if ((err = cgfs_open_or_explain(&s.fs)))
+	r.s.fs.mnt_fd = -1;
+	if ((err = cgfs_open_or_explain(&r.s.fs)))
 		return err;
 	if (o.cleanup) {
-		int left = record_orphans(&s.fs, true);
+		int left = record_orphans(&r.s.fs, true);
 		if (left)
 			cgs_err("record --cleanup: %d cgroup%s could not be removed", left, left == 1 ? "" : "s");
-		cgfs_close(&s.fs);
+		cgfs_close(&r.s.fs);
 		return left ? CGS_EXIT_FAIL : 0;
 	}
 	/* The baseline before CMD runs: a bad one is bad input, not a failed run. */
 	if (o.rules.baseline && !(base = report_load(o.rules.baseline)))
-		goto out;
-	if (!o.attach && cgfs_writable_or_explain(&s.fs, "record"))
-		goto out;
-	if (o.attach) {
-		if (cgpath_normalize(s.fs.mnt, o.attach, rel, sizeof(rel)) || cgfs_id(&s.fs, rel, &(uint64_t){ 0 })) {
-			cgs_err("--attach %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)", o.attach,
-				s.fs.version, s.fs.mnt);
-			goto out;
-		}
-	} else {
-		snprintf(name, sizeof(name), "cgsched-record-%d", getpid());
-		snprintf(rel, sizeof(rel), "/%s", o.name ? o.name : name);
-		/* Killed records' cgroups: the empty ones go, the others are named (one may have our pid's name). */
-		record_orphans(&s.fs, false);
-		if ((err = cgfs_mkdir(&s.fs, rel))) {
-			if (err == -EEXIST && !o.name)
-				cgs_err("record: cgroup %s exists already, left by a killed record: 'cgsched record --cleanup' "
-					"removes it (or give --name)", rel);
-			else
-				cgs_err(err == -EEXIST ? "record: cgroup %s exists already; choose another --name"
-						       : "record: cannot make cgroup %s: %s",
-					rel, strerror(-err));
-			goto out;
-		}
-		made = true;
-		/* Ours while we run: a later record tells a killed one's cgroup by its free lock. */
-		if ((claim = record_claim(&s.fs, rel)) < 0)
-			cgs_debug("record: cannot lock %s: %s", rel, strerror(-claim));
-		if ((err = limits_apply(&s.fs, rel, &o.lim))) {
-			cgs_err("record: cannot apply the limits to %s: %s", rel, strerror(-err));
-			goto out;
-		}
-	}
-	/* The session re-opens cgroupfs; ours stays for paths and removal. */
-	paths[0] = rel;
-	o.c.so.cgroups = paths;
-	o.c.so.ncgroups = 1;
-	struct cgfs keep = s.fs;
-	/* The trace's file before tracing: a bad path costs no tracing (the cgroup goes at out). */
-	if (o.c.timeline) {
-		if ((ret = tl_rec_open(&tl, o.c.timeline)))
-			goto out;
-		tlp = &tl;
 		ret = CGS_EXIT_USAGE;
-	}
-	o.c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
-	if ((err = session_open(&s, &o.c.so))) {
-		session_close(&s); /* the cgroupfs it opened too */
-		s.fs = keep;
-		ret = err; /* bad input, or stopped during start-up: the cgroup goes */
-		goto out;
-	}
-	cgfs_close(&keep);
-	/* The kernel's count at the window's start, next to the baseline read (session_open). */
-	bool ku_ok = !kusage_read(&s.fs, rel, !!o.attach, &ku0);
-	if (tlp)
-		tl_rec_attach(tlp, &s);
-	/*
-	 * From here a stop signal is passed to CMD. Held back until CMD's pid is
-	 * known (and, in the child, until the default actions are back): one
-	 * that came before is CMD never started.
-	 */
-	sigset_t fwd, old;
-	block_forwarded(&fwd, &old);
-	install_forwarding();
-	if (cgs_stop) {
-		ret = session_stopped();
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		goto out;
-	}
-	session_trace_info(&s, &rs.ti);
-	rs.argv = o.cmd;
-	rs.cgroup = rel;
-	rs.attached = !!o.attach;
-	rs.limits = o.lim;
-	rs.k_ok = !kstat_read(&s.fs, rel, &k0);
-	uint64_t psi0 = 0, psi1;
-	bool psi_host, psi_ok = o.c.so.why && !psi_read_cgroup(&s.fs, rel, &psi0, &psi_host);
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	rs.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
-	tty = isatty(STDERR_FILENO) && !o.quiet;
-
-	/* A command's wall time starts at its fork; an attached cgroup's at attach. */
-	uint64_t t0 = o.attach ? s.tr.attached_ns : now_ns(), next_progress = t0 + 500000000ULL;
-	if (!o.attach) {
-		pid_t pid = -1;
-		if (pipe2(pipefd, O_CLOEXEC))
-			cgs_err("record: pipe: %s", strerror(errno));
-		else if ((pid = fork()) < 0)
-			cgs_err("record: fork: %s", strerror(errno));
-		else if (pid == 0)
-			run_child(&s.fs, rel, o.cmd, pipefd[1], &old);
-		child = pid;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (pid < 0)
-			goto out;
-		close(pipefd[1]);
-		int cerr = 0;
-		ssize_t n;
-		while ((n = read(pipefd[0], &cerr, sizeof(cerr))) < 0 && errno == EINTR)
-			;
-		close(pipefd[0]);
-		if (n == sizeof(cerr)) {
-			waitpid(pid, NULL, 0);
-			child = -1; /* reaped: its pid may be anyone's now */
-			cgs_err("record: cannot run %s: %s", o.cmd[0], strerror(-cerr));
-			goto out;
-		}
-		/* Until CMD exits; a signal to us was forwarded to it, so keep waiting. */
-		for (;;) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid)
-				break;
-			if (w < 0 && errno != EINTR) {
-				cgs_err("record: waitpid: %s", strerror(errno));
-				goto out;
-			}
-			if ((tty || tlp) && now_ns() >= next_progress) {
-				progress(&s, &prev, &have_prev, t0, tty, tlp);
-				next_progress += 500000000ULL;
-			}
-			tracer_recheck_limits(&s.tr);
-			tracer_maintain(&s.tr);
-			tracer_poll(&s.tr, 20);
-		}
-		child = -1;
-	} else {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		uint64_t end = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
-		while (!cgs_stop && now_ns() < end && !(o.pid && pid_gone(o.pid_fd, o.pid))) {
-			if ((tty || tlp) && now_ns() >= next_progress) {
-				progress(&s, &prev, &have_prev, t0, tty, tlp);
-				next_progress += 500000000ULL;
-			}
-			tracer_recheck_limits(&s.tr);
-			tracer_maintain(&s.tr);
-			tracer_poll(&s.tr, 20);
-		}
-	}
-	rs.wall_ns = now_ns() - t0;
-	if (tty)
-		fputs("\r\033[K", stderr);
-	tracer_sync_cpus(&s.tr); /* the window's end: what runs is the right task's, traced or not */
-	if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
-		cgs_err("reading the BPF maps failed: %s", strerror(-err));
-		goto out;
-	}
-	/* ...and at its end, next to the last read: the same window as cgsched's figures. */
-	if (ku_ok && !kusage_read(&s.fs, rel, !!o.attach, &ku1) &&
-	    !kusage_delta(&ku0, &ku1, &rs.k_oncpu_ns, &rs.k_oncpu_moved))
-		rs.k_oncpu_source = ku0.source;
-	if (o.attach)
-		rs.wall_ns = cur.t_ns - t0;
-	if (tlp) { /* the last interval, the command, the losses: while still tracing */
-		tl_rec_snapshots(tlp, have_prev ? &prev : &s.base, &cur);
-		if (!o.attach)
-			tl_rec_command(tlp, o.cmd[0], t0, t0 + rs.wall_ns);
-		tl_rec_finish(tlp);
-		traced = true; /* a whole run: the trace is kept */
-	}
-	tracer_take_episodes(&s.tr, &el);
-	rs.ep = (struct episode_view){ el.e, el.n, el.truncated, t0, session_cgroup_name, &s };
-	tracer_stop(&s.tr);
-	if (rs.k_ok && !kstat_read(&s.fs, rel, &k1)) {
-		rs.k = k1;
-		struct kstat_growth g = kstat_growth(&k0, &k1);
-		rs.k_periods = g.periods;
-		rs.k_throttled = g.throttled;
-		rs.k_throttled_ns = g.throttled_ns;
-	} else {
-		rs.k_ok = false;
-	}
-	if (snapshot_delta(&s.base, &cur, &d) ||
-	    report_build(&r, &d, cur.t_ns - s.tr.attached_ns, false, NULL)) {
-		cgs_err("out of memory building the report");
-		goto out;
-	}
-	report_sort(&r, &s.fs, SORT_PATH, 0);
-	record_aggregate(&rs, &r);
-	if (o.c.so.why && !report_why(&r)) {
-		record_why(&rs, &r, &s.fs);
-		if (psi_ok && !psi_read_cgroup(&s.fs, rel, &psi1, &psi_host))
-			rs.why.psi = (struct why_psi){ true, psi_host, psi1 > psi0 ? (psi1 - psi0) * 1000 : 0 };
-	}
-	memcpy(rs.drops, d.drops, sizeof(rs.drops));
-	if (!o.attach) {
-		if (WIFEXITED(status)) {
-			rs.exit_status = WEXITSTATUS(status);
-			ret = rs.exit_status;
-		} else if (WIFSIGNALED(status)) {
-			rs.exit_signal = WTERMSIG(status);
-			ret = 128 + rs.exit_signal;
-		}
-	} else {
-		ret = 0;
-	}
-	record_print(stderr, &rs);
-	struct json_object *j = record_json(&rs);
-	if (o.out && write_report(o.out, j) && !ret)
-		ret = CGS_EXIT_FAIL;
-	if (rules_any(&o.rules)) {
-		int n = rules_eval(&o.rules, j, "this run's report", base, o.rules.baseline, stderr);
-		if (n && !ret)
-			ret = n < 0 ? CGS_EXIT_USAGE : CGS_EXIT_FAIL;
-	}
-	json_object_put(j);
-out:
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	/* Kept once the run was traced to its end; bad input or a failed start leave no file. */
-	if (tlp && tl_rec_close(tlp, traced) && !ret)
-		ret = CGS_EXIT_FAIL;
-	if (made && (err = cgfs_remove(&s.fs, rel)))
-		cgs_warn("could not remove cgroup %s: %s", rel, strerror(-err));
-	if (claim >= 0)
-		close(claim);
-	report_free(&r);
-	snapshot_free(&d);
-	snapshot_free(&cur);
-	snapshot_free(&prev);
-	free(el.e);
-	kusage_free(&ku0);
-	kusage_free(&ku1);
-	session_close(&s);
+	else if (!(ret = record_cgroup(&r)) && !(ret = record_trace(&r)))
+		ret = record_run(&r, base);
+	ret = record_close(&r, ret);
 	json_object_put(base);
 	if (o.pid_fd >= 0)
 		close(o.pid_fd);

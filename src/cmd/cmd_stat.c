@@ -4,13 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <json-c/json.h>
 
 #include "kernel/cgroupfs.h"
 #include "cmd/commands.h"
 #include "figures/kstat_src.h"
 #include "lib/util.h"
-#include "out/json_out.h"
+#include "report/json_out.h"
 
 static const char usage[] =
 	"Usage: cgsched stat [--method auto|iter|files] [--json] [--limited] [-t] [-v]\n"
@@ -31,7 +30,7 @@ static const char usage[] =
 struct stat_out {
 	struct cgfs *fs;
 	bool json, limited;
-	struct json_object *arr;
+	struct jw w;           /* --json: each cgroup written as the pass gives it */
 	size_t n;
 };
 
@@ -46,16 +45,17 @@ static void one(void *vctx, uint64_t id, const char *path, const struct kstat *k
 		return; /* removed meanwhile */
 	o->n++;
 	if (o->json) {
-		struct json_object *e = json_object_new_object();
-		json_object_object_add(e, "id", json_object_new_uint64(id));
-		json_object_object_add(e, "path", json_name(path)); /* valid UTF-8 whatever the name's bytes */
-		json_object_object_add(e, "quota_us", k->quota_us < 0 ? NULL : json_object_new_int64(k->quota_us));
-		json_object_object_add(e, "period_us", json_object_new_uint64(k->period_us));
-		json_object_object_add(e, "burst_us", json_object_new_uint64(k->burst_us));
-		json_object_object_add(e, "nr_periods", json_object_new_uint64(k->nr_periods));
-		json_object_object_add(e, "nr_throttled", json_object_new_uint64(k->nr_throttled));
-		json_object_object_add(e, "throttled_ns", json_object_new_uint64(k->throttled_ns));
-		json_object_array_add(o->arr, e);
+		struct jw *w = &o->w;
+		jw_object(w);
+		jw_ku64(w, "id", id);
+		jw_kname(w, "path", path); /* valid UTF-8 whatever the name's bytes */
+		jw_ki64_or_null(w, "quota_us", k->quota_us >= 0, k->quota_us);
+		jw_ku64(w, "period_us", k->period_us);
+		jw_ku64(w, "burst_us", k->burst_us);
+		jw_ku64(w, "nr_periods", k->nr_periods);
+		jw_ku64(w, "nr_throttled", k->nr_throttled);
+		jw_ku64(w, "throttled_ns", k->throttled_ns);
+		jw_end_object(w);
 		return;
 	}
 	/* Cgroup names are anyone's bytes: escaped, none moves root's cursor. */
@@ -143,22 +143,23 @@ int cmd_stat(int argc, char **argv)
 		t1 = now_ns();
 	}
 	o.fs = &fs;
-	o.arr = json_object_new_array();
-	if (!o.json)
+	if (o.json) {
+		jw_init(&o.w, stdout, false);
+		jw_object(&o.w);
+		jw_kstring(&o.w, "schema", "cgsched/stat");
+		jw_ki64(&o.w, "version", 1);
+		jw_kstring(&o.w, "method", kstat_method_name(ks.method));
+		jw_karray(&o.w, "cgroups");
+	} else {
 		printf("%-40s %9s %9s %9s %10s %10s %12s\n", "CGROUP", "QUOTA", "PERIOD", "BURST",
 		       "PERIODS", "THROTTLED", "THROTTLED_T");
+	}
 	err = kstat_src_all(&ks, one, &o);
 	uint64_t t2 = now_ns();
 	if (o.json) {
-		struct json_object *j = json_object_new_object();
-		json_object_object_add(j, "schema", json_object_new_string("cgsched/stat"));
-		json_object_object_add(j, "version", json_object_new_int(1));
-		json_object_object_add(j, "method", json_object_new_string(kstat_method_name(ks.method)));
-		json_object_object_add(j, "cgroups", o.arr);
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
-	} else {
-		json_object_put(o.arr);
+		jw_end_array(&o.w);
+		jw_end_object(&o.w);
+		putchar('\n');
 	}
 	if (timing)
 		fprintf(stderr, "cgsched: %zu cgroups by %s: set-up %.1f ms, pass %.1f ms, listing with paths %.1f ms\n",

@@ -7,14 +7,12 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/timeline_rec.h"
-#include "out/group.h"
-#include "out/json_out.h"
-#include "out/tasks_out.h"
 #include "figures/kstat_src.h"
 #include "kernel/psi.h"
-#include "out/report.h"
 #include "lib/util.h"
+#include "report/json_out.h"
+#include "session/refresh.h"
+#include "session/timeline_rec.h"
 
 static const char usage[] =
 	"Usage: cgsched [top] [OPTIONS]\n"
@@ -153,112 +151,74 @@ struct refresh_cost {
 	uint64_t maps_ns, kernel_ns, rest_ns;
 };
 
-/* --why: the kernel's PSI beside each row's causes (the cgroup's on v2, else the host's). */
-static void why_psi(struct report *r, struct session *s, struct psi_track *pt, bool summary, size_t limit)
+static void print_json(const struct top_opts *o, struct session *s, struct refresh *f, bool summary)
 {
-	size_t n = limit && limit < r->n ? limit : r->n;
+	struct json_meta m;
+	struct episode_log el;
 
-	psi_track_host(pt);
-	for (size_t i = 0; i < n; i++) {
-		if (!r->rows[i].why)
-			continue; /* report_why ran out of memory before it */
-		struct why_psi *p = &r->rows[i].why->psi;
-		if (!r->rows[i].members && psi_cg_ns(pt, &s->fs, r->rows[i].id, summary, &p->some_ns, &p->host))
-			p->ok = true;
-		else if ((p->ok = psi_host_ns(pt, summary, &p->some_ns)))
-			p->host = true;
+	session_json_meta(s, summary ? "summary" : "interval", &m);
+	/* Episodes that ended since the last table (the summary lists the last ones). */
+	tracer_take_episodes(&s->tr, &el);
+	m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns, session_cgroup_name, s };
+	json_report(stdout, &f->r, &m, o->c.tasks ? &f->tr : NULL);
+	free(el.e);
+}
+
+static void print_table(const struct top_opts *o, const struct refresh *f, bool summary)
+{
+	const struct report *r = &f->r;
+	const struct groups *gs = &f->gs;
+	char when[16], dur[16];
+	time_t t = time(NULL);
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	if (summary)
+		printf("\nSummary over %s since start\n", fmt_duration(dur, sizeof(dur), r->interval_ns));
+	else
+		printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r->interval_ns));
+	if (r->group_by)
+		printf("by %s: %zu group%s of %zu cgroup%s, %zu cgroup%s in none\n", r->group_by, gs->n,
+		       gs->n == 1 ? "" : "s", gs->nm, gs->nm == 1 ? "" : "s", r->n - gs->n,
+		       r->n - gs->n == 1 ? "" : "s");
+	if (o->c.tasks)
+		task_table(stdout, &f->tr, summary ? 0 : o->rows);
+	else
+		report_table(stdout, r, summary ? 0 : o->rows);
+	if (summary && !o->c.tasks) {
+		report_throttle_lines(stdout, r);
+		report_why_lines(stdout, r);
 	}
+	if (summary || drops_total(f->d.drops))
+		report_drops(stdout, f->d.drops);
+	if (!summary)
+		putchar('\n');
+	fflush(stdout);
 }
 
 static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct psi_track *pt,
-		 struct tl_rec *tl,
-		 const struct snapshot *prev, const struct snapshot *cur, bool summary,
+		 struct tl_rec *tl, const struct snapshot *prev, const struct snapshot *cur, bool summary,
 		 struct refresh_cost *cost)
 {
-	struct snapshot d, gd = {};
-	struct groups gs = {};
-	struct report r;
-	uint64_t from = prev->t_ns, c0;
+	struct refresh f;
+	/* JSON and the summary have every row; a table only its first. */
+	const struct refresh_opts ro = {
+		.group = o->group, .ks = ks, .since_first = summary,
+		.why = o->c.so.why, .psi = pt,
+		.tasks = o->c.tasks, .threads = o->c.threads,
+		.sort = true, .key = o->sort, .shown = o->json || summary ? 0 : o->rows,
+	};
 
-	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
-	int err = snapshot_delta(prev, cur, &d);
-	/* --group-by: the rows are the groups' sums (and the cgroups of none). */
-	const struct snapshot *rd = o->group == GROUP_PATH ? &d : &gd;
-
-	if (!err && o->group != GROUP_PATH)
-		err = groups_make(&gs, o->group, &d, &s->fs, &gd);
-	c0 = cpu_ns();
-	/* No kernel figures this time, rather than stale ones, when the pass fails. */
-	if (!err && !kstat_src_refresh(ks))
-		err = kstat_src_figures(ks, rd, summary, &kfigs);
-	cost->kernel_ns = cpu_ns() - c0;
-	if (err || report_build(&r, rd, cur->t_ns - from, false, &kfigs)) {
-		cgs_err("out of memory building the report");
-		idtab_free(&kfigs);
-		groups_free(&gs);
-		snapshot_free(&gd);
-		snapshot_free(&d);
-		return;
-	}
-	if (o->c.so.why && report_why(&r))
-		cgs_err("out of memory splitting the waits");
-	if (o->group != GROUP_PATH)
-		groups_label(&gs, &r);
-	struct task_report tr = {};
-	if (o->c.tasks && task_report_build(&tr, &d, r.interval_ns, false, o->c.threads, &s->fs, o->sort))
-		cgs_err("out of memory building the per-task rows");
-	report_sort(&r, &s->fs, o->sort, o->json || summary ? 0 : o->rows);
-	report_resolve(&r, &s->fs, o->json || summary ? 0 : o->rows);
-	if (o->c.so.why)
-		why_psi(&r, s, pt, summary, o->json || summary ? 0 : o->rows);
-	/* The interval's counters in the timeline (its events come through the tracer's tap). */
-	if (tl && !summary)
-		tl_rec_rows(tl, &r, cur->t_ns);
-	if (o->json) {
-		struct json_meta m;
-		struct episode_log el;
-		session_json_meta(s, summary ? "summary" : "interval", &m);
-		/* Episodes that ended since the last table (the summary lists the last ones). */
-		tracer_take_episodes(&s->tr, &el);
-		m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns,
-					      session_cgroup_name, s };
-		struct json_object *j = json_report(&r, &m);
-		if (o->c.tasks)
-			JADD(j, "tasks", json_tasks(&tr, false));
-		json_emit(stdout, j);
-		free(el.e);
-	} else {
-		char when[16], dur[16];
-		time_t t = time(NULL);
-		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-		if (summary)
-			printf("\nSummary over %s since start\n", fmt_duration(dur, sizeof(dur), r.interval_ns));
+	if (!refresh_make(&f, s, &ro, prev, cur)) {
+		/* The interval's counters in the timeline (its events come through the tracer's tap). */
+		if (tl && !summary)
+			tl_rec_rows(tl, &f.r, cur->t_ns);
+		if (o->json)
+			print_json(o, s, &f, summary);
 		else
-			printf("%s  interval %s\n", when, fmt_duration(dur, sizeof(dur), r.interval_ns));
-		if (r.group_by)
-			printf("by %s: %zu group%s of %zu cgroup%s, %zu cgroup%s in none\n", r.group_by, gs.n,
-			       gs.n == 1 ? "" : "s", gs.nm, gs.nm == 1 ? "" : "s", r.n - gs.n,
-			       r.n - gs.n == 1 ? "" : "s");
-		if (o->c.tasks)
-			task_table(stdout, &tr, summary ? 0 : o->rows);
-		else
-			report_table(stdout, &r, summary ? 0 : o->rows);
-		if (summary && !o->c.tasks)
-			report_throttle_lines(stdout, &r);
-		if (summary && !o->c.tasks)
-			report_why_lines(stdout, &r);
-		if (summary || drops_total(d.drops))
-			report_drops(stdout, d.drops);
-		if (!summary)
-			putchar('\n');
-		fflush(stdout);
+			print_table(o, &f, summary);
 	}
-	task_report_free(&tr);
-	report_free(&r);
-	idtab_free(&kfigs);
-	groups_free(&gs);
-	snapshot_free(&gd);
-	snapshot_free(&d);
+	cost->kernel_ns = f.kernel_ns;
+	refresh_free(&f);
 }
 
 int cmd_top(int argc, char **argv)

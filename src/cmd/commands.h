@@ -7,11 +7,7 @@
 #include <stdint.h>
 
 #include "cmd/options.h"
-#include "cmd/session.h"
-
-#ifndef CGS_VERSION
-#define CGS_VERSION "0.1.0"
-#endif
+#include "session/session.h"
 
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
@@ -59,6 +55,9 @@ struct cmd_spec {
  * CGS_EXIT_USAGE. 0 with *first the index of the first argument.
  */
 int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first);
+/* One of EXPORT_LONG_OPTS into o: 0 taken, -1 a bad value (its line printed), 1 not one of them. */
+struct exporter_opts;
+int exporter_opt(struct exporter_opts *o, int c, const char *arg);
 /* cmd_spec.opt for a command with no options of its own, and for one with only --json (ctx: a bool). */
 int no_own_options(void *ctx, int c, const char *arg);
 int json_opt(void *json, int c, const char *arg);

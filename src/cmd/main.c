@@ -52,13 +52,6 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	/*
-	 * --json builds ~50 small json-c objects per row and frees them all
-	 * at once; with fastbins, the next large request first consolidates
-	 * them all (malloc_consolidate). Without fastbins it does not; the
-	 * table is unaffected.
-	 */
-	mallopt(M_MXFAST, 0);
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = NULL;
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)

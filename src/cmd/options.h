@@ -71,6 +71,21 @@ enum long_opt {
 /* top and record: split each wait into its causes */
 #define WHY_LONG_OPT { "why", no_argument, NULL, OPT_WHY }
 
+/* export and enforce: the exporter's (exporter_opt) */
+#define EXPORT_LONG_OPTS                                                   \
+	{ "listen", required_argument, NULL, OPT_LISTEN },                 \
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },         \
+	{ "grace", required_argument, NULL, OPT_GRACE },                   \
+	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }
+
+#define EXPORT_OPTS_HELP                                                                         \
+	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
+	"                           only; :PORT for every address, behind --web-config)\n"           \
+	"      --web-config FILE    TLS and basic auth, as the Prometheus exporters' web config\n"    \
+	"                           file (docs/metrics.md)\n"                                          \
+	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
+	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n"
+
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \
 	{ "max-runq-p99", required_argument, NULL, OPT_MAX_P99 },      \

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "out/json_out.h"
-#include "out/record.h"
+#include "report/json_out.h"
+#include "report/record.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 

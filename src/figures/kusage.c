@@ -10,6 +10,7 @@
 
 #include "figures/kusage.h"
 #include "kernel/cgroupfs.h"
+#include "lib/util.h"
 
 int kusage_parse_schedstat(const char *text, uint64_t *ns)
 {
@@ -40,14 +41,8 @@ static int add_thread(struct kusage *u, size_t *cap, int tid)
 	buf[n] = 0;
 	if (kusage_parse_schedstat(buf, &ns))
 		return 0;
-	if (u->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		void *p = realloc(u->t, c * sizeof(*u->t));
-		if (!p)
-			return -ENOMEM;
-		u->t = p;
-		*cap = c;
-	}
+	if (ARRAY_GROW(u->t, u->n, *cap, 64))
+		return -ENOMEM;
 	u->t[u->n++] = (struct kusage_thread){ tid, ns };
 	return 0;
 }

@@ -30,12 +30,17 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_LAST_FULL] = "throttle_last_full",
 };
 
+/* The list's metric column, expanded here alone. */
+#define MX(family, label, flags, help) { family, label, flags, help }
+#define MX_NONE { 0 }
 const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
-#define DEF(field, json, key, column, in_record) \
-	{ #field, offsetof(struct cg_counters, field), json, key, column, in_record },
+#define DEF(field, json, key, column, in_record, metric) \
+	{ #field, offsetof(struct cg_counters, field), json, key, column, in_record, metric },
 	CG_COUNTERS(DEF)
 #undef DEF
 };
+#undef MX
+#undef MX_NONE
 
 const char *drop_name(int i)
 {
@@ -106,14 +111,8 @@ static struct cg_sample *cg_init(struct snapshot *s, struct cg_sample *c, uint64
 
 static struct cg_sample *cg_add(struct snapshot *s, uint64_t id)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct cg_sample *n = realloc(s->cg, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->cg = n;
-		s->cap = cap;
-	}
+	if (ARRAY_GROW(s->cg, s->n, s->cap, 64))
+		return NULL;
 	return cg_init(s, &s->cg[s->n++], id);
 }
 
@@ -139,14 +138,8 @@ static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
 
 static int pre_add(struct snapshot *s, uint64_t victim, uint64_t preemptor, uint64_t count, uint64_t behind_ns)
 {
-	if (s->npre == s->precap) {
-		size_t cap = s->precap ? s->precap * 2 : 64;
-		struct preempt_sample *n = realloc(s->pre, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->pre = n;
-		s->precap = cap;
-	}
+	if (ARRAY_GROW(s->pre, s->npre, s->precap, 64))
+		return -ENOMEM;
 	s->pre[s->npre++] = (struct preempt_sample){ victim, preemptor, count, behind_ns };
 	return 0;
 }

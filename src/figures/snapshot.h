@@ -19,9 +19,14 @@ struct tracer;
  * Counters the snapshot sums from the throttle map (struct cgs_thr_stats):
  * the episodes of the cgroup's own quota. Same columns as CGS_CG_COUNTERS.
  */
-#define CG_THR_COUNTERS(X)                                  \
-	X(thr_count, CGJ_THR, "count", 0, 1) /* episodes */ \
-	X(thr_ns,    CGJ_THR, "ns",    0, 1) /* their time */
+#define CG_THR_COUNTERS(X)                                                                    \
+	X(thr_count, CGJ_THR, "count", 0, 1, /* episodes */                                   \
+	  MX("throttle_episodes_total", 0, MX_LIM, "Throttle episodes of the cgroup's own quota, " \
+	     "counted per CPU as cpu.stat counts time"))                                         \
+	X(thr_ns,    CGJ_THR, "ns",    0, 1, /* their time */                                 \
+	  MX("throttled_seconds_total", 0, MX_SEC | MX_LIM, "Time the cgroup's run queues were "   \
+	     "throttled by its own quota, summed over CPUs (traced; the kernel's is "              \
+	     "cgsched_cpu_stat_throttled_seconds_total)"))
 #define CG_COUNTERS(X) CGS_CG_COUNTERS(X) CG_THR_COUNTERS(X)
 
 /* The JSON objects a counter can sit in, in the order a row shows them. */
@@ -67,6 +72,15 @@ static inline uint64_t cg_own_quota_ns(const struct cg_counters *c)
 	return c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
 }
 
+/* The exporter's family of a counter (the list's MX column; src/exporter/metrics.c). */
+enum { MX_SEC = 1, MX_WHY = 2, MX_LIM = 4, MX_OWNQ = 8 };
+struct cg_metric {
+	const char *family;    /* after "cgsched_"; NULL: not a counter family of its own */
+	const char *label;     /* what tells it from the family's other counters; NULL: none */
+	unsigned flags;        /* MX_* */
+	const char *help;      /* on the family's first counter */
+};
+
 /* One counter of the list, for the outputs that walk it. */
 struct cg_counter_def {
 	const char *field;
@@ -75,6 +89,7 @@ struct cg_counter_def {
 	const char *key;
 	const char *column;    /* NULL: not in the table */
 	bool in_record;        /* also in record's summary */
+	struct cg_metric m;
 };
 extern const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS];
 

@@ -7,6 +7,7 @@
 #include "trace/maputil.h"
 #include "figures/snapshot.h"
 #include "trace/tracer.h"
+#include "lib/util.h"
 
 struct tasks_ctx {
 	struct snapshot *s;
@@ -31,14 +32,8 @@ static int take_task(void *ctx, const void *key, const void *vals)
 	size_t vsz = (sizeof(struct cgs_task_stats) + 7) & ~(size_t)7;
 	struct task_sample *t;
 
-	if (c->s->ntasks == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct task_sample *n = realloc(c->s->tasks, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->s->tasks = n;
-		c->cap = cap;
-	}
+	if (ARRAY_GROW(c->s->tasks, c->s->ntasks, c->cap, 64))
+		return -ENOMEM;
 	t = &c->s->tasks[c->s->ntasks++];
 	memset(t, 0, sizeof(*t));
 	t->cgid = k->cgid;

@@ -259,3 +259,12 @@ bool cgname_runtime_path(const char *spec, char *out, size_t len)
 	size_t at = strlen(out);
 	return snprintf(out + at, len - at, "/%.*s-%s.scope", (int)(c2 - c1 - 1), c1 + 1, c2 + 1) < (int)(len - at);
 }
+
+const char *who_text(const struct cgname *who, char *buf, size_t len)
+{
+	char s[CGNAME_SHORT_MAX];
+
+	if (!who || !cgname_short(who, s, sizeof(s)))
+		return NULL;
+	return text_escape(s, buf, len);
+}

@@ -59,6 +59,8 @@ static inline const char *cgname_kind(const struct cgname *n)
  * <id12>"; "unit <name>"; NULL when the path says nothing more than itself.
  */
 const char *cgname_short(const struct cgname *n, char *buf, size_t len);
+/* cgname_short escaped for text (lib/util.h text_escape) into buf; NULL when there is nothing. */
+const char *who_text(const struct cgname *who, char *buf, size_t len);
 /* systemd's unit-name escaping undone (\xNN), into out; false if it did not fit. */
 bool cgname_unescape(const char *in, size_t inlen, char *out, size_t len);
 /*

@@ -417,3 +417,24 @@ const char *utf8_valid(const char *s, char *buf, size_t len)
 	buf[o] = 0;
 	return buf;
 }
+
+int grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first, size_t max)
+{
+	void *a, *na;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : first;
+	if (max && c > max)
+		c = max; /* the bound itself, not the power of two below it */
+	if (c <= n || c > SIZE_MAX / size)
+		return -ENOMEM;
+	/* Through memcpy: arrayp is a T **, which a void ** may not alias. */
+	memcpy(&a, arrayp, sizeof(a));
+	if (!(na = realloc(a, c * size)))
+		return -ENOMEM;
+	memcpy(arrayp, &na, sizeof(na));
+	*cap = c;
+	return 0;
+}

@@ -4,11 +4,26 @@
 #define CGS_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* The number of elements of an array (not a pointer). */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Room for one more in the array *(T **)arrayp of *cap elements of size
+ * bytes, n of them in use: when full, doubled (first, the first time) up
+ * to max (0: no bound). 0, or -ENOMEM with the array and *cap as they were.
+ * ARRAY_GROW(a, n, cap, first) for the common case.
+ */
+int grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first, size_t max);
+#define ARRAY_GROW(a, n, cap, first) grow_array(&(a), &(cap), (n), sizeof(*(a)), (first), 0)
+
+/* The release (the Makefile may set it). */
+#ifndef CGS_VERSION
+#define CGS_VERSION "0.1.0"
+#endif
 
 enum {
 	CGS_EXIT_OK = 0,

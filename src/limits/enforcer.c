@@ -57,14 +57,8 @@ static int note_soft(void *ctx, const char *rel, const struct limit_rule *r, boo
 		s->seen = true;
 		return 0;
 	}
-	if (e->nsoft == e->softcap) {
-		size_t c = e->softcap ? e->softcap * 2 : 8;
-		struct enf_soft *n = realloc(e->soft, c * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		e->soft = n;
-		e->softcap = c;
-	}
+	if (ARRAY_GROW(e->soft, e->nsoft, e->softcap, 8))
+		return -ENOMEM;
 	s = &e->soft[e->nsoft++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->rel, sizeof(s->rel), "%s", rel);
@@ -209,14 +203,8 @@ static void want_value(void *ctx, const char *file, const char *value)
 		snprintf(fresh, sizeof(fresh), "made again under its name");
 	}
 	if (!m) {
-		if (e->n == e->cap) {
-			size_t c = e->cap ? e->cap * 2 : 16;
-			struct enf_managed *n = realloc(e->m, c * sizeof(*n));
-			if (!n)
-				return;
-			e->m = n;
-			e->cap = c;
-		}
+		if (ARRAY_GROW(e->m, e->n, e->cap, 16))
+			return;
 		m = &e->m[e->n++];
 		memset(m, 0, sizeof(*m));
 		if (!p->first)
@@ -239,15 +227,9 @@ static void want_value(void *ctx, const char *file, const char *value)
 		why = p->first ? "in the limits file" :
 		      strcmp(m->want, value) ? "the limits file changed" :
 		      "someone else changed it: restored";
-	if (e->npend == e->pendcap) {
-		size_t c = e->pendcap ? e->pendcap * 2 : 16;
-		struct enf_pending *n = realloc(e->pend, c * sizeof(*n));
-		if (!n) {
-			elog(e, "%s %s: %s -> %s not made: out of memory", p->rel, file, now, value);
-			return;
-		}
-		e->pend = n;
-		e->pendcap = c;
+	if (ARRAY_GROW(e->pend, e->npend, e->pendcap, 16)) {
+		elog(e, "%s %s: %s -> %s not made: out of memory", p->rel, file, now, value);
+		return;
 	}
 	struct enf_pending *w = &e->pend[e->npend];
 	memset(w, 0, sizeof(*w));

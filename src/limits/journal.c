@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 #include "kernel/cgroupfs.h"
-#include "limits/journal.h"
+#include "lib/atomic_file.h"
 #include "lib/util.h"
+#include "limits/journal.h"
 
 #define JOURNAL_MAGIC "cgsched-journal 1"
 /* Each entry is a line of at most a few KB: this is over 100,000 cgroup files. */
 #define JOURNAL_MAX (16 << 20)
-#define TMP_TAG ".new-"
 
 /* A boot id as the kernel writes it (a UUID), or "unknown". */
 static bool boot_ok(const char *s, size_t n)
@@ -75,14 +75,8 @@ int journal_add(struct journal *j, uint64_t id, const char *rel, const char *fil
 {
 	if (find(j, rel, file))
 		return -EEXIST;
-	if (j->n == j->cap) {
-		size_t c = j->cap ? j->cap * 2 : 16;
-		struct journal_ent *n = realloc(j->e, c * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		j->e = n;
-		j->cap = c;
-	}
+	if (ARRAY_GROW(j->e, j->n, j->cap, 16))
+		return -ENOMEM;
 	struct journal_ent *e = &j->e[j->n];
 	memset(e, 0, sizeof(*e));
 	if (!(e->rel = strdup(rel)))
@@ -379,105 +373,22 @@ int journal_load(const char *path, struct journal *j, char *err, size_t errlen)
 	return r;
 }
 
-/* The directory part of path ("." for none) and the name. */
-static void split(const char *path, char *dir, size_t dlen, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash) {
-		snprintf(dir, dlen, ".");
-		*base = path;
-	} else {
-		snprintf(dir, dlen, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-		*base = slash + 1;
-	}
-}
-
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 int journal_save(const struct journal *j)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX];
-	const char *base;
-	size_t len, off = 0;
+	size_t len;
 	char *text = journal_format(j, &len);
-	int fd, err = 0;
 
 	if (!text)
 		return -ENOMEM;
-	split(j->path, dir, sizeof(dir), &base);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s" TMP_TAG "XXXXXX", dir, base) >= sizeof(tmp)) {
-		free(text);
-		return -ENAMETOOLONG;
-	}
-	/* mkstemp: a name no one prepared (the directory may be anyone's, /tmp). */
-	if ((fd = mkstemp(tmp)) < 0) {
-		err = -errno;
-		free(text);
-		return err;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += w;
-	}
+	/* Synced: a power cut leaves the old journal or the new one, never none. */
+	int err = atomic_file_put(j->path, text, len, 0, true);
 	free(text);
-	/* On disk before the name points at it: a power cut leaves the old journal or the new one. */
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, j->path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	return sync_dir(dir);
+	return err;
 }
 
 int journal_remove(const char *path)
 {
-	char dir[PATH_MAX];
-	const char *base;
-
-	if (unlink(path))
-		return errno == ENOENT ? 0 : -errno;
-	split(path, dir, sizeof(dir), &base);
-	return sync_dir(dir);
-}
-
-/* A writer killed between mkstemp and rename left its temporary file: ours alone to remove. */
-static void remove_temps(const char *path)
-{
-	char dir[PATH_MAX], prefix[NAME_MAX + 16];
-	const char *base;
-	DIR *d;
-	struct dirent *de;
-
-	split(path, dir, sizeof(dir), &base);
-	snprintf(prefix, sizeof(prefix), ".%s" TMP_TAG, base);
-	if (!(d = opendir(dir)))
-		return;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)) && strlen(de->d_name) == strlen(prefix) + 6)
-			unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
+	return atomic_file_remove(path, true);
 }
 
 int journal_lock(const char *path, long *holder)
@@ -515,7 +426,7 @@ int journal_lock(const char *path, long *holder)
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
 		cgs_debug("%s: could not write the pid: %s", lock, strerror(errno));
-	remove_temps(path);
+	atomic_file_clean(path);
 	return fd;
 }
 
@@ -552,15 +463,9 @@ int journal_plan(const struct journal *j, struct cgfs *fs, struct plan *p,
 		now[strcspn(now, "\n")] = 0;
 		if (!strcmp(now, e->orig))
 			continue;
-		if (p->n == p->cap) {
-			size_t c = p->cap ? p->cap * 2 : 16;
-			struct change *n = realloc(p->c, c * sizeof(*n));
-			if (!n) {
-				plan_free(p);
-				return -ENOMEM;
-			}
-			p->c = n;
-			p->cap = c;
+		if (ARRAY_GROW(p->c, p->n, p->cap, 16)) {
+			plan_free(p);
+			return -ENOMEM;
 		}
 		struct change *c = &p->c[p->n++];
 		memset(c, 0, sizeof(*c));

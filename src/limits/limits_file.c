@@ -339,15 +339,9 @@ static void add_change(void *vctx, const char *file, const char *value)
 			return;
 		}
 		old[strcspn(old, "\n")] = 0;
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 16;
-			struct change *n = realloc(p->c, cap * sizeof(*n));
-			if (!n) {
-				c->err = -ENOMEM;
-				return;
-			}
-			p->c = n;
-			p->cap = cap;
+		if (ARRAY_GROW(p->c, p->n, p->cap, 16)) {
+			c->err = -ENOMEM;
+			return;
 		}
 		ch = &p->c[p->n++];
 		memset(ch, 0, sizeof(*ch));

@@ -174,7 +174,6 @@ static void retire(struct slot_table *sl, uint32_t s, uint64_t now)
 
 static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bool thr);
 static int cmp_u64(const void *a, const void *b);
-static bool grow_pending(struct slot_table *sl);
 
 /*
  * Removed cgroups without a slot whose time is over (all, with force): their
@@ -200,7 +199,7 @@ static void forget_slotless(struct slot_table *sl, bool force)
 		qsort(ids, n, sizeof(*ids), cmp_u64);
 		forget_maps(sl, ids, n, true);
 		for (size_t i = 0; sl->on_forget && i < n; i++)
-			if (sl->npending < sl->pending_cap || grow_pending(sl))
+			if (!ARRAY_GROW(sl->pending_forget, sl->npending, sl->pending_cap, 64))
 				sl->pending_forget[sl->npending++] = ids[i];
 	}
 	free(ids);
@@ -208,16 +207,9 @@ static void forget_slotless(struct slot_table *sl, bool force)
 
 static void note_slotless(struct slot_table *sl, uint64_t id)
 {
-	if (sl->nslotless == sl->slotless_cap) {
-		size_t c = sl->slotless_cap ? sl->slotless_cap * 2 : 64;
-		struct slotless *n = c <= SLOTS_SLOTLESS_MAX ? realloc(sl->slotless, c * sizeof(*n)) : NULL;
-		if (!n)
-			forget_slotless(sl, true); /* bounded: the waiting ones go now, seen by a read or not */
-		else {
-			sl->slotless = n;
-			sl->slotless_cap = c;
-		}
-	}
+	if (sl->nslotless == sl->slotless_cap &&
+	    (sl->slotless_cap * 2 > SLOTS_SLOTLESS_MAX || ARRAY_GROW(sl->slotless, sl->nslotless, sl->slotless_cap, 64)))
+		forget_slotless(sl, true); /* bounded: the waiting ones go now, seen by a read or not */
 	if (sl->nslotless < sl->slotless_cap)
 		sl->slotless[sl->nslotless++] = (struct slotless){ id, sl->snaps };
 }
@@ -472,14 +464,8 @@ static void delete_matching(int fd, size_t ksize, size_t vsize, const struct for
 		memcpy(k, next, ksize);
 		if ((vsize && bpf_map_lookup_elem(fd, k, v)) || !match(k, vsize ? v : NULL, f))
 			continue;
-		if (ndel == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			char *d = realloc(del, c * ksize);
-			if (!d)
-				break;
-			del = d;
-			cap = c;
-		}
+		if (grow_array(&del, &cap, ndel, ksize, 64, 0))
+			break;
 		memcpy(del + ndel++ * ksize, k, ksize);
 	}
 	for (size_t i = 0; i < ndel; i++)
@@ -587,17 +573,6 @@ out:
 	return err;
 }
 
-static bool grow_pending(struct slot_table *sl)
-{
-	size_t cap = sl->pending_cap ? sl->pending_cap * 2 : 64;
-	uint64_t *n = realloc(sl->pending_forget, cap * sizeof(*n));
-
-	if (!n)
-		return false;
-	sl->pending_forget = n;
-	sl->pending_cap = cap;
-	return true;
-}
 
 /* Let go of parked record p; its name too, now or at the next snapshot read. */
 static void drop_parked(struct slot_table *sl, struct parked *p, bool snapshot)
@@ -605,7 +580,7 @@ static void drop_parked(struct slot_table *sl, struct parked *p, bool snapshot)
 	if (p->named && sl->on_forget) {
 		if (snapshot) {
 			sl->on_forget(sl->names_ctx, p->id);
-		} else if (sl->npending < sl->pending_cap || grow_pending(sl)) {
+		} else if (!ARRAY_GROW(sl->pending_forget, sl->npending, sl->pending_cap, 64)) {
 			sl->pending_forget[sl->npending++] = p->id;
 		}
 	}

@@ -253,14 +253,10 @@ static int cpu_hierarchy(void)
 	return hier;
 }
 
-static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
-		       const struct thr_backend *tb, struct ksyms *k)
+/* What can be told before a load: 0, or why b with tb cannot work here (-errno, said with -v). */
+static int precheck(const struct backend *b, const struct thr_backend *tb, struct ksyms *k)
 {
-	struct sched_bpf *s;
 	int err;
-
-	if (o->stop && *o->stop)
-		return -EINTR;
 
 	/*
 	 * A kernel that refuses every fentry/fexit program (as a locked-down
@@ -301,9 +297,13 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		cgs_debug("backend %s: %s", b->name, tracer_sched_hint(b->name, -EOPNOTSUPP));
 		return -EOPNOTSUPP;
 	}
-	s = sched_bpf__open();
-	if (!s)
-		return -errno;
+	return 0;
+}
+
+/* The settings and the maps' sizes, before the load; hier: the cpu hierarchy's number (or -1). */
+static void configure(struct sched_bpf *s, const struct tracer_opts *o, const struct backend *b,
+		      const struct thr_backend *tb, int hier)
+{
 	select_progs(s, b->btf, tb->id);
 	prealloc_if_needed(s->maps.preempt);
 	prealloc_if_needed(s->maps.thr_stats);
@@ -321,7 +321,6 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	bpf_map__set_max_entries(s->maps.slot_owner, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.free_slots, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.gone, o->max_cgroups * 2 + 1024);
-	int hier = cpu_hierarchy();
 	s->rodata->targ_cpu_hierarchy = hier;
 	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
@@ -345,6 +344,37 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		bpf_map__set_map_flags(s->maps.tasks, 0);
 		bpf_map__set_max_entries(s->maps.tasks, o->max_tasks);
 	}
+}
+
+/* The cgroup_rmdir hook, best effort: without it a removed cgroup's slot comes back once idle. */
+static void attach_rmdir(struct tracer *t, struct sched_bpf *s, const struct backend *b, int hier)
+{
+	/* Without the hierarchy's number, another hierarchy's removal could pass for a cpu cgroup's. */
+	if (hier < 0) {
+		cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: removed cgroups' slots come back only once idle");
+		return;
+	}
+	struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
+	if (l)
+		t->links[t->nlinks++] = l;
+	else
+		cgs_debug("cgroup_rmdir not attached (%s): removed cgroups' slots come back only once idle",
+			  strerror(errno));
+}
+
+static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
+		       const struct thr_backend *tb, struct ksyms *k)
+{
+	struct sched_bpf *s;
+	int err, hier = cpu_hierarchy();
+
+	if (o->stop && *o->stop)
+		return -EINTR;
+	if ((err = precheck(b, tb, k)))
+		return err;
+	if (!(s = sched_bpf__open()))
+		return -errno;
+	configure(s, o, b, tb, hier);
 	err = sched_bpf__load(s);
 	if (err) {
 		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
@@ -370,17 +400,8 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	err = sched_bpf__attach(s);
 	if (!err && tb->id == CGS_THR_KPROBE)
 		err = attach_kprobes(s, k, t->links, &t->nlinks);
-	/* Without the hierarchy's number, another hierarchy's removal could pass for a cpu cgroup's. */
-	if (!err && hier < 0) {
-		cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: removed cgroups' slots come back only once idle");
-	} else if (!err) {
-		struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
-		if (l)
-			t->links[t->nlinks++] = l;
-		else
-			cgs_debug("cgroup_rmdir not attached (%s): removed cgroups' slots come back only once idle",
-				  strerror(errno));
-	}
+	if (!err)
+		attach_rmdir(t, s, b, hier);
 	if (err) {
 		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
@@ -485,17 +506,9 @@ static const char *seed_cpus(struct tracer *t)
 static void log_append(void **e, size_t *n, size_t *cap, uint64_t *truncated, const void *data, size_t esize,
 		       size_t max)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		if (c > max)
-			c = max; /* the documented bound, not the power of two below it */
-		void *p = c > *cap ? realloc(*e, c * esize) : NULL;
-		if (!p) {
-			(*truncated)++;
-			return;
-		}
-		*e = p;
-		*cap = c;
+	if (grow_array(e, cap, *n, esize, 256, max)) {
+		(*truncated)++;
+		return;
 	}
 	memcpy((char *)*e + (*n)++ * esize, data, esize);
 }

@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 
 #include "lib/cgname.h"
-#include "out/json_out.h"
+#include "report/json_out.h"
 
 #define ID "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d"
 #define ID2 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -128,12 +128,17 @@ Test(cgname, json_of_odd_names)
 	struct cgname c;
 
 	cgname_decode("/system.slice/odd\\x1b\\xff-caf\\xc3\\xa9.service", &c);
-	struct json_object *j = json_who(&c);
-	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *s;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+	struct jw w;
+	jw_init(&w, f, false);
+	json_who(&w, &c);
+	fclose(f);
 	cr_assert(strstr(s, "\"unit\":\"odd\\u001b\xef\xbf\xbd-caf\xc3\xa9.service\""), "%s", s);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		cr_assert(*p >= 0x20, "a raw control byte at %td", p - (const unsigned char *)s);
-	json_object_put(j);
+	free(s);
 }
 
 /* Where a runtime's state says a container's cgroup is (runtime_state.c matches it to the real path). */

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "out/json_out.h"
-#include "out/record.h"
+#include "report/json_out.h"
+#include "report/record.h"
 
 /* The BPF struct begins with the list's counters, in list order, each a __u64. */
 Test(counters, bpf_struct_follows_the_list)
@@ -96,7 +96,16 @@ Test(counters, every_counter_reaches_json)
 
 	distinct(&s.c);
 	cr_assert_eq(report_why(&r), 0);
-	struct json_object *j = json_row(&row, false, 1, NULL);
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	struct jw w;
+	jw_init(&w, f, false);
+	json_row(&w, &row, false, 1, NULL);
+	fclose(f);
+	struct json_object *j = json_tokener_parse(text);
+	cr_assert_not_null(j, "not JSON: %s", text);
+	free(text);
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *c = &cg_counter_defs[i];
 		uint64_t v = get_u64(holder(j, c->json), c->key, &present);
@@ -107,7 +116,10 @@ Test(counters, every_counter_reaches_json)
 
 	record_aggregate(&rs, &r);
 	record_why(&rs, &r, NULL);
-	j = record_json(&rs);
+	text = record_json_text(&rs, &len);
+	j = json_tokener_parse(text);
+	cr_assert_not_null(j, "not JSON: %s", text);
+	free(text);
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *c = &cg_counter_defs[i];
 		if (c->json == CGJ_SLICES)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cgsched.h"
-#include "out/hist.h"
+#include "report/hist.h"
 
 Test(hist, slot_boundaries)
 {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The exposition formats (out/expo.c) and cgsched's metric families (out/metrics.c). */
+/* The exposition formats (exporter/expo.c) and cgsched's metric families (exporter/metrics.c). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/cgname.h"
-#include "out/expo.h"
-#include "out/metrics.h"
+#include "exporter/expo.h"
+#include "exporter/metrics.h"
 
 /* What Prometheus 2.42 sends, and what curl sends. */
 Test(expo, negotiate)
@@ -203,5 +203,61 @@ Test(metrics, openmetrics_families)
 			cr_assert(*q != '"' || q[-1] == '\\', "raw quote in %.*s", (int)(e - h), h);
 	}
 	cr_assert(!strcmp(x.p + x.n - 6, "# EOF\n"));
+	expo_free(&x);
+}
+
+/*
+ * The counter list's metric column: every counter with a family comes out
+ * under it, with its label and its own value (counter i is 100000 - 1000 i:
+ * a mix-up shows, and its own quota's part, a difference, is not 0); a
+ * family's help on its first counter only; the wait causes' labels are
+ * --why's names.
+ */
+Test(metrics, every_listed_family_reaches_the_exposition)
+{
+	struct cg_sample s = { .id = 5 };
+	struct kstat k = { .ok = true, .quota_us = 25000, .period_us = 100000 };
+	struct snapshot snap = {};
+	struct mx_cg cg[] = { { .id = 5, .labels = "cgroup=\"/a\",cgroup_id=\"5\"", .s = &s, .k = &k } };
+	struct metrics_input in = { .why = true, .n = 1, .cg = cg, .snap = &snap, .by_labels = by,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
+	struct expo x, want;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < CG_NCOUNTERS; i++)
+		*(uint64_t *)((char *)&s.c + cg_counter_defs[i].offset) = 100000 - 1000 * i;
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
+		const struct cg_counter_def *d = &cg_counter_defs[i];
+		char name[128];
+		bool first = true;
+		if (!d->m.family)
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (cg_counter_defs[j].m.family && !strcmp(cg_counter_defs[j].m.family, d->m.family))
+				first = false;
+		cr_assert(first ? d->m.help != NULL : d->m.help == NULL, "%s: help on the family's first counter only",
+			  d->field);
+		uint64_t v = d->m.flags & MX_OWNQ ? cg_own_quota_ns(&s.c) : 100000 - 1000 * i;
+		snprintf(name, sizeof(name), "cgsched_%s", d->m.family);
+		/* The sample line as the family would write it, after a newline. */
+		expo_init(&want, EXPO_TEXT);
+		expo_family(&want, name, EXPO_COUNTER, "h");
+		size_t at = want.n - 1;
+		if (d->m.flags & MX_SEC)
+			expo_sample_sec(&want, cg[0].labels, d->m.label, v);
+		else
+			expo_sample_u64(&want, cg[0].labels, d->m.label, v);
+		cr_assert(strstr(x.p, want.p + at), "%s: no %s", d->field, want.p + at + 1);
+		expo_free(&want);
+		if (d->json == CGJ_WHY && d->m.label) {
+			char key[64];
+			snprintf(key, sizeof(key), "cause=\"%.*s\"", (int)strlen(d->key) - 3, d->key);
+			cr_assert_str_eq(d->m.label, key, "%s: a cause label other than its JSON key's", d->field);
+		}
+		shown++;
+	}
+	cr_assert_geq(shown, 14, "the list's families: %zu", shown);
 	expo_free(&x);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/report.h"
+#include "report/report.h"
 #include "figures/snapshot.h"
 
 static struct report make_rows(size_t n, unsigned seed)

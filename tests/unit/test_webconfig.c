@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/webconfig.h"
+#include "exporter/webconfig.h"
 
 /* Password "pw". */
 #define PW_HASH "$2b$10$aaaaaaaaaaaaaaaaaaaaaOAHlXNpWukNQVMybciL2fYMYrnxzOyMe"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The causes of the waits (out/why.c) and the PSI parser (kernel/psi.c). */
+/* The causes of the waits (report/why.c) and the PSI parser (kernel/psi.c). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/psi.h"
-#include "out/why.h"
+#include "report/why.h"
 
 static uint64_t sum_parts(const struct why *w)
 {

@@ -14,7 +14,6 @@
 #include "figures/snapshot.h"
 
 struct cgname;
-struct json_object;
 
 enum why_cause {
 	WHY_OWN_QUOTA,       /* throttled by its own quota */
@@ -71,14 +70,9 @@ void why_build(struct why *w, const struct cg_counters *c, uint64_t inh_by, cons
 	       int nnamed, uint64_t inside_ns, uint64_t interval_ns);
 /* Keep the `max` largest of (id, ns) in named[0..*n), largest first; an id already there adds up. */
 void why_named_add(struct why_named *named, int *n, uint64_t id, uint64_t ns);
-/* Look up the paths and names of the cgroups the parts name. */
-struct cgfs;
-void why_resolve(struct why *w, struct cgfs *fs);
 /* What a cause is called in JSON ("own_quota", ...). */
 const char *why_key(enum why_cause c);
 /* "<name>: its tasks waited 1.20s in all: 64% behind /batch, 21% its own quota, ..." (and the pressure line). */
 void why_print(FILE *f, const char *name, const struct why *w);
-/* The "waited" object. */
-struct json_object *why_json(const struct why *w, const struct cg_counters *c);
 
 #endif

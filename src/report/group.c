@@ -7,8 +7,8 @@
 #include "lib/cgname.h"
 #include "lib/util.h"
 #include "figures/snapshot.h"
-#include "out/group.h"
-#include "out/report.h"
+#include "report/group.h"
+#include "report/report.h"
 
 static const char *const names[] = {
 	[GROUP_PATH] = "path", [GROUP_UNIT] = "unit", [GROUP_CONTAINER] = "container", [GROUP_POD] = "pod",

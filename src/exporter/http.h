@@ -2,7 +2,7 @@
 /*
  * The /metrics endpoint over libmicrohttpd (docs/dependencies.md): its own
  * thread answers requests one at a time, asks the caller to render, and
- * checks TLS and basic auth as --web-config says (lib/webconfig.h).
+ * checks TLS and basic auth as --web-config says (exporter/webconfig.h).
  */
 #ifndef CGS_HTTP_H
 #define CGS_HTTP_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "out/expo.h"
+#include "exporter/expo.h"
 
 struct webconfig;
 struct http_server;

@@ -3,13 +3,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
-#include "out/hist.h"
-#include "out/json_out.h"
-#include "out/tasks_out.h"
+#include "report/hist.h"
+#include "report/tasks_out.h"
 #include "lib/util.h"
 
 static double key_of(const struct task_row *w, enum sort_key k)
@@ -107,40 +105,4 @@ void task_table(FILE *f, const struct task_report *r, size_t limit)
 			(unsigned long long)t->wakeups, (unsigned long long)t->sw_vol,
 			(unsigned long long)t->sw_invol);
 	}
-}
-
-struct json_object *json_tasks(const struct task_report *r, bool hist_ms)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < r->n; i++) {
-		const struct task_row *w = &r->rows[i];
-		const struct task_sample *t = w->t;
-		struct json_object *o = json_object_new_object(), *sw, *rq;
-		JADD(o, "pid", JU64(r->threads ? t->tgid : t->id));
-		if (r->threads)
-			JADD(o, "tid", JU64(t->id));
-		JADD(o, "comm", json_name(t->comm));
-		JADD(o, "cgroup_id", JU64(t->cgid));
-		JADD(o, "path", json_name(w->path));
-		JADD(o, "name", json_who(w->who));
-		JADD(o, "cpu_pct", json_object_new_double(w->cpu_pct));
-		JADD(o, "oncpu_ns", JU64(t->oncpu_ns));
-		JADD(o, "wakeups", JU64(t->wakeups));
-		sw = json_object_new_object();
-		JADD(sw, "voluntary", JU64(t->sw_vol));
-		JADD(sw, "involuntary", JU64(t->sw_invol));
-		JADD(o, "switches", sw);
-		rq = json_object_new_object();
-		JADD(rq, "count", JU64(t->runq_count));
-		JADD(rq, "sum_ns", JU64(t->runq_sum_ns));
-		JADD(rq, "p50_ns", JU64((uint64_t)w->runq_p50_ns));
-		JADD(rq, "p99_ns", JU64((uint64_t)w->runq_p99_ns));
-		JADD(rq, "max_ns", JU64(t->runq_max_ns));
-		JADD(rq, "hist_unit", json_object_new_string(hist_ms ? "ms" : "us"));
-		JADD(rq, "hist", json_hist(t->runq_slots));
-		JADD(o, "runq", rq);
-		json_object_array_add(a, o);
-	}
-	return a;
 }

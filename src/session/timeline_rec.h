@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * --timeline FILE (top, record): a session's events as a Perfetto trace
- * (out/timeline.h). A track per cgroup, nested as the hierarchy and named
+ * (report/timeline.h). A track per cgroup, nested as the hierarchy and named
  * as top names them; under it, per CPU, its throttle episodes; per thread,
  * its waits longer than the threshold, named by the cgroup whose task ran
  * meanwhile; counters per interval (CPU %, run-queue p99, throttled %,
@@ -13,11 +13,11 @@
 
 #include <stdint.h>
 
-#include "cmd/session.h"
+#include "session/session.h"
 #include "figures/kstat_src.h"
 #include "lib/idtab.h"
-#include "out/report.h"
-#include "out/timeline.h"
+#include "report/report.h"
+#include "report/timeline.h"
 
 #define TIMELINE_LONG_WAIT_DEFAULT_NS 10000000ULL
 

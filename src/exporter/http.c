@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "lib/util.h"
-#include "lib/webconfig.h"
-#include "out/http.h"
+#include "exporter/webconfig.h"
+#include "exporter/http.h"
 
 /*
  * Bounds against hostile clients (docs/metrics.md, "Security"). A client

@@ -11,8 +11,7 @@
 
 #include "lib/cgname.h"
 #include "lib/util.h"
-#include "out/metrics.h"
-#include "out/why.h"
+#include "exporter/metrics.h"
 
 void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id)
 {
@@ -32,66 +31,63 @@ static bool limited(const struct mx_cg *c)
 	return c->k && c->k->ok && c->k->quota_us >= 0;
 }
 
-/* A counter family over the cgroups: one sample each where the figure is not 0 (or, with lim, limited). */
-static void cg_family(struct expo *x, const struct metrics_input *in, const char *name, const char *help,
-		       size_t off, bool seconds, bool lim)
+/* A counter of the list as its family shows it: 0 where it is not traced. */
+static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_counters *c,
+				const struct cg_counter_def *d)
 {
-	expo_family(x, name, EXPO_COUNTER, help);
-	for (size_t i = 0; i < in->n; i++) {
-		uint64_t v = *(const uint64_t *)((const char *)&in->cg[i].s->c + off);
-		if (!v && !(lim && limited(&in->cg[i])))
+	if ((d->m.flags & MX_WHY) && !in->why)
+		return 0;
+	return d->m.flags & MX_OWNQ ? cg_own_quota_ns(c) : cg_counter(c, d);
+}
+
+/*
+ * The counter families of the list (CG_COUNTERS' metric column), in list
+ * order: each at its first counter, with every counter of the list under
+ * the same name, cgroup by cgroup. A series is shown once its figure is not
+ * 0 (or, MX_LIM, while the cgroup has a quota). A family whose counters are
+ * all --why's is left out without it.
+ */
+static void cg_counter_families(struct expo *x, const struct metrics_input *in)
+{
+	char name[128];
+
+	for (size_t f = 0; f < CG_NCOUNTERS; f++) {
+		const struct cg_metric *m = &cg_counter_defs[f].m;
+		size_t mem[CG_NCOUNTERS], n = 0;
+		bool first = true, traced = false;
+
+		if (!m->family)
 			continue;
-		if (seconds)
-			expo_sample_sec(x, in->cg[i].labels, NULL, v);
-		else
-			expo_sample_u64(x, in->cg[i].labels, NULL, v);
+		for (size_t k = 0; k < CG_NCOUNTERS && first; k++) {
+			const struct cg_metric *o = &cg_counter_defs[k].m;
+			if (!o->family || strcmp(o->family, m->family))
+				continue;
+			if (k < f)
+				first = false; /* shown with its first counter */
+			mem[n++] = k;
+			traced |= !(o->flags & MX_WHY) || in->why;
+		}
+		if (!first || !traced)
+			continue;
+		snprintf(name, sizeof(name), "cgsched_%s", m->family);
+		expo_family(x, name, EXPO_COUNTER, m->help);
+		for (size_t i = 0; i < in->n; i++)
+			for (size_t k = 0; k < n; k++) {
+				const struct cg_counter_def *d = &cg_counter_defs[mem[k]];
+				uint64_t v = cg_metric_value(in, &in->cg[i].s->c, d);
+				if (!v && !((d->m.flags & MX_LIM) && limited(&in->cg[i])))
+					continue;
+				if (d->m.flags & MX_SEC)
+					expo_sample_sec(x, in->cg[i].labels, d->m.label, v);
+				else
+					expo_sample_u64(x, in->cg[i].labels, d->m.label, v);
+			}
 	}
 }
-#define CGC(name, help, field, seconds) \
-	cg_family(x, in, name, help, offsetof(struct cg_counters, field), seconds, false)
-#define CGC_LIM(name, help, field, seconds) \
-	cg_family(x, in, name, help, offsetof(struct cg_counters, field), seconds, true)
 
-/* What a cgroup's waits were spent behind, under top --why's names (out/why.h). */
-static const struct {
-	enum why_cause cause;
-	size_t off;            /* in struct cg_counters; 0: own quota, a difference */
-	bool why;              /* traced only with --why */
-} causes[] = {
-	{ WHY_SAME, offsetof(struct cg_counters, wb_same_ns), true },
-	{ WHY_OTHER, offsetof(struct cg_counters, wb_other_ns), true },
-	{ WHY_KTHREAD, offsetof(struct cg_counters, wb_kthread_ns), true },
-	{ WHY_RT, offsetof(struct cg_counters, wb_rt_ns), true },
-	{ WHY_IDLE, offsetof(struct cg_counters, wb_idle_ns), true },
-	{ WHY_UNATTRIBUTED, offsetof(struct cg_counters, wb_unknown_ns), true },
-	{ WHY_OWN_QUOTA, 0, false },
-	{ WHY_ANCESTOR_QUOTA, offsetof(struct cg_counters, thr_inh_ns), false },
-};
-#define NCAUSES (ARRAY_SIZE(causes))
-
-static uint64_t cause_ns(const struct cg_counters *c, size_t k)
+/* The kernel's pressure beside cgsched's waits: the host's, and with --why each cgroup's (v2). */
+static void cg_pressure(struct expo *x, const struct metrics_input *in)
 {
-	if (!causes[k].off)
-		return cg_own_quota_ns(c);
-	return *(const uint64_t *)((const char *)c + causes[k].off);
-}
-
-static void cg_waits(struct expo *x, const struct metrics_input *in)
-{
-	char extra[NCAUSES][48];
-
-	/* Each cause's label once, not once per cgroup. */
-	for (size_t k = 0; k < NCAUSES; k++)
-		snprintf(extra[k], sizeof(extra[k]), "cause=\"%s\"", why_key(causes[k].cause));
-	expo_family(x, "cgsched_wait_seconds_total", EXPO_COUNTER,
-		    "Time the cgroup's tasks waited, summed over tasks, by what they waited behind: "
-		    "its own or an ancestor's quota (throttled), and with --why what ran on the CPU meanwhile");
-	for (size_t i = 0; i < in->n; i++)
-		for (size_t k = 0; k < NCAUSES; k++) {
-			uint64_t v = causes[k].why && !in->why ? 0 : cause_ns(&in->cg[i].s->c, k);
-			if (v)
-				expo_sample_sec(x, in->cg[i].labels, extra[k], v);
-		}
 	if (in->host_psi_ok) {
 		expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,
 			    "The kernel's PSI: /proc/pressure/cpu \"some\" total, wall time with a task waiting for a CPU");
@@ -99,28 +95,12 @@ static void cg_waits(struct expo *x, const struct metrics_input *in)
 	}
 	if (!in->why)
 		return;
-	CGC("cgsched_waiting_seconds_total",
-	    "Wall time with at least one task of the cgroup waiting for a CPU (--why; cgsched's PSI \"some\")",
-	    some_ns, true);
 	/* The kernel's own beside it, where it keeps one per cgroup (v2). */
 	expo_family(x, "cgsched_cpu_pressure_some_seconds_total", EXPO_COUNTER,
 		    "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU");
 	for (size_t i = 0; i < in->n; i++)
 		if (in->cg[i].psi_ok)
 			expo_sample_sec(x, in->cg[i].labels, NULL, in->cg[i].psi_us * 1000);
-}
-
-static void cg_switches(struct expo *x, const struct metrics_input *in)
-{
-	expo_family(x, "cgsched_switches_total", EXPO_COUNTER,
-		    "Context switches away from the cgroup's tasks: voluntary (blocked) or involuntary (preempted, still runnable)");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct cg_counters *c = &in->cg[i].s->c;
-		if (c->sw_vol)
-			expo_sample_u64(x, in->cg[i].labels, "kind=\"voluntary\"", c->sw_vol);
-		if (c->sw_invol)
-			expo_sample_u64(x, in->cg[i].labels, "kind=\"involuntary\"", c->sw_invol);
-	}
 }
 
 static void cg_hists(struct expo *x, const struct metrics_input *in)
@@ -379,16 +359,9 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 
 void metrics_render(struct expo *x, const struct metrics_input *in)
 {
-	CGC("cgsched_oncpu_seconds_total", "Time the cgroup's tasks ran on a CPU, summed over CPUs (traced)", oncpu_ns, true);
-	CGC("cgsched_wakeups_total", "Wake-ups of the cgroup's tasks (sched_wakeup, sched_wakeup_new)", wakeups, false);
-	cg_switches(x, in);
+	cg_counter_families(x, in);
 	cg_hists(x, in);
-	CGC_LIM("cgsched_throttle_episodes_total", "Throttle episodes of the cgroup's own quota, counted per CPU as cpu.stat counts time",
-	    thr_count, false);
-	CGC_LIM("cgsched_throttled_seconds_total",
-	    "Time the cgroup's run queues were throttled by its own quota, summed over CPUs (traced; the kernel's is cgsched_cpu_stat_throttled_seconds_total)",
-	    thr_ns, true);
-	cg_waits(x, in);
+	cg_pressure(x, in);
 	cg_preemptors(x, in, false);
 	if (in->why)
 		cg_preemptors(x, in, true);

@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "out/why.h"
+#include "report/why.h"
 
-#include <json-c/json.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/cgroupfs.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
-#include "out/json_out.h"
-#include "out/report.h"
 
 static const char *const keys[] = {
 	[WHY_OWN_QUOTA] = "own_quota",       [WHY_ANCESTOR_QUOTA] = "ancestor_quota",
@@ -148,51 +144,4 @@ void why_print(FILE *f, const char *name, const struct why *w)
 		fprintf(f, "; kernel PSI %s some: %s (%.1f%%)", w->psi.host ? "/proc/pressure/cpu (host)" : "cpu.pressure",
 			fmt_duration(a, sizeof(a), w->psi.some_ns), 100.0 * w->psi.some_ns / w->interval_ns);
 	fputc('\n', f);
-}
-
-struct json_object *why_json(const struct why *w, const struct cg_counters *c)
-{
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *x;
-
-	struct cg_counters t = *c;
-
-	/* Waits behind cgroups that count as its own are its own tasks' here, as in the causes. */
-	t.wb_same_ns += w->inside_ns;
-	t.wb_other_ns -= w->inside_ns;
-	JADD(o, "total_ns", JU64(w->total_ns));
-	json_counters(o, &t, CGJ_WHY, false);
-	for (int i = 0; i < w->n; i++) {
-		x = json_object_new_object();
-		JADD(x, "cause", json_object_new_string(why_key(w->p[i].cause)));
-		JADD(x, "ns", JU64(w->p[i].ns));
-		JADD(x, "pct", json_object_new_double(w->total_ns ? 100.0 * w->p[i].ns / w->total_ns : 0));
-		if (w->p[i].cause == WHY_NAMED || w->p[i].cause == WHY_ANCESTOR_QUOTA) {
-			JADD(x, "id", JU64(w->p[i].id));
-			JADD(x, "path", json_name(w->p[i].path));
-			JADD(x, "name", json_who(w->p[i].who));
-		}
-		json_object_array_add(a, x);
-	}
-	JADD(o, "causes", a);
-	JADD(o, "interval_ns", JU64(w->interval_ns));
-	if (w->psi.ok) {
-		x = json_object_new_object();
-		JADD(x, "source", json_object_new_string(w->psi.host ? "/proc/pressure/cpu" : "cpu.pressure"));
-		JADD(x, "some_ns", JU64(w->psi.some_ns));
-		JADD(o, "kernel_psi", x);
-	} else {
-		JADD(o, "kernel_psi", NULL);
-	}
-	return o;
-}
-
-void why_resolve(struct why *w, struct cgfs *fs)
-{
-	for (int k = 0; k < w->n; k++) {
-		struct why_part *p = &w->p[k];
-		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
-			p->path = cgfs_path(fs, p->id, false, NULL);
-			p->who = cgfs_who(fs, p->id);
-		}
-	}
 }

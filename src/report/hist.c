@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <math.h>
 
-#include "out/hist.h"
+#include "report/hist.h"
 
 unsigned hist_slot(uint64_t v, unsigned nslots)
 {

@@ -2,7 +2,7 @@
 /*
  * A Perfetto trace (--timeline): tracks, slices and counters as Perfetto's
  * track events, encoded by protobuf-c from the project's subset of
- * Perfetto's .proto files (src/out/perfetto.proto). Each packet is written
+ * Perfetto's .proto files (src/report/perfetto.proto). Each packet is written
  * as it comes, as a one-packet Trace message: a Trace is a repeated field,
  * so their concatenation is one Trace, and the file is valid after every
  * write, also when the run is cut short.
@@ -17,13 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/atomic_file.h"
+
 struct timeline {
-	int fd;
+	struct atomic_file f;  /* the trace, beside its name until timeline_close */
 	int64_t boot_off;      /* BOOTTIME - MONOTONIC, ns */
 	uint64_t packets, bytes; /* whole packets written */
 	bool failed;           /* a write failed: said once, the file cut back to its whole packets */
-	char *path;            /* what the trace is to be called */
-	char *tmp;             /* where it is written until then, beside it */
 };
 
 /*

@@ -13,7 +13,7 @@
 
 #include "figures/kstat.h"
 #include "figures/snapshot.h"
-#include "out/expo.h"
+#include "exporter/expo.h"
 
 struct cgname;
 

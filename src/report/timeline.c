@@ -2,7 +2,7 @@
 /* Perfetto track events through protobuf-c (timeline.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/atomic_file.h"
 #include "lib/util.h"
-#include "out/timeline.h"
+#include "report/timeline.h"
 #include "perfetto.pb-c.h"
 
 /* One sequence for all of cgsched's packets (the writer is one thread). */
@@ -27,56 +28,28 @@ static int64_t clock_ns(clockid_t c)
 
 int timeline_open(struct timeline *t, const char *path)
 {
-	char *d = strdup(path);
+	int err;
 
 	memset(t, 0, sizeof(*t));
-	t->fd = -1;
-	t->path = strdup(path);
-	if (!d || !t->path || asprintf(&t->tmp, "%s/.cgsched-timeline-XXXXXX", dirname(d)) < 0) {
-		free(d);
-		free(t->path);
-		t->path = t->tmp = NULL;
-		return -ENOMEM;
-	}
-	free(d);
-	/* A new file (mkstemp: O_EXCL), never a link someone put at the name. */
-	if ((t->fd = mkostemp(t->tmp, O_CLOEXEC)) < 0 || fchmod(t->fd, 0644)) {
-		int err = -errno;
-		if (t->fd >= 0) {
-			close(t->fd);
-			unlink(t->tmp);
-		}
-		free(t->path);
-		free(t->tmp);
-		t->path = t->tmp = NULL;
+	if ((err = atomic_file_open(&t->f, path, 0644, false)))
 		return err;
-	}
 	t->boot_off = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
 int timeline_close(struct timeline *t, bool keep)
 {
-	int err = 0;
+	char path[PATH_MAX];
+	int err;
 
-	if (t->fd < 0)
+	if (t->f.fd < 0)
 		return 0;
-	if (close(t->fd) && keep) {
-		err = -errno;
-		cgs_err("--timeline %s: %s", t->path, strerror(-err));
-	}
-	t->fd = -1;
-	if (keep && !err && rename(t->tmp, t->path)) {
-		err = -errno;
-		cgs_err("--timeline %s: %s", t->path, strerror(-err));
-	}
-	if (!keep || err)
-		unlink(t->tmp);
+	snprintf(path, sizeof(path), "%s", t->f.path);
+	/* Kept with the whole packets before a failed write (said when it happened). */
+	if ((err = atomic_file_close(&t->f, keep)))
+		cgs_err("--timeline %s: %s", path, strerror(-err));
 	if (!err && t->failed)
-		err = -EIO; /* said when it happened; the whole packets before it are kept */
-	free(t->path);
-	free(t->tmp);
-	t->path = t->tmp = NULL;
+		err = -EIO;
 	return err;
 }
 
@@ -101,25 +74,18 @@ static void emit(struct timeline *t, Cgsched__Perfetto__TracePacket *p)
 	size_t len = cgsched__perfetto__trace__get_packed_size(&tr);
 	if (len > sizeof(stack) && !(buf = malloc(len))) {
 		t->failed = true;
-		cgs_err("--timeline %s: out of memory; the trace ends here", t->path);
+		cgs_err("--timeline %s: out of memory; the trace ends here", t->f.path);
 		return;
 	}
 	cgsched__perfetto__trace__pack(&tr, buf);
 	/* One write per packet: a cut run leaves whole packets. */
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(t->fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			t->failed = true;
-			cgs_err("--timeline %s: %s; the trace ends at its last whole packet", t->path,
-				w < 0 ? strerror(errno) : "short write");
-			/* Half a packet would make the whole file unreadable: cut it off. */
-			if (ftruncate(t->fd, t->bytes))
-				cgs_err("--timeline %s: cannot cut back the half-written packet: %s", t->path, strerror(errno));
-			break;
-		}
-		off += w;
+	int err = atomic_file_write(&t->f, buf, len);
+	if (err) {
+		t->failed = true;
+		cgs_err("--timeline %s: %s; the trace ends at its last whole packet", t->f.path, strerror(-err));
+		/* Half a packet would make the whole file unreadable: cut it off. */
+		if (ftruncate(t->f.fd, t->bytes))
+			cgs_err("--timeline %s: cannot cut back the half-written packet: %s", t->f.path, strerror(errno));
 	}
 	if (buf != stack)
 		free(buf);

@@ -13,8 +13,8 @@
 
 #include "figures/kstat.h"
 #include "limits/cpu_limits.h"
-#include "out/json_out.h"
-#include "out/report.h"
+#include "report/json_out.h"
+#include "report/report.h"
 
 #define CGS_RECORD_SCHEMA "cgsched/record"
 #define CGS_RECORD_VERSION 2
@@ -65,7 +65,10 @@ uint64_t record_thr_wall_ns(const struct record_summary *rs);
 /* The length of the union of the episodes' [start, end) intervals. */
 uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n);
 double record_thr_pct(const struct record_summary *rs);
-struct json_object *record_json(const struct record_summary *rs);
+/* The report (schema cgsched/record, docs/json.md) as one value where w stands. */
+void record_json(struct jw *w, const struct record_summary *rs);
+/* The same as pretty text (two spaces a level), malloc'd, *len its length; NULL: out of memory. */
+char *record_json_text(const struct record_summary *rs, size_t *len);
 /* The text summary and histograms, perf-stat style. */
 void record_print(FILE *f, const struct record_summary *rs);
 

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/timeline_rec.h"
+#include "session/refresh.h"
+#include "session/timeline_rec.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 
@@ -189,28 +190,17 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 
 void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struct snapshot *cur)
 {
-	struct snapshot d;
-	struct report rep;
-	struct idtab kfigs = IDTAB_INIT(struct kstat_fig);
+	struct refresh f;
 
-	if (snapshot_delta(prev, cur, &d)) {
-		snapshot_free(&d);
-		return;
-	}
 	/* Only record builds its own reports (top passes its own): the kernel's figures opened then. */
 	if (!r->ks_tried) {
 		r->ks_tried = true;
 		r->ks_open = !kstat_src_open(&r->ks, &r->s->fs, KSTAT_AUTO);
 	}
-	if (r->ks_open && !kstat_src_refresh(&r->ks))
-		kstat_src_figures(&r->ks, &d, false, &kfigs);
-	uint64_t from = prev->t_ns;
-	if (!report_build(&rep, &d, cur->t_ns - from, false, &kfigs)) {
-		tl_rec_rows(r, &rep, cur->t_ns);
-		report_free(&rep);
-	}
-	idtab_free(&kfigs);
-	snapshot_free(&d);
+	struct refresh_opts o = { .ks = r->ks_open ? &r->ks : NULL, .no_paths = true };
+	if (!refresh_make(&f, r->s, &o, prev, cur))
+		tl_rec_rows(r, &f.r, cur->t_ns);
+	refresh_free(&f);
 }
 
 void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns)
@@ -238,7 +228,7 @@ void tl_rec_finish(struct tl_rec *r)
 	}
 	if (r->lost)
 		cgs_warn("--timeline %s: %llu events lost (ring buffer full): the trace is incomplete there "
-			 "(its track \"cgsched: events lost\" shows when)", r->tl.path, (unsigned long long)r->lost);
+			 "(its track \"cgsched: events lost\" shows when)", r->tl.f.path, (unsigned long long)r->lost);
 	tracer_set_tap(&r->s->tr, &(struct tracer_tap){});
 }
 

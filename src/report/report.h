@@ -9,7 +9,7 @@
 
 #include "figures/kstat.h"
 #include "figures/snapshot.h"
-#include "out/why.h"
+#include "report/why.h"
 
 struct cgfs;
 struct cgname;
@@ -35,7 +35,7 @@ struct row {
 	bool removed;
 	bool resolved;        /* path, removed and the paths below looked up (report_resolve) */
 	const struct cgname *who; /* unit, container, pod read from the path; NULL: nothing */
-	uint32_t members;     /* top --group-by: a group of this many cgroups (out/group.h); 0: one cgroup */
+	uint32_t members;     /* top --group-by: a group of this many cgroups (report/group.h); 0: one cgroup */
 	const struct cg_sample *s;
 	double cpu_pct;       /* on-CPU time / interval, 100 = one CPU */
 	double runq_p50_ns, runq_p99_ns;
@@ -79,8 +79,10 @@ int sort_key_parse(const char *s, enum sort_key *k);
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs);
-/* --why: split every row's waits into causes (out/why.h). 0 or -ENOMEM. */
+/* --why: split every row's waits into causes (report/why.h); before report_sort. 0, -ENOMEM, or -EINVAL for sorted rows. */
 int report_why(struct report *r);
+/* Look up the paths and names of the cgroups a why's parts name. */
+void why_resolve(struct why *w, struct cgfs *fs);
 
 /* Sort the rows by k; with first > 0 only the first `first` need be in order. */
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
@@ -95,8 +97,6 @@ void report_free(struct report *r);
 const char *row_name(const struct row *w, char *buf, size_t len);
 /* Who a row belongs to for text ("pod <uid>/<id12>", escaped), or NULL. */
 const char *row_who(const struct row *w, char *buf, size_t len);
-/* A name (lib/cgname.h) as text: cgname_short, escaped into buf; NULL when there is none. */
-const char *who_text(const struct cgname *who, char *buf, size_t len);
 /* For a column of width: long paths keep their tail, the part that tells cgroups apart ("..b/c"). */
 const char *clip(const char *s, char *buf, size_t width);
 /* Names keep their head, the kind and the start of the id ("pod 3f0c.."). */
@@ -105,7 +105,7 @@ const char *clip_end(const char *s, char *buf, size_t width);
 void report_table(FILE *f, const struct report *r, size_t limit);
 /* One sentence per throttled cgroup: periods, quota used, who held it. */
 void report_throttle_lines(FILE *f, const struct report *r);
-/* --why: each row's verdict and pressure lines (out/why.h), in row order. */
+/* --why: each row's verdict and pressure lines (report/why.h), in row order. */
 void report_why_lines(FILE *f, const struct report *r);
 /* One line naming every nonzero drop counter, or "drops: none". */
 void report_drops(FILE *f, const uint64_t *drops);

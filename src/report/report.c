@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "kernel/cgroupfs.h"
-#include "out/hist.h"
+#include "report/hist.h"
 #include "lib/idtab.h"
 #include "figures/kstat_src.h"
-#include "out/report.h"
+#include "report/report.h"
 #include "lib/cgname.h"
 #include "lib/util.h"
 
@@ -140,6 +140,9 @@ int report_why(struct report *r)
 		uint64_t inside = 0;
 		int nn = 0;
 
+		/* The preemptions are matched by a walk in id order: rows sorted otherwise would lose them. */
+		if (i && w->id < r->rows[i - 1].id)
+			return -EINVAL;
 		if (!(w->why = malloc(sizeof(*w->why))))
 			return -ENOMEM;
 		/* Rows are in id order until sorted, as d->pre by victim. */
@@ -295,15 +298,6 @@ const char *clip_end(const char *s, char *buf, size_t width)
 	return buf;
 }
 
-const char *who_text(const struct cgname *who, char *buf, size_t len)
-{
-	char s[CGNAME_SHORT_MAX];
-
-	if (!who || !cgname_short(who, s, sizeof(s)))
-		return NULL;
-	return text_escape(s, buf, len);
-}
-
 /* For text: who it is when the path says (a pod, a container, a unit), else the path; escaped. */
 static const char *name_or_id(const char *path, const struct cgname *who, uint64_t id, char *buf, size_t len)
 {
@@ -438,5 +432,16 @@ void report_why_lines(FILE *f, const struct report *r)
 			fputs("\nWhy they waited (--why: what ran on the CPU meanwhile, or the quota that held them)\n", f);
 		any = true;
 		why_print(f, row_name(w, name, sizeof(name)), w->why);
+	}
+}
+
+void why_resolve(struct why *w, struct cgfs *fs)
+{
+	for (int k = 0; k < w->n; k++) {
+		struct why_part *p = &w->p[k];
+		if (p->cause == WHY_NAMED || p->cause == WHY_ANCESTOR_QUOTA) {
+			p->path = cgfs_path(fs, p->id, false, NULL);
+			p->who = cgfs_who(fs, p->id);
+		}
 	}
 }

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "lib/util.h"
-#include "out/expo.h"
+#include "exporter/expo.h"
 
 void expo_init(struct expo *x, enum expo_format f)
 {

@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "lib/util.h"
-#include "lib/webconfig.h"
+#include "exporter/webconfig.h"
 
 /* Far above any real config or certificate chain; read_file_bounded refuses more. */
 #define WEBCONFIG_MAX (1u << 20)

@@ -3,7 +3,7 @@
  * Serving a session's figures on /metrics (cgsched export, enforce
  * --listen): gathers one scrape's inputs under a lock the command's own
  * loop shares, keeps each cgroup's series until a grace period after the
- * cgroup is removed, and renders them (out/metrics.h) over HTTP (out/http.h).
+ * cgroup is removed, and renders them (exporter/metrics.h) over HTTP (exporter/http.h).
  */
 #ifndef CGS_EXPORTER_H
 #define CGS_EXPORTER_H
@@ -23,23 +23,7 @@ struct exporter_opts {
 	uint64_t top_preemptors;     /* per cgroup */
 };
 
-#define EXPORT_LONG_OPTS                                                   \
-	{ "listen", required_argument, NULL, OPT_LISTEN },                 \
-	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },         \
-	{ "grace", required_argument, NULL, OPT_GRACE },                   \
-	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }
-
-#define EXPORT_OPTS_HELP                                                                         \
-	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
-	"                           only; :PORT for every address, behind --web-config)\n"           \
-	"      --web-config FILE    TLS and basic auth, as the Prometheus exporters' web config\n"    \
-	"                           file (docs/metrics.md)\n"                                          \
-	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
-	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n"
-
 void exporter_opts_init(struct exporter_opts *o);
-/* One of EXPORT_LONG_OPTS: 0 taken, -1 a bad value (its line printed), 1 not one of them. */
-int exporter_opt(struct exporter_opts *o, int c, const char *arg);
 
 struct exporter;
 /*

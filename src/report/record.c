@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
-#include <json-c/json.h>
+#include <stdio.h>
 
 #include "kernel/runtime_state.h"
 #include "lib/cgname.h"
-#include "out/hist.h"
-#include "out/json_out.h"
-#include "out/record.h"
+#include "report/hist.h"
+#include "report/json_out.h"
+#include "report/record.h"
 #include "lib/util.h"
 
 /* The report's rows are the traced subtree; its delta is sorted by id. */
@@ -121,98 +121,124 @@ static const struct cgname *record_who(const struct record_summary *rs, struct c
 	return cgname_known(who) ? who : NULL;
 }
 
-struct json_object *record_json(const struct record_summary *rs)
+void record_json(struct jw *w, const struct record_summary *rs)
 {
-	struct json_object *o = json_object_new_object(), *x;
 	struct cgname who;
 
-	JADD(o, "schema", json_object_new_string(CGS_RECORD_SCHEMA));
-	JADD(o, "version", json_object_new_int(CGS_RECORD_VERSION));
-	json_trace_info(o, &rs->ti);
+	jw_object(w);
+	jw_kstring(w, "schema", CGS_RECORD_SCHEMA);
+	jw_ki64(w, "version", CGS_RECORD_VERSION);
+	json_trace_info(w, &rs->ti);
+	jw_key(w, "command");
 	if (rs->argv) {
-		x = json_object_new_array();
+		jw_array(w);
 		for (char *const *a = rs->argv; *a; a++)
-			json_object_array_add(x, json_object_new_string(*a));
-		JADD(o, "command", x);
+			jw_string(w, *a);
+		jw_end_array(w);
 	} else {
-		JADD(o, "command", NULL);
+		jw_null(w);
 	}
-	JADD(o, "cgroup", json_name(rs->cgroup));
-	JADD(o, "name", json_who(record_who(rs, &who)));
-	JADD(o, "attached", json_object_new_boolean(rs->attached));
-	x = json_object_new_object();
+	jw_kname(w, "cgroup", rs->cgroup);
+	jw_key(w, "name");
+	json_who(w, record_who(rs, &who));
+	jw_kbool(w, "attached", rs->attached);
+	jw_kobject(w, "limits");
 	if (rs->limits.has_max) {
-		JADD(x, "quota_us", rs->limits.quota_us ? JU64(rs->limits.quota_us) : NULL);
-		JADD(x, "period_us", JU64(rs->limits.period_us));
+		jw_ku64_or_null(w, "quota_us", rs->limits.quota_us, rs->limits.quota_us);
+		jw_ku64(w, "period_us", rs->limits.period_us);
 	}
 	if (rs->limits.has_weight) {
-		JADD(x, "weight", JU64(rs->limits.weight));
+		jw_ku64(w, "weight", rs->limits.weight);
 		if (rs->ti.cgroup_version == 1)
-			JADD(x, "shares", JU64(weight_to_shares(rs->limits.weight)));
+			jw_ku64(w, "shares", weight_to_shares(rs->limits.weight));
 	}
-	JADD(o, "limits", x);
-	JADD(o, "start_time", json_object_new_double(rs->start_time));
-	JADD(o, "wall_ns", JU64(rs->wall_ns));
-	x = json_object_new_object();
-	JADD(x, "status", rs->exit_status >= 0 ? json_object_new_int(rs->exit_status) : NULL);
-	JADD(x, "signal", rs->exit_signal > 0 ? json_object_new_int(rs->exit_signal) : NULL);
-	JADD(o, "exit", x);
-	json_counters(o, &rs->c, CGJ_ROW_TIME, true);
-	JADD(o, "cpu_pct", json_object_new_double(record_cpu_pct(rs)));
-	json_counters(o, &rs->c, CGJ_ROW, true);
-	x = json_object_new_object();
-	json_counters(x, &rs->c, CGJ_SWITCHES, true);
-	JADD(o, "switches", x);
-	x = json_object_new_object();
-	json_counters(x, &rs->c, CGJ_THR, true);
-	json_counters(x, &rs->c, CGJ_THR_WAIT, true);
-	JADD(x, "wall_ns", JU64(record_thr_wall_ns(rs)));
-	JADD(x, "pct", json_object_new_double(record_thr_pct(rs)));
-	JADD(x, "p99_ns", JU64((uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
-	JADD(x, "max_ns", JU64(rs->thr_max_ns));
-	JADD(x, "hist", json_hist(rs->c.thr_slots));
-	JADD(o, "throttle", x);
-	x = json_object_new_object();
-	json_counters(x, &rs->c, CGJ_RUNQ, true);
-	JADD(x, "p50_ns", JU64((uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns)));
-	JADD(x, "p99_ns", JU64((uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns)));
-	JADD(x, "max_ns", JU64(rs->runq_max_ns));
-	JADD(x, "hist", json_hist(rs->c.runq_slots));
-	JADD(o, "runq", x);
-	x = json_object_new_array();
+	jw_end_object(w);
+	jw_kdouble(w, "start_time", rs->start_time);
+	jw_ku64(w, "wall_ns", rs->wall_ns);
+	jw_kobject(w, "exit");
+	jw_ki64_or_null(w, "status", rs->exit_status >= 0, rs->exit_status);
+	jw_ki64_or_null(w, "signal", rs->exit_signal > 0, rs->exit_signal);
+	jw_end_object(w);
+	json_counters(w, &rs->c, CGJ_ROW_TIME, true);
+	jw_kdouble(w, "cpu_pct", record_cpu_pct(rs));
+	json_counters(w, &rs->c, CGJ_ROW, true);
+	jw_kobject(w, "switches");
+	json_counters(w, &rs->c, CGJ_SWITCHES, true);
+	jw_end_object(w);
+	jw_kobject(w, "throttle");
+	json_counters(w, &rs->c, CGJ_THR, true);
+	json_counters(w, &rs->c, CGJ_THR_WAIT, true);
+	jw_ku64(w, "wall_ns", record_thr_wall_ns(rs));
+	jw_kdouble(w, "pct", record_thr_pct(rs));
+	jw_ku64(w, "p99_ns", (uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns));
+	jw_ku64(w, "max_ns", rs->thr_max_ns);
+	jw_key(w, "hist");
+	json_hist(w, rs->c.thr_slots);
+	jw_end_object(w);
+	jw_kobject(w, "runq");
+	json_counters(w, &rs->c, CGJ_RUNQ, true);
+	jw_ku64(w, "p50_ns", (uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns));
+	jw_ku64(w, "p99_ns", (uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns));
+	jw_ku64(w, "max_ns", rs->runq_max_ns);
+	jw_key(w, "hist");
+	json_hist(w, rs->c.runq_slots);
+	jw_end_object(w);
+	jw_karray(w, "preempted_by");
 	for (int i = 0; i < rs->npre; i++) {
-		struct json_object *p = json_object_new_object();
-		JADD(p, "id", JU64(rs->pre[i].id));
-		JADD(p, "path", json_name(rs->pre[i].path));
-		JADD(p, "count", JU64(rs->pre[i].count));
-		json_object_array_add(x, p);
+		jw_object(w);
+		jw_ku64(w, "id", rs->pre[i].id);
+		jw_kname(w, "path", rs->pre[i].path);
+		jw_ku64(w, "count", rs->pre[i].count);
+		jw_end_object(w);
 	}
-	JADD(o, "preempted_by", x);
-	if (rs->why_on)
-		JADD(o, "waited", why_json(&rs->why, &rs->c));
+	jw_end_array(w);
+	if (rs->why_on) {
+		jw_key(w, "waited");
+		why_json(w, &rs->why, &rs->c);
+	}
+	jw_key(w, "kernel_stat");
 	if (rs->k_ok) {
-		x = json_object_new_object();
-		JADD(x, "quota_us", rs->k.quota_us < 0 ? NULL : json_object_new_int64(rs->k.quota_us));
-		JADD(x, "period_us", JU64(rs->k.period_us));
-		JADD(x, "nr_periods", JU64(rs->k_periods));
-		JADD(x, "nr_throttled", JU64(rs->k_throttled));
-		JADD(x, "throttled_ns", JU64(rs->k_throttled_ns));
-		JADD(x, "oncpu_ns", rs->k_oncpu_source ? JU64(rs->k_oncpu_ns) : NULL);
-		JADD(x, "oncpu_source", rs->k_oncpu_source ? json_object_new_string(rs->k_oncpu_source) : NULL);
+		jw_object(w);
+		jw_ki64_or_null(w, "quota_us", rs->k.quota_us >= 0, rs->k.quota_us);
+		jw_ku64(w, "period_us", rs->k.period_us);
+		jw_ku64(w, "nr_periods", rs->k_periods);
+		jw_ku64(w, "nr_throttled", rs->k_throttled);
+		jw_ku64(w, "throttled_ns", rs->k_throttled_ns);
+		jw_ku64_or_null(w, "oncpu_ns", rs->k_oncpu_source, rs->k_oncpu_ns);
+		jw_kstring(w, "oncpu_source", rs->k_oncpu_source);
 		if (rs->k_oncpu_source && !strcmp(rs->k_oncpu_source, "schedstat"))
-			JADD(x, "oncpu_threads_moved", JU64(rs->k_oncpu_moved));
-		JADD(o, "kernel_stat", x);
+			jw_ku64(w, "oncpu_threads_moved", rs->k_oncpu_moved);
+		jw_end_object(w);
 	} else {
-		JADD(o, "kernel_stat", NULL);
+		jw_null(w);
 	}
-	JADD(o, "drops", json_drops(rs->drops));
-	x = json_object_new_array();
+	jw_key(w, "drops");
+	json_drops(w, rs->drops);
+	jw_karray(w, "cgroups");
 	for (size_t i = 0; rs->rows && i < rs->rows->n; i++)
-		json_object_array_add(x, json_row(&rs->rows->rows[i], false, rs->ti.ncpus, NULL));
-	JADD(o, "cgroups", x);
-	JADD(o, "episodes", json_episodes(&rs->ep));
-	JADD(o, "episodes_truncated", JU64(rs->ep.truncated));
-	return o;
+		json_row(w, &rs->rows->rows[i], false, rs->ti.ncpus, NULL);
+	jw_end_array(w);
+	jw_key(w, "episodes");
+	json_episodes(w, &rs->ep);
+	jw_ku64(w, "episodes_truncated", rs->ep.truncated);
+	jw_end_object(w);
+}
+
+char *record_json_text(const struct record_summary *rs, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct jw w;
+
+	if (!f)
+		return NULL;
+	jw_init(&w, f, true);
+	record_json(&w, rs);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 void record_print(FILE *f, const struct record_summary *rs)

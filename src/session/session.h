@@ -6,7 +6,7 @@
 #include <signal.h>
 
 #include "kernel/cgroupfs.h"
-#include "out/json_out.h"
+#include "report/json_out.h"
 #include "lib/priority.h"
 #include "lib/stop.h"
 #include "figures/snapshot.h"

@@ -7,9 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "out/report.h"
+#include "report/report.h"
 
-struct json_object;
 
 struct task_row {
 	const struct task_sample *t;
@@ -31,7 +30,5 @@ int task_report_build(struct task_report *r, const struct snapshot *d, uint64_t 
 void task_report_free(struct task_report *r);
 /* The table: PID (TID PID with threads), COMM, CGROUP and top's columns; `limit` rows (0: all). */
 void task_table(FILE *f, const struct task_report *r, size_t limit);
-/* [{pid, tid?, comm, cgroup_id, path, cpu_pct, oncpu_ns, wakeups, switches, runq}] */
-struct json_object *json_tasks(const struct task_report *r, bool hist_ms);
 
 #endif

@@ -5,8 +5,8 @@
 #include <time.h>
 #include <sys/utsname.h>
 
-#include "out/json_out.h"
-#include "cmd/session.h"
+#include "report/json_out.h"
+#include "session/session.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 

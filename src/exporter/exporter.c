@@ -16,16 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
-#include "cmd/exporter.h"
+#include "exporter/exporter.h"
+#include "exporter/http.h"
+#include "exporter/metrics.h"
+#include "exporter/webconfig.h"
 #include "figures/kstat_src.h"
 #include "kernel/psi.h"
 #include "lib/cgname.h"
 #include "lib/idtab.h"
 #include "lib/util.h"
-#include "lib/webconfig.h"
-#include "out/http.h"
-#include "out/metrics.h"
+#include "session/session.h"
 
 /* A cgroup the exporter has shown. */
 struct xcg {
@@ -67,39 +67,6 @@ struct exporter {
 void exporter_opts_init(struct exporter_opts *o)
 {
 	*o = (struct exporter_opts){ .grace_ns = 120 * 1000000000ULL, .top_preemptors = 3 };
-}
-
-int exporter_opt(struct exporter_opts *o, int c, const char *arg)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char why[160];
-
-	switch (c) {
-	case OPT_LISTEN:
-		if (http_parse_listen(arg, &ss, &len, why, sizeof(why))) {
-			cgs_err("--listen %s: %s", arg, why);
-			return -1;
-		}
-		o->listen = arg;
-		return 0;
-	case OPT_WEB_CONFIG:
-		o->web_config = arg;
-		return 0;
-	case OPT_GRACE:
-		if (parse_duration_ns(arg, 1000000000ULL, &o->grace_ns) || o->grace_ns > 86400 * 1000000000ULL) {
-			cgs_err("--grace %s: expected a duration up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", arg);
-			return -1;
-		}
-		return 0;
-	case OPT_TOP_PREEMPTORS:
-		if (parse_u64(arg, 0, 16, &o->top_preemptors)) {
-			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);
-			return -1;
-		}
-		return 0;
-	}
-	return 1;
 }
 
 static char *label_block(const char *prefix, const char *path, uint64_t id)

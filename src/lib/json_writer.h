@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * JSON written as it is made, straight to a stream (as bpftool's
+ * json_writer): no tree of objects in memory, so 10,000 rows of --json cost
+ * their bytes and no more. The text is json-c's to the byte, plain (one
+ * line) or pretty (two spaces a level, an empty container on two lines as
+ * json-c has it): the same escapes, the same numbers
+ * (tests/unit/test_json_writer.c holds it to json-c's), so readers and the
+ * golden files see no change. json-c stays the reader (check, baselines).
+ *
+ * Every value is written where the writer stands: after jw_key in an
+ * object, or as the next element of an array. jw_k* are a key and its value.
+ */
+#ifndef CGS_JSON_WRITER_H
+#define CGS_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JW_MAX_DEPTH 32
+
+struct jw {
+	FILE *f;
+	bool pretty;
+	bool after_key;              /* a key is written: its value comes next */
+	int depth;
+	bool had[JW_MAX_DEPTH + 1];  /* the container at each depth has a member already */
+};
+
+void jw_init(struct jw *w, FILE *f, bool pretty);
+void jw_object(struct jw *w);
+void jw_end_object(struct jw *w);
+void jw_array(struct jw *w);
+void jw_end_array(struct jw *w);
+void jw_key(struct jw *w, const char *key);
+/* A string of known bytes (NULL: null). */
+void jw_string(struct jw *w, const char *s);
+/* A name from the cgroup tree or a task: anyone's bytes, valid UTF-8 always (broken bytes as U+FFFD); NULL: null. */
+void jw_name(struct jw *w, const char *s);
+void jw_u64(struct jw *w, uint64_t v);
+void jw_i64(struct jw *w, int64_t v);
+/* As json-c writes a double: %.17g, ".0" after a whole number, NaN and Infinity by name. */
+void jw_double(struct jw *w, double v);
+void jw_bool(struct jw *w, bool v);
+void jw_null(struct jw *w);
+/* A value already written as JSON text by another writer (one of plain text, for a plain one). */
+void jw_raw(struct jw *w, const char *json);
+
+static inline void jw_kstring(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_string(w, s); }
+static inline void jw_kname(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_name(w, s); }
+static inline void jw_ku64(struct jw *w, const char *k, uint64_t v) { jw_key(w, k); jw_u64(w, v); }
+static inline void jw_ki64(struct jw *w, const char *k, int64_t v) { jw_key(w, k); jw_i64(w, v); }
+static inline void jw_kdouble(struct jw *w, const char *k, double v) { jw_key(w, k); jw_double(w, v); }
+static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
+static inline void jw_knull(struct jw *w, const char *k) { jw_key(w, k); jw_null(w); }
+/* A number where there is one, else null (an unlimited quota, no exit status). */
+static inline void jw_ku64_or_null(struct jw *w, const char *k, bool ok, uint64_t v)
+{
+	jw_key(w, k);
+	if (ok)
+		jw_u64(w, v);
+	else
+		jw_null(w);
+}
+static inline void jw_ki64_or_null(struct jw *w, const char *k, bool ok, int64_t v)
+{
+	jw_key(w, k);
+	if (ok)
+		jw_i64(w, v);
+	else
+		jw_null(w);
+}
+static inline void jw_kdouble_or_null(struct jw *w, const char *k, bool ok, double v)
+{
+	jw_key(w, k);
+	if (ok)
+		jw_double(w, v);
+	else
+		jw_null(w);
+}
+static inline void jw_kobject(struct jw *w, const char *k) { jw_key(w, k); jw_object(w); }
+static inline void jw_karray(struct jw *w, const char *k) { jw_key(w, k); jw_array(w); }
+
+#endif

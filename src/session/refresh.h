@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One refresh: from two reads of a session's maps to the rows a command
+ * shows. The interval's delta, the groups' sums (--group-by), the kernel's
+ * figures beside each row, the rows, the waits' causes (--why) with the
+ * kernel's pressure beside them, the per-task rows, the order, and the
+ * paths and names of the rows that are shown: in that order, for top, hist,
+ * record, enforce and --timeline alike. A command says what it wants here
+ * and does only what it adds: its output.
+ */
+#ifndef CGS_REFRESH_H
+#define CGS_REFRESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "figures/snapshot.h"
+#include "lib/idtab.h"
+#include "report/group.h"
+#include "report/report.h"
+#include "report/tasks_out.h"
+
+struct kstat_src;
+struct psi_track;
+struct session;
+
+struct refresh_opts {
+	enum group_by group;       /* GROUP_PATH: a row per cgroup */
+	struct kstat_src *ks;      /* the kernel's figures beside the rows; NULL: none */
+	bool since_first;          /* the kernel's figures since kstat_src_prime (a summary) */
+	bool why;                  /* split the waits into causes (report_why) */
+	struct psi_track *psi;     /* with why: the kernel's PSI beside them; NULL: none */
+	bool hist_ms;              /* histograms in ms slots */
+	bool tasks, threads;       /* per-task rows too (per thread with threads) */
+	bool sort;                 /* rows in order of key; else as the maps had them */
+	enum sort_key key;
+	size_t shown;              /* rows that need paths and names (0: all) */
+	bool no_paths;             /* no row needs them (the timeline's counters) */
+};
+
+struct refresh {
+	struct snapshot d;         /* the interval's delta, rows point into it */
+	struct snapshot gd;        /* with --group-by: the groups' sums */
+	struct groups gs;
+	struct idtab kfigs;        /* id -> struct kstat_fig */
+	struct report r;
+	struct task_report tr;
+	bool why_ok;               /* the causes are in the rows (not out of memory) */
+	uint64_t kernel_ns;        /* CPU time of the kernel's figures, for -v */
+};
+
+/*
+ * The rows of the interval from prev to cur. 0, or -ENOMEM with the one
+ * error line said (nothing to show); refresh_free either way.
+ */
+int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
+		 const struct snapshot *cur);
+void refresh_free(struct refresh *f);
+
+#endif

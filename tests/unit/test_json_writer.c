@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The streaming writer (lib/json_writer.c) writes json-c's text to the
+ * byte: the same document built as json-c objects and printed by json-c,
+ * plain and pretty, is the reference. Readers of --json and the golden
+ * files must see no change.
+ */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "lib/json_writer.h"
+
+static const char *jc(struct json_object *o, bool pretty)
+{
+	return json_object_to_json_string_ext(o, (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* What fill(w) writes. */
+static char *written(void (*fill)(struct jw *w, void *arg), void *arg, bool pretty)
+{
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct jw w;
+
+	cr_assert_not_null(f);
+	jw_init(&w, f, pretty);
+	fill(&w, arg);
+	fclose(f);
+	return buf;
+}
+
+static void one_string(struct jw *w, void *s)
+{
+	jw_string(w, s);
+}
+
+Test(json_writer, every_byte_escaped_as_json_c)
+{
+	char s[8];
+
+	for (int c = 1; c < 256; c++) {
+		snprintf(s, sizeof(s), "a%cb", c);
+		struct json_object *o = json_object_new_string(s);
+		char *got = written(one_string, s, false);
+		cr_assert_str_eq(got, jc(o, false), "byte 0x%02x", c);
+		free(got);
+		json_object_put(o);
+	}
+	const char *mixed = "/sys/fs/cgroup/\"x\"\\y\n\t\x01\x7f caf\xc3\xa9";
+	struct json_object *o = json_object_new_string(mixed);
+	char *got = written(one_string, (void *)mixed, false);
+	cr_assert_str_eq(got, jc(o, false));
+	free(got);
+	json_object_put(o);
+}
+
+static void one_double(struct jw *w, void *v)
+{
+	jw_double(w, *(double *)v);
+}
+
+Test(json_writer, doubles_as_json_c)
+{
+	double v[] = { 0, -0.0, 1, -1, 25, 25.5, 0.1, 1.0 / 3, 1e21, 1e22, 1e-7, 123456789012345678.0, 1795262815.5,
+		       99.99999999999999, 100, 1e300, DBL_MAX, DBL_MIN, 5e-324, NAN, INFINITY, -INFINITY };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct json_object *o = json_object_new_double(v[i]);
+		char *got = written(one_double, &v[i], false);
+		cr_assert_str_eq(got, jc(o, false), "%.17g", v[i]);
+		free(got);
+		json_object_put(o);
+	}
+}
+
+/* A document with every kind of value, nested, empty containers included. */
+static struct json_object *dom(void)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *in = json_object_new_object();
+
+	json_object_object_add(o, "u", json_object_new_uint64(UINT64_MAX));
+	json_object_object_add(o, "i", json_object_new_int64(INT64_MIN));
+	json_object_object_add(o, "n", json_object_new_int(-7));
+	json_object_object_add(o, "zero", json_object_new_uint64(0));
+	json_object_object_add(o, "d", json_object_new_double(2.5));
+	json_object_object_add(o, "t", json_object_new_boolean(1));
+	json_object_object_add(o, "f", json_object_new_boolean(0));
+	json_object_object_add(o, "null", NULL);
+	json_object_object_add(o, "empty_object", json_object_new_object());
+	json_object_object_add(o, "empty_array", json_object_new_array());
+	json_object_array_add(a, json_object_new_uint64(1));
+	json_object_array_add(a, NULL);
+	json_object_array_add(a, json_object_new_string("x"));
+	json_object_object_add(in, "deep", json_object_new_array());
+	json_object_array_add(json_object_object_get(in, "deep"), json_object_new_object());
+	json_object_array_add(a, in);
+	json_object_array_add(a, json_object_new_array());
+	json_object_object_add(o, "a", a);
+	json_object_object_add(o, "last", json_object_new_string("end"));
+	return o;
+}
+
+static void doc(struct jw *w, void *arg)
+{
+	(void)arg;
+	jw_object(w);
+	jw_ku64(w, "u", UINT64_MAX);
+	jw_ki64(w, "i", INT64_MIN);
+	jw_ki64(w, "n", -7);
+	jw_ku64(w, "zero", 0);
+	jw_kdouble(w, "d", 2.5);
+	jw_kbool(w, "t", true);
+	jw_kbool(w, "f", false);
+	jw_knull(w, "null");
+	jw_kobject(w, "empty_object");
+	jw_end_object(w);
+	jw_karray(w, "empty_array");
+	jw_end_array(w);
+	jw_karray(w, "a");
+	jw_u64(w, 1);
+	jw_null(w);
+	jw_string(w, "x");
+	jw_object(w);
+	jw_karray(w, "deep");
+	jw_object(w);
+	jw_end_object(w);
+	jw_end_array(w);
+	jw_end_object(w);
+	jw_array(w);
+	jw_end_array(w);
+	jw_end_array(w);
+	jw_kstring(w, "last", "end");
+	jw_end_object(w);
+}
+
+Test(json_writer, structure_plain_and_pretty_as_json_c)
+{
+	struct json_object *o = dom();
+
+	for (int pretty = 0; pretty < 2; pretty++) {
+		char *got = written(doc, NULL, pretty);
+		cr_assert_str_eq(got, jc(o, pretty), "pretty=%d", pretty);
+		free(got);
+	}
+	json_object_put(o);
+}
+
+static void bad_name(struct jw *w, void *arg)
+{
+	jw_name(w, arg);
+}
+
+/* Anyone's bytes in a name: valid UTF-8 out, a broken byte as U+FFFD; NULL as null. */
+Test(json_writer, names_valid_utf8)
+{
+	char *got = written(bad_name, "a\xff" "b", false);
+	cr_assert_str_eq(got, "\"a\xef\xbf\xbd" "b\"");
+	free(got);
+	got = written(bad_name, NULL, false);
+	cr_assert_str_eq(got, "null");
+	free(got);
+}
