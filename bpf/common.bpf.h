@@ -22,7 +22,6 @@
 /* Settings, fixed before load; the verifier prunes what they turn off. */
 const volatile bool targ_filter = false;       /* --cgroup given */
 const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
-const volatile bool targ_rq_clock = true;      /* the hot-path clock is the rq clock (tp_btf), else ktime (sched_now) */
 const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
 const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
 

@@ -132,12 +132,16 @@ static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, boo
  * lock, before these tracepoints fire. It is the clock the kernel's own
  * schedstat run_delay is measured with, and in tp_btf it is three plain
  * loads of cache-hot lines instead of a bpf_ktime_get_ns() call (its cost:
- * docs/performance.md). raw_tp would need three probe reads: it keeps ktime.
- * Every task is on some cfs_rq of its CPU (set_task_rq), so the chain holds.
+ * docs/performance.md); raw_tp reads it through three probe reads. Not
+ * ktime: right after a wake-up preempts, the kernel skips the clock update
+ * of the switch that follows (RQCF_REQ_SKIP), and both ends of the waits
+ * there are the wake-up's time in the kernel's account; ktime would differ
+ * by the wake-up-to-switch latency (docs/design.md). Every task is on some
+ * cfs_rq of its CPU (set_task_rq), so the chain holds.
  */
 static __always_inline u64 sched_now(struct task_struct *p, bool direct)
 {
-	return direct ? p->se.cfs_rq->rq->clock : bpf_ktime_get_ns();
+	return direct ? p->se.cfs_rq->rq->clock : BPF_CORE_READ(p, se.cfs_rq, rq, clock);
 }
 
 static __always_inline struct cfs_rq *task_cfs_rq(struct task_struct *p, bool direct)

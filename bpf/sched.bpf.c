@@ -314,9 +314,9 @@ struct switch_out {
  * offset of this CPU's clock to it fresh (rate drift over 100 ms is
  * microseconds at most).
  */
-static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 now, bool direct)
+static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 now)
 {
-	if (direct && now - cur->off_at > CGS_OFF_REFRESH_NS) {
+	if (now - cur->off_at > CGS_OFF_REFRESH_NS) {
 		__u64 off = bpf_ktime_get_ns() - now;
 
 		/* A seeded CPU's since_ns is ktime (seed_cpu): into this clock, once. */
@@ -582,9 +582,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	if (!cur)
 		return 0;
 	seq_begin(cur);
-	clock_offset_refresh(cur, now, direct);
+	clock_offset_refresh(cur, now);
 	if (cur->since_ns && cur->pid != (__u32)task_pid(prev, direct)) {
-		__u64 at = unseen_switch(cur, prev, now, direct ? 0 : now - BPF_CORE_READ(next, se.cfs_rq, rq, clock));
+		__u64 at = unseen_switch(cur, prev, now, 0);
 
 		if (at && prev_task)
 			unseen_switch_in(prev, ptg, at, direct);
@@ -643,15 +643,14 @@ int seed_cpu(void *ctx)
 		return 0;
 	seq_begin(cur);
 	if (cur->since_ns) {
-		/* Its since_ns is ktime until a switch converts it (seeded), and with raw_tp always. */
+		/* Its since_ns is ktime until a switch converts it (seeded). */
 		__u64 kt = bpf_ktime_get_ns(), rq = BPF_CORE_READ(p, se.cfs_rq, rq, clock);
 		bool ktime = cur->seeded || !cur->off_at;
 		__u64 at = unseen_switch(cur, p, ktime ? kt : kt - cur->clock_off, ktime ? kt - rq : 0);
 
-		/* Its wait, timed in the hot-path clock: the rq clock with tp_btf, ktime with raw_tp. */
+		/* Its wait, timed in the hot-path clock: the rq clock, as last_arrival is. */
 		if (at && pid)
-			unseen_switch_in(p, tg, BPF_CORE_READ(p, sched_info.last_arrival) + (targ_rq_clock ? 0 : kt - rq),
-					 false);
+			unseen_switch_in(p, tg, BPF_CORE_READ(p, sched_info.last_arrival), false);
 	} else {
 		cur->clock_off = 0;
 		cur->off_at = 0;

@@ -220,7 +220,7 @@ static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs
 	__u64 since = t->queued_ns;
 
 	/* fentry/kprobe episodes are in ktime: so must the wait's start be (rare path). */
-	if (direct && targ_thr != CGS_THR_TRACEPOINT)
+	if (targ_thr != CGS_THR_TRACEPOINT)
 		since += bpf_ktime_get_ns() - now;
 	return thr_wait_by((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false), t->queued_rq, since, now);
 }

@@ -269,7 +269,7 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 static void take_running(const struct tracer_view *t, struct snapshot *s, const struct cgs_cpu_cur *cur)
 {
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		/* since_ns is the CPU's rq clock (tp_btf) or ktime (clock_off 0). */
+		/* since_ns is the CPU's rq clock (ktime, clock_off 0, until its first switch after seed_cpu). */
 		uint64_t since = cur[cpu].since_ns + cur[cpu].clock_off;
 
 		if (!cur[cpu].cgid || !cur[cpu].since_ns || since > s->t_ns) {
