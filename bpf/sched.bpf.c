@@ -542,9 +542,9 @@ static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
  * traced, ftrace's own sched_switch events included: the task after it ran
  * on with this CPU still recorded as the agent's, and a window attached to
  * it lost most of its time. The recorded slice ended when p last switched
- * in, which the kernel keeps (sched_info.last_arrival, its rq clock, as on
- * the hot path of tp_btf); rq_to_hot turns that into the clock since_ns is
- * in. The recorded task's cgroup gets its slice up to then, and p's slice
+ * in, which the kernel keeps (sched_info.last_arrival, its rq clock, the
+ * hot path's clock); rq_to_hot turns that into ktime where since_ns is
+ * still in ktime (a CPU seed_cpu marked, before its first switch). The recorded task's cgroup gets its slice up to then, and p's slice
  * starts there. A time that does not fit (no SCHED_INFO, or out of order)
  * leaves since_ns: p is then credited from the recorded start.
  */
