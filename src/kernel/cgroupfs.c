@@ -281,6 +281,26 @@ void cgfs_forget(struct cgfs *fs, uint64_t id)
 	idtab_del(&fs->names, id);
 }
 
+/*
+ * A cgroup removed between open_by_handle_at and readlink reads back as
+ * "PATH (deleted)" (d_path's mark for an unlinked dentry): seen in an
+ * emulated guest, where that window is long. PATH is the one it had, which
+ * is what a removed cgroup is shown by; the mark would make it a name no
+ * one gave. A live directory really named so has that inode at that path.
+ */
+static void unlinked_suffix(char *abs, size_t n, uint64_t id)
+{
+	static const char mark[] = " (deleted)";
+	size_t ml = sizeof(mark) - 1;
+	struct stat st;
+
+	if (n <= ml || strcmp(abs + n - ml, mark))
+		return;
+	if (!lstat(abs, &st) && S_ISDIR(st.st_mode) && st.st_ino == id)
+		return;
+	abs[n - ml] = 0;
+}
+
 /* O(1): open the directory by its kernfs file handle and read its path back. */
 static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len)
 {
@@ -302,6 +322,7 @@ static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len)
 	if (n < 0)
 		return -errno;
 	abs[n] = 0;
+	unlinked_suffix(abs, (size_t)n, id);
 	return cgpath_normalize(fs->mnt, abs, out, len);
 }
 
