@@ -100,8 +100,13 @@ struct sched_info {
 	unsigned long long last_arrival;
 };
 
+struct signal_struct {
+	int nr_threads;
+};
+
 struct task_struct {
 	unsigned int __state;
+	int on_cpu;          /* CONFIG_SMP: running on some CPU now */
 	unsigned int flags;
 	int prio;
 	int pid;
@@ -110,6 +115,7 @@ struct task_struct {
 	struct sched_entity se;
 	struct task_group *sched_task_group;
 	struct sched_info sched_info;
+	struct signal_struct *signal;
 };
 
 #pragma clang attribute pop

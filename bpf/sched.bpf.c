@@ -102,6 +102,25 @@ struct {
 __u32 seeded_cpus = 0;
 /* Switches the kernel made without its tracepoint, found and repaired (unseen_switch). */
 __u64 unseen_switches = 0;
+/* Moves of tasks that may be running on another CPU (on_attach): the loader has each CPU looked at. */
+__u64 moves_elsewhere = 0;
+
+/*
+ * The last move of a task running on another CPU, by that CPU (on_attach
+ * writes it, the CPU's seed_cpu reads it): the pid and its rq clock at the
+ * move, where the slice is split.
+ */
+struct cgs_moved {
+	__u32 pid;
+	__u64 at;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* possible CPUs */
+	__type(key, __u32);
+	__type(value, struct cgs_moved);
+} moved_at SEC(".maps");
 
 /* The cgroup_root.hierarchy_id of the cpu controller's hierarchy (/proc/cgroups; 0 on v2). */
 const volatile int targ_cpu_hierarchy = 0;
@@ -567,6 +586,76 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 	return at;
 }
 
+/*
+ * What this CPU runs from now, learnt outside a switch (seed_cpu, a move):
+ * task pid (0: the idle task) in group tg. A switch has the task's cached
+ * state; these rare paths look the group up (probe reads).
+ */
+static __always_inline void cur_set(struct cgs_cpu_cur *cur, struct task_group *tg, __u32 pid)
+{
+	__u64 cgid = 0;
+	__u32 slot1 = 0;
+
+	if (pid && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
+		slot1 = slot_of(cgid);
+	cur->cgid = slot1 ? cgid : 0;
+	cur->tg = (__u64)tg;
+	cur->slot1 = slot1;
+	cur->slot_gen = slot_gen;
+	cur->limited = tg ? tg_limited((__u64)tg) : 0;
+	cur->pid = pid;
+}
+
+/*
+ * The running slice up to at into the cgroup this CPU was recorded running
+ * (cpu_cur), whose task p, current, goes on from there in another cgroup.
+ */
+static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 at)
+{
+	struct cgs_cg_stats *s;
+
+	if (at <= cur->since_ns)
+		return;
+	__u64 d = at - cur->since_ns;
+	if (cur->cgid && cur->slot_gen == slot_gen) {
+		if ((s = cg_at(cur->slot1)))
+			slice_add(s, d);
+		tasks_ran(p, cur->cgid, at, d, false);
+	}
+	cur->since_ns = at;
+}
+
+/*
+ * When the task recorded running on this CPU was moved by another CPU
+ * (on_attach told it), if after its slice began and before now; else 0.
+ */
+static __always_inline __u64 moved_time(const struct cgs_cpu_cur *cur, __u64 now)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cgs_moved *m = bpf_map_lookup_elem(&moved_at, &cpu);
+
+	return m && m->pid == cur->pid && m->at > cur->since_ns && m->at < now ? m->at : 0;
+}
+
+/*
+ * The task running on this CPU (p, current) is in another group now, tg:
+ * moved while it ran (cpu_cgroup_attach -> sched_move_task, no switch).
+ * The kernel charged the old group up to the move (the dequeue's
+ * update_curr) and charges the new one from there; so does this, at `at`.
+ * Unsplit, the slice went on as the old cgroup's (and the loader credited
+ * it so) until the task switched out, and all of it to the new one then: a
+ * cgroup made for a running burner was not seen until it switched, which
+ * alone on its CPU could be never (docs/design.md, "Moves").
+ */
+static __always_inline void moved_while_running(struct cgs_cpu_cur *cur, struct task_struct *p,
+						 struct task_group *tg, __u32 pid, __u64 at)
+{
+	slice_split(cur, p, at);
+	struct cgs_cpu_tl *tl = why_switch_begin(at);
+	cur_set(cur, tg, pid);
+	why_switch_end(tl, p, tg_cgid(tg, false), false);
+}
+
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
 				     bool direct)
 {
@@ -588,6 +677,17 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 		if (at && prev_task)
 			unseen_switch_in(prev, ptg, at, direct);
+	} else if (cur->tg != (__u64)ptg && prev_task && cur->since_ns) {
+		/*
+		 * Moved by another CPU while it ran, and switched out before
+		 * a read split its slice (the move asks for a reschedule):
+		 * the part before the move is the old cgroup's; switch_out
+		 * gives the rest to the new one.
+		 */
+		__u64 at = moved_time(cur, now);
+
+		if (at)
+			slice_split(cur, prev, at);
 	}
 	struct cgs_cpu_tl *tl = why_switch_begin(now);
 	thr_switch(now);
@@ -636,17 +736,30 @@ int seed_cpu(void *ctx)
 	/* Task storage takes a trusted pointer (task_get in unseen_switch_in); the pid hash any. */
 	struct task_struct *p = targ_task_storage ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
 	struct task_group *tg = task_tg(p, false);
-	__u32 pid = task_pid(p, false), slot1 = 0;
-	__u64 cgid = 0;
+	__u32 pid = task_pid(p, false);
 
-	if (!cur || (cur->since_ns && cur->pid == pid))
+	if (!cur || (cur->since_ns && cur->pid == pid && cur->tg == (__u64)tg))
 		return 0;
 	seq_begin(cur);
 	if (cur->since_ns) {
 		/* Its since_ns is ktime until a switch converts it (seeded). */
 		__u64 kt = bpf_ktime_get_ns(), rq = BPF_CORE_READ(p, se.cfs_rq, rq, clock);
 		bool ktime = cur->seeded || !cur->off_at;
-		__u64 at = unseen_switch(cur, p, ktime ? kt : kt - cur->clock_off, ktime ? kt - rq : 0);
+		__u64 now = ktime ? kt : kt - cur->clock_off;
+
+		/*
+		 * The same task, moved by another CPU while it ran (on_attach):
+		 * split at the move where it was told (the task that moved, not
+		 * another thread of its process), else here.
+		 */
+		if (cur->pid == pid) {
+			__u64 at = ktime ? 0 : moved_time(cur, now);
+
+			moved_while_running(cur, p, tg, pid, at ? at : now);
+			seq_end(cur);
+			return 0;
+		}
+		__u64 at = unseen_switch(cur, p, now, ktime ? kt - rq : 0);
 
 		/* Its wait, timed in the hot-path clock: the rq clock, as last_arrival is. */
 		if (at && pid)
@@ -658,16 +771,7 @@ int seed_cpu(void *ctx)
 		cur->since_ns = bpf_ktime_get_ns();
 		seeded_cpus++;
 	}
-	if (pid && (cgid = tg_cgid(tg, false)) && (!targ_filter || tg_matches(tg, false)))
-		slot1 = slot_of(cgid);
-	else
-		cgid = 0;
-	cur->cgid = slot1 ? cgid : 0;
-	cur->tg = (__u64)tg;
-	cur->slot1 = slot1;
-	cur->slot_gen = slot_gen;
-	cur->limited = tg ? tg_limited((__u64)tg) : 0;
-	cur->pid = pid;
+	cur_set(cur, tg, pid);
 	seq_end(cur);
 	return 0;
 }
@@ -762,4 +866,65 @@ SEC("raw_tp/cgroup_rmdir")
 int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
 {
 	return on_rmdir(cg, path, false);
+}
+
+/*
+ * Tasks moved into a cgroup (cgroup_attach_task: after the move, on the CPU
+ * of the task that wrote cgroup.procs or tasks; once per write, for the
+ * leader alone when a whole process moved). A task that moved itself
+ * (systemd-run --scope, cgexec, `echo $$ > cgroup.procs; exec ...`) runs on
+ * this CPU: its slice is split here, at the move (moved_while_running). One
+ * that may be running on another CPU, or other threads of a process, cannot
+ * be split from here: counted, and the loader has every CPU look at what it
+ * runs before its next read (seed_cpu), where IPIs can; elsewhere it is
+ * split at its next switch, all of the slice to the new cgroup.
+ */
+static __always_inline int on_attach(struct cgroup *dst, struct task_struct *task, bool threadgroup,
+				     struct task_struct *me, bool direct)
+{
+	int hier = direct ? dst->root->hierarchy_id : BPF_CORE_READ(dst, root, hierarchy_id);
+	__u32 zero = 0, pid = task_pid(me, false);
+	struct cgs_cpu_cur *cur;
+	bool self, alone;
+
+	if (hier != targ_cpu_hierarchy)
+		return 0;
+	self = threadgroup ? task_tgid(me, false) == task_tgid(task, false) : pid == (__u32)task_pid(task, false);
+	alone = !threadgroup || BPF_CORE_READ(task, signal, nr_threads) == 1;
+	if (!alone || (!self && BPF_CORE_READ(task, on_cpu))) {
+		/* Its rq clock, just updated by the move (sched_move_task), under its rq's lock. */
+		struct rq *rq = BPF_CORE_READ(task, se.cfs_rq, rq);
+		__u32 cpu = BPF_CORE_READ(rq, cpu);
+		struct cgs_moved *m = self ? NULL : bpf_map_lookup_elem(&moved_at, &cpu);
+
+		if (m) {
+			m->pid = task_pid(task, false);
+			m->at = BPF_CORE_READ(rq, clock);
+		}
+		__sync_fetch_and_add(&moves_elsewhere, 1);
+	}
+	cur = bpf_map_lookup_elem(&cpu_cur, &zero);
+	if (!self || !cur || !cur->since_ns || cur->pid != pid)
+		return 0;
+	struct task_group *tg = task_tg(me, false);
+	if (cur->tg == (__u64)tg)
+		return 0;
+	__u64 now = sched_now(me, false);
+	seq_begin(cur);
+	clock_offset_refresh(cur, now);
+	moved_while_running(cur, me, tg, pid, now);
+	seq_end(cur);
+	return 0;
+}
+
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(btf_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
+{
+	return on_attach(dst, task, threadgroup, bpf_get_current_task_btf(), true);
+}
+
+SEC("raw_tp/cgroup_attach_task")
+int BPF_PROG(raw_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
+{
+	return on_attach(dst, task, threadgroup, (void *)bpf_get_current_task(), false);
 }

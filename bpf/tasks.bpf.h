@@ -5,7 +5,7 @@
  * prunes both hooks, and the map has one entry.
  *
  * Hooks from the switch path: tasks_oncpu (a slice of prev ended) and
- * tasks_runq (a run-queue wait of next ended).
+ * tasks_runq (a run-queue wait of next ended); tasks_ran from a move.
  */
 #ifndef CGS_TASKS_BPF_H
 #define CGS_TASKS_BPF_H
@@ -59,19 +59,30 @@ static __always_inline struct cgs_task_stats *tasks_entry(struct task_struct *p,
 
 /*
  * A slice of p ended: d ns on CPU in cgroup cg; switched out runnable or
- * asleep. p is still current: its name is had cheaply, and kept fresh (a
- * process named "sh" until it exec'd shows under its new name).
+ * asleep (tasks_oncpu), or went on in another cgroup (tasks_ran: it was
+ * moved while it ran). p is still current: its name is had cheaply, and
+ * kept fresh (a process named "sh" until it exec'd shows under its new name).
  */
-static __always_inline void tasks_oncpu(struct task_struct *p, __u64 cg, __u64 now, __u64 d, bool runnable,
-					bool direct)
+static __always_inline struct cgs_task_stats *tasks_ran(struct task_struct *p, __u64 cg, __u64 now, __u64 d,
+							 bool direct)
 {
 	struct cgs_task_stats *s;
 
 	if (!targ_tasks || !(s = tasks_entry(p, cg, now, direct)))
-		return;
+		return NULL;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->comm_ns = now;
 	s->oncpu_ns += d;
+	return s;
+}
+
+static __always_inline void tasks_oncpu(struct task_struct *p, __u64 cg, __u64 now, __u64 d, bool runnable,
+					bool direct)
+{
+	struct cgs_task_stats *s = tasks_ran(p, cg, now, d, direct);
+
+	if (!s)
+		return;
 	if (runnable)
 		s->sw_invol++;
 	else

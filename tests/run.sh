@@ -64,9 +64,10 @@ host_counts=$COUNTS
 # every test on 6.1, the core on the others (CGS_VM_KERNELS picks which;
 # CGS_NO_VM=1 skips them all). The core: every backend pair loads and
 # attaches, on-CPU time and run-queue waits against schedstat, throttled time
-# against cpu.stat, record of a 25 % quota, slots under churn, a signal
+# against cpu.stat, record of a 25 % quota, slots under churn, a task
+# moved while it runs, a signal
 # during start-up, nothing left attached, sched_ext where the kernel has it.
-VM_CORE=test_backend_pairs_load,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
+VM_CORE=test_backend_pairs_load,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_moved_by_another_while_running,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
 vm_results=""
 if [ -z "${CGS_NO_VM:-}" ]; then
 	# make test-matrix (CGS_VM_MATRIX=1): every kernel of the table, every test.

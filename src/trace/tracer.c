@@ -224,9 +224,13 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 	bpf_program__set_autoload(s->progs.raw_migrate, !btf && thr != CGS_THR_NONE);
 	bpf_program__set_autoload(s->progs.btf_rmdir, btf);
 	bpf_program__set_autoload(s->progs.raw_rmdir, !btf);
-	/* Attached by hand: without it, removed cgroups' slots come back only once idle. */
+	bpf_program__set_autoload(s->progs.btf_attach, btf);
+	bpf_program__set_autoload(s->progs.raw_attach, !btf);
+	/* Attached by hand, best effort (attach_cgroup_hooks). */
 	bpf_program__set_autoattach(s->progs.btf_rmdir, false);
 	bpf_program__set_autoattach(s->progs.raw_rmdir, false);
+	bpf_program__set_autoattach(s->progs.btf_attach, false);
+	bpf_program__set_autoattach(s->progs.raw_attach, false);
 	/* Run on each CPU by the loader, never attached (seed_cpus). */
 	bpf_program__set_autoattach(s->progs.seed_cpu, false);
 }
@@ -338,6 +342,7 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	else if (ring && atoi(ring) >= getpagesize() && !(atoi(ring) & (atoi(ring) - 1)))
 		bpf_map__set_max_entries(s->maps.waits, atoi(ring));
 	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
+	bpf_map__set_max_entries(s->maps.moved_at, libbpf_num_possible_cpus());
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(s->maps.tasks, 0);
@@ -345,20 +350,34 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	}
 }
 
-/* The cgroup_rmdir hook, best effort: without it a removed cgroup's slot comes back once idle. */
-static void attach_rmdir(struct tracer *t, struct sched_bpf *s, const struct backend *b, int hier)
+/*
+ * The cgroup hooks, best effort: without cgroup_rmdir a removed cgroup's
+ * slot comes back once idle; without cgroup_attach_task a task moved while
+ * it runs is split at its next switch (sched.bpf.c on_attach).
+ */
+static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const struct backend *b, int hier)
 {
-	/* Without the hierarchy's number, another hierarchy's removal could pass for a cpu cgroup's. */
-	if (hier < 0) {
-		cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: removed cgroups' slots come back only once idle");
-		return;
+	static const char *const without[] = {
+		"removed cgroups' slots come back only once idle",
+		"a task moved while it runs is split at its next switch",
+	};
+	struct bpf_program *p[] = {
+		b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir,
+		b->btf ? s->progs.btf_attach : s->progs.raw_attach,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
+		/* Without the hierarchy's number, another hierarchy's event could pass for the cpu one's. */
+		if (hier < 0) {
+			cgs_debug("the cpu controller's hierarchy not in /proc/cgroups: %s", without[i]);
+			continue;
+		}
+		struct bpf_link *l = bpf_program__attach(p[i]);
+		if (l)
+			t->links[t->nlinks++] = l;
+		else
+			cgs_debug("%s not attached (%s): %s", bpf_program__name(p[i]), strerror(errno), without[i]);
 	}
-	struct bpf_link *l = bpf_program__attach(b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir);
-	if (l)
-		t->links[t->nlinks++] = l;
-	else
-		cgs_debug("cgroup_rmdir not attached (%s): removed cgroups' slots come back only once idle",
-			  strerror(errno));
 }
 
 static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
@@ -400,7 +419,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	if (!err && tb->id == CGS_THR_KPROBE)
 		err = attach_kprobes(s, k, t->links, &t->nlinks);
 	if (!err)
-		attach_rmdir(t, s, b, hier);
+		attach_cgroup_hooks(t, s, b, hier);
 	if (err) {
 		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
@@ -769,6 +788,9 @@ void tracer_stop(struct tracer *t)
 	if (t->skel && t->skel->bss->unseen_switches)
 		cgs_debug("%llu switches the kernel did not trace, each repaired from the task's last arrival",
 			  (unsigned long long)t->skel->bss->unseen_switches);
+	if (t->skel && t->skel->bss->moves_elsewhere)
+		cgs_debug("%llu moves of tasks maybe running on another CPU, each CPU told what it runs after them",
+			  (unsigned long long)t->skel->bss->moves_elsewhere);
 	if (t->skel) {
 		struct bpf_program *p;
 		bpf_object__for_each_program(p, t->skel->obj) {
@@ -815,9 +837,16 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	int err;
 
 	pthread_mutex_lock(&t->read_lock);
-	/* Where the kernel has been seen to skip the tracepoint: at every read (tracer_sync_cpus). */
-	if (t->skel->bss->unseen_switches)
+	/*
+	 * Where the kernel has been seen to skip the tracepoint: at every read
+	 * (tracer_sync_cpus); after a move of a task that may be running on
+	 * another CPU (sched.bpf.c on_attach), at the read after it.
+	 */
+	uint64_t moves = __atomic_load_n(&t->skel->bss->moves_elsewhere, __ATOMIC_RELAXED);
+	if (t->skel->bss->unseen_switches || moves != t->moves_synced) {
+		t->moves_synced = moves;
 		tracer_sync_cpus(t);
+	}
 	/* The programs write the new epoch's max slot from now; the old one is ours. */
 	if (close_epoch)
 		__atomic_store_n(&t->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);

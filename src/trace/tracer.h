@@ -59,7 +59,7 @@ struct tracer {
 	struct sched_bpf *skel;
 	const char *backend;        /* "tp_btf" or "raw_tp" */
 	const char *thr_backend;    /* "fentry", "kprobe" or "tracepoint" */
-	struct bpf_link *links[13]; /* kprobes and cgroup_rmdir, attached by hand */
+	struct bpf_link *links[13]; /* kprobes and the cgroup hooks, attached by hand */
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
@@ -78,6 +78,7 @@ struct tracer {
 	uint64_t refreshed_ns;      /* the last slots_refresh */
 	uint64_t attached_ns;       /* monotonic time the trace's window begins (session.c: its baseline read) */
 	const char *seed;           /* how the CPUs were told what runs at attach: "ipi" or "nudge" */
+	uint64_t moves_synced;      /* moves_elsewhere (sched.bpf.c) when the CPUs were last told */
 	struct ring_buffer *rb;
 	struct episode_log log;
 	struct tracer_tap tap;

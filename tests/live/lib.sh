@@ -183,6 +183,13 @@ cgs_summary() {
 	jq -r --arg p "$1" "select(.kind == \"summary\") | .cgroups[] | select(.path == \$p) | $2" "$TMP/cgs.out"
 }
 
+# cgs_intervals PATH FIELD: FIELD of PATH's rows summed over the intervals
+# (0: none). A slice credited to one cgroup while it ran and found another's
+# later is taken back from no interval: this sum then exceeds the summary.
+cgs_intervals() {
+	jq -s --arg p "$1" "[.[] | select(.kind == \"interval\") | .cgroups[] | select(.path == \$p) | $2] | add // 0" "$TMP/cgs.out"
+}
+
 # burn_in REL THREADS SECONDS CPU: cgwork burn (CPU -1: unpinned), moved
 # into REL and out again by cgwork while it sleeps (CGWORK_ENTER/LEAVE,
 # cgwork.c burn_window), so that the schedstat figure it prints covers

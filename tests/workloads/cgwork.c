@@ -24,8 +24,15 @@
  *        two threads on one CPU for SECONDS: one burns, the other runs RUN_US
  *        and sleeps SLEEP_US in turn, so that a quota often runs out as a
  *        task goes to sleep with another queued behind it
- *   cgwork selfmove PROCS SECONDS CPU  pinned to CPU, burn 0.2 s, move itself into
- *                                      PROCS while running, burn SECONDS more
+ *   cgwork selfmove FROM TO SECONDS CPU
+ *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
+ *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
+ *        each, from_ns=N to_ns=N
+ *   cgwork watchmove FROM SECONDS CPU
+ *        one thread pinned to CPU moves itself into FROM, burns SECONDS,
+ *        polling its cgroups every ms; prints its CPU time in FROM before
+ *        the first change and after it, before_ns=N after_ns=N (another
+ *        process moved it while it ran)
  *   cgwork fleet DIR N SECONDS PERIOD_MS
  *        make DIR/g0..g(N-1) (cgroup directories), one process in each that
  *        wakes every PERIOD_MS for SECONDS; prints "ready" when all are in
@@ -34,6 +41,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <grp.h>
 #include <pthread.h>
@@ -535,16 +543,67 @@ static int wake(double s, long period_us)
 	return 0;
 }
 
-static int selfmove(const char *procs, double s, int cpu)
+/*
+ * The CPU time on either side of each move is the thread's CPU clock
+ * (task_sched_runtime: brought up to date, unlike schedstat) read right
+ * after the write that moved it returns: the kernel split its account in
+ * that write (sched_move_task), microseconds before.
+ */
+static int selfmove(const char *from, const char *to, double s, int cpu)
 {
-	unsigned long long t0 = mono_ns(), moved;
+	unsigned long long c0, c1;
 
 	pin(cpu);
-	burn_until(t0 + 200000000ULL);
-	enter(procs);
-	moved = mono_ns();
-	burn_until(moved + (unsigned long long)(s * 1e9));
-	printf("after_move_ns=%llu\n", mono_ns() - moved);
+	enter(from);
+	c0 = thread_cpu_ns();
+	burn_until(mono_ns() + 300000000ULL);
+	enter(to);
+	c1 = thread_cpu_ns();
+	burn_until(mono_ns() + (unsigned long long)(s * 1e9));
+	printf("from_ns=%llu to_ns=%llu\n", c1 - c0, thread_cpu_ns() - c1);
+	return 0;
+}
+
+/* This process's cgroups, as /proc/self/cgroup lists them; 0: unreadable. */
+static size_t my_cgroups(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return (size_t)n;
+}
+
+/*
+ * Moved by another process while it runs: the first change of its cgroups
+ * is seen within a poll (1 ms of wall time; a read costs microseconds), and
+ * its CPU time then splits the run.
+ */
+static int watchmove(const char *from, double s, int cpu)
+{
+	char was[4096], now[4096];
+	unsigned long long end, poll, c0, moved = 0;
+
+	pin(cpu);
+	enter(from);
+	c0 = thread_cpu_ns();
+	if (!my_cgroups(was, sizeof(was)))
+		return 1;
+	end = mono_ns() + (unsigned long long)(s * 1e9);
+	for (poll = mono_ns(); poll < end; poll = mono_ns()) {
+		burn_until(poll + 1000000ULL);
+		if (!moved && my_cgroups(now, sizeof(now)) && strcmp(now, was))
+			moved = thread_cpu_ns();
+	}
+	if (!moved) {
+		fprintf(stderr, "cgwork: not moved in %.1f s\n", s);
+		return 1;
+	}
+	printf("before_ns=%llu after_ns=%llu\n", moved - c0, thread_cpu_ns() - moved);
 	return 0;
 }
 
@@ -619,8 +678,10 @@ int main(int argc, char **argv)
 		return pingpong(atol(argv[2]), atoi(argv[3]), argv[4], argv[5], atol(argv[6]));
 	if (argc == 6 && !strcmp(argv[1], "duel"))
 		return duel(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
-	if (argc == 5 && !strcmp(argv[1], "selfmove"))
-		return selfmove(argv[2], atof(argv[3]), atoi(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "selfmove"))
+		return selfmove(argv[2], argv[3], atof(argv[4]), atoi(argv[5]));
+	if (argc == 5 && !strcmp(argv[1], "watchmove"))
+		return watchmove(argv[2], atof(argv[3]), atoi(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "fleet"))
 		return fleet(argv[2], atoi(argv[3]), atof(argv[4]), atol(argv[5]));
 	if (argc >= 4 && !strcmp(argv[1], "asuser"))
