@@ -168,6 +168,18 @@ static __always_inline struct cgs_task *task_get(struct task_struct *p, bool dir
 	return bpf_map_lookup_elem(&tasks, &pid);
 }
 
+/*
+ * current, for the paths that may hand it to task_get. Task storage takes
+ * a trusted pointer (bpf_get_current_task_btf, v5.11); the pid hash takes
+ * any, and on v5.10 (tp_btf-pidhash) a program that calls the _btf helper
+ * is refused whole: targ_task_storage = false prunes that call before the
+ * verifier looks at it.
+ */
+static __always_inline struct task_struct *current_task(void)
+{
+	return targ_task_storage ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
+}
+
 /* A task's state if it has one (for the rarer events: none is made). */
 static __always_inline struct cgs_task *task_find(struct task_struct *p, bool direct)
 {
@@ -733,8 +745,7 @@ int seed_cpu(void *ctx)
 {
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
-	/* Task storage takes a trusted pointer (task_get in unseen_switch_in); the pid hash any. */
-	struct task_struct *p = targ_task_storage ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
+	struct task_struct *p = current_task();
 	struct task_group *tg = task_tg(p, false);
 	__u32 pid = task_pid(p, false);
 
@@ -920,7 +931,7 @@ static __always_inline int on_attach(struct cgroup *dst, struct task_struct *tas
 SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(btf_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
 {
-	return on_attach(dst, task, threadgroup, bpf_get_current_task_btf(), true);
+	return on_attach(dst, task, threadgroup, current_task(), true);
 }
 
 SEC("raw_tp/cgroup_attach_task")
