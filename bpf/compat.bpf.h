@@ -144,6 +144,27 @@ static __always_inline u64 sched_now(struct task_struct *p, bool direct)
 	return direct ? p->se.cfs_rq->rq->clock : BPF_CORE_READ(p, se.cfs_rq, rq, clock);
 }
 
+/*
+ * What the rq clock counted that was not the running task's: IRQ time
+ * (CONFIG_IRQ_TIME_ACCOUNTING) and time the hypervisor stole
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING), which update_rq_clock_task leaves out
+ * of rq->clock_task, the clock of sum_exec_runtime and so of schedstat,
+ * cpuacct.usage and cpu.stat's usage. Updated with rq->clock (same
+ * cache line); it only grows. A slice is its rq-clock length less this
+ * one's growth (sched.bpf.c slice_ns): on-CPU time as the kernel counts it.
+ */
+static __always_inline u64 sched_stolen(struct task_struct *p, bool direct)
+{
+	if (direct) {
+		struct rq *rq = p->se.cfs_rq->rq;
+
+		return rq->clock - rq->clock_task;
+	}
+	struct rq *rq = BPF_CORE_READ(p, se.cfs_rq, rq);
+
+	return BPF_CORE_READ(rq, clock) - BPF_CORE_READ(rq, clock_task);
+}
+
 static __always_inline struct cfs_rq *task_cfs_rq(struct task_struct *p, bool direct)
 {
 	return direct ? p->se.cfs_rq : BPF_CORE_READ(p, se.cfs_rq);

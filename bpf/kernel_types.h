@@ -80,6 +80,7 @@ struct task_group {
 struct rq {
 	int cpu;
 	u64 clock;
+	u64 clock_task;
 };
 
 struct cfs_rq {

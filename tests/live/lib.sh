@@ -204,21 +204,12 @@ burn_in() {
 kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { v = $2 } END { print v }'; }
 
 # within A B PCT: |A - B| <= PCT% of B, with a message either way.
-# steal_ns: time the hypervisor took from this machine's CPUs since boot
-# (/proc/stat's steal, all CPUs). rq->clock, which cgsched times on-CPU
-# slices with, runs on through it; the kernel's exec_runtime (clock_task,
-# with CONFIG_PARAVIRT_TIME_ACCOUNTING) does not.
-steal_ns() {
-	_hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-	awk -v hz="$_hz" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz; exit }' /proc/stat
-}
-
 # within_plus MEASURED REF PCT SLACK_NS WHAT: as within, with SLACK_NS more allowed.
 within_plus() {
 	awk -v a="$1" -v b="$2" -v p="$3" -v slack="$4" -v what="${5:-value}" 'BEGIN {
 		d = a - b; if (d < 0) d = -d
 		if (b == 0) { printf "%s: reference is 0 (measured %s)\n", what, a; exit 1 }
-		printf "%s: measured %.0f, kernel %.0f, off by %.2f%% (limit %s%% + %.0f ns stolen by the hypervisor meanwhile)\n", what, a, b, 100 * d / b, p, slack
+		printf "%s: measured %.0f, kernel %.0f, off by %.2f%% (limit %s%% + %.0f ns)\n", what, a, b, 100 * d / b, p, slack
 		exit (d <= b * p / 100 + slack) ? 0 : 1
 	}'
 }

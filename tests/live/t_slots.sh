@@ -5,13 +5,11 @@
 # of its tasks (schedstat, read by cgwork while they sleep in the cgroup's
 # exact window: slots_spin) to 2 % + 4 ms: nothing lost to a full map,
 # nothing counted twice when a slot changes hands, which would be 50 ms off.
-# What parts the two otherwise: cgsched times slices with rq->clock, the
-# kernel's figure with clock_task, which leaves out time stolen by a
-# hypervisor and, with IRQ time accounting, time in interrupts. Measured: 2 us
-# at most over 40 cgroups here, 1.4 ms in a run where the hypervisor stole
-# time from this VM (/proc/stat steal); in the emulated guest typically 30-70 us,
-# at most 4.0 ms in 7 runs of 24 cgroups (its interrupts are emulated, and
-# slow). The guest's 20 ms (CGS_TIME_SCALE x 4 ms) keeps 5 times that.
+# Both are the kernel's task clock (cgsched takes steal and IRQ time off
+# its slices: compat.bpf.h sched_stolen); timed by rq->clock alone, runs on
+# a VM whose host stole 10 % of its CPU read 5.5-16 ms over in 4 of 5 runs.
+# Measured since: at most 9 us off over 5 runs of 40 cgroups on that host.
+# The emulated guest's 20 ms (CGS_TIME_SCALE x 4 ms) is its slower clocks'.
 # (The host's v1 cpu hierarchy has no cpuacct.usage: cpuacct is mounted apart.)
 
 # slots_spin REL SECONDS: cgwork moves its worker into REL, which runs

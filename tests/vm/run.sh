@@ -79,9 +79,16 @@ fi
 # cgsched syscall while fentry/kprobe programs were attached, which never
 # happened single-threaded. A soft lockup panics the guest (softlockup_panic),
 # so such a wedge ends the run at once instead of using up the timeout.
+#
+# -cpu qemu64, not max: TCG emulates every feature max turns on (AVX2 and
+# the rest, which the guest's kernel and libc then use), and the guests ran
+# 20-40 % slower for it: cgsched's start-up 2.2-2.6 s against 1.5-1.7 s
+# (three runs each, 6.1 guest), test_backend_pairs_load 46 s against 26
+# (CGS_VM_CPU=MODEL tests/vm/run.sh ...; EPYC measured as qemu64). Nothing
+# cgsched tests needs a newer CPU: BPF, its JIT, the clocks (tsc=reliable).
 start=$(date +%s)
 rc=0
-timeout "$TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${CGS_VM_THREAD:-single}" -smp 2 -m 1G -cpu max \
+timeout "$TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${CGS_VM_THREAD:-single}" -smp 2 -m 1G -cpu "${CGS_VM_CPU:-qemu64}" \
 	-kernel vmlinuz -initrd initramfs.cpio.gz \
 	-append "console=ttyS0 panic=-1 softlockup_panic=1 tsc=reliable ${CGS_VM_APPEND:-quiet}" \
 	-display none -monitor none -serial file:console.log -no-reboot </dev/null || rc=$?
