@@ -10,6 +10,11 @@
 # CGS_TIME_SCALE where everything runs slower (the emulated guest).
 
 CGSCHED=${CGSCHED:-$ROOT/cgsched}
+
+# probe_json: `cgsched probe --json`, as run.sh took it for the run (or now).
+probe_json() {
+	if [ -s "${CGS_PROBE_JSON:-}" ]; then cat "$CGS_PROBE_JSON"; else "$CGSCHED" probe --json; fi
+}
 CGWORK=${CGWORK:-$ROOT/.output/workloads/cgwork}
 UTF8CHECK=$ROOT/.output/workloads/utf8check
 # One id for the whole run: tests run in shells of their own, whose $$ differ.

@@ -32,6 +32,12 @@ cg_detect || exit 2
 export CG_ROOT CG_VER
 # Classic tracepoints and the tests' kernel checks want tracefs.
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+# What this kernel allows, probed once for the run: a probe loads and
+# attaches every backend (about 9 s in the emulated guest), and its answer
+# does not change meanwhile. Tests read it with probe_json;
+# test_backend_pairs_load probes for itself.
+export CGS_PROBE_JSON="$TMP/probe.json"
+"$CGSCHED" probe --json >"$CGS_PROBE_JSON" 2>/dev/null || rm -f "$CGS_PROBE_JSON"
 
 pass=0 failn=0 skip=0
 trap 'cg_cleanup; rm -rf "$TMP"' EXIT

@@ -5,7 +5,7 @@
 # The scheduler backends this kernel accepts, by the probe (test_backend_pairs_load
 # checks that a refused one is refused for the reason the probe gives).
 sched_backends() {
-	"$CGSCHED" probe --json | jq -r '.sched_backends[] | select(.ok) | .name'
+	probe_json | jq -r '.sched_backends[] | select(.ok) | .name'
 }
 
 # Every pair of scheduler and throttle backends that the probe finds loads

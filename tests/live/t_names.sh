@@ -175,7 +175,7 @@ test_group_by_sums() {
 	P_PID=$CGS_PID
 	for by in pod container unit; do
 		: >"$TMP/g/$by.out"
-		"$CGSCHED" top --cgroup "$T" --json -i 1h --group-by "$by" >"$TMP/g/$by.out" 2>"$TMP/g/$by.err" &
+		"$CGSCHED" top --cgroup "$T" --json -i 1h -v --group-by "$by" >"$TMP/g/$by.out" 2>"$TMP/g/$by.err" &
 		eval "G_$by=\$!"
 	done
 	for by in pod container unit; do
@@ -204,7 +204,7 @@ test_group_by_sums() {
 		echo "$_by $_g: $_n cgroups; group [$(echo "$_grp" | cut -d, -f1-4)], sum of rows [$(echo "$_sum" | cut -d, -f1-4)]"
 		[ -n "$_sum" ] || fail "$_by: no rows for the members of $_g"
 		[ "$_n" = $# ] || fail "$_by: $_g should sum $# cgroups, says '$_n'"
-		[ "$_grp" = "$_sum" ] || fail "$_by: $_g is $_grp, its cgroups sum to $_sum"
+		[ "$_grp" = "$_sum" ] || fail "$_by: $_g is $_grp, its cgroups sum to $_sum; each member's on-CPU ns, by path (stopped last) and by container (stopped second): $(for m in "$@"; do echo "$m $(cgs_summary "$m" .oncpu_ns) $(jq -r --arg p "$m" 'select(.kind == "summary") | .cgroups[] | select(.path == $p) | .oncpu_ns' "$TMP/g/container.out")"; done); cgsched -v by $_by: $(grep -v 'running slice of cgroup 1:' "$TMP/g/$_by.err" | tail -n 25 | tr '\n' '|')"
 	}
 	sums pod "$POD1" "$C1" "$C2"
 	sums pod "$POD2" "$C3"

@@ -7,7 +7,7 @@
 settle() { sleep 0.3; }
 
 thr_backends() {
-	"$CGSCHED" probe --json | jq -r '.throttle_backends[] | select(.ok) | .name'
+	probe_json | jq -r '.throttle_backends[] | select(.ok) | .name'
 }
 
 # throttled_run BACKEND LIMITED RUN_IN CMD...: trace LIMITED (10 ms per
@@ -138,7 +138,7 @@ test_quota_25pct_runs_4x() {
 
 # A forced backend the kernel refuses: one line, exit 2, never a silent fallback.
 test_forced_backend_refused() {
-	refused=$("$CGSCHED" probe --json | jq -r '.throttle_backends[] | select(.ok | not) | .name')
+	refused=$(probe_json | jq -r '.throttle_backends[] | select(.ok | not) | .name')
 	if [ -z "$refused" ]; then
 		echo "this kernel allows every throttle backend"
 		exit 77
