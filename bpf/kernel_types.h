@@ -94,6 +94,9 @@ struct cfs_rq {
 struct sched_entity {
 	struct sched_entity *parent;
 	struct cfs_rq *cfs_rq;
+	u64 exec_start;            /* rq->clock_task at the entity's last update_curr */
+	u64 sum_exec_runtime;
+	u64 prev_sum_exec_runtime; /* sum_exec_runtime when it was last picked (set_next_entity) */
 };
 
 /* CONFIG_SCHED_INFO (schedstat, delayacct): the rq clock at the task's last switch-in. */

@@ -905,6 +905,29 @@ int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
 }
 
 /*
+ * When the running task p was moved (sched_move_task), in the rq clock. The
+ * rq clock read here is only as fresh as its last update: a tick, or a
+ * wake-up onto this CPU, between the move and this program moves it on, and
+ * a second cgsched's program, run after this one's, read it 1.7-3 ms later
+ * in the emulated guest (test_group_by_sums: two instances split one slice
+ * at different times). What the move left in the task does not move on: it
+ * picked the task again (set_next_entity: prev_sum_exec_runtime = its
+ * sum_exec_runtime, exec_start = rq->clock_task), and every update_curr
+ * since added to the sum what it moved exec_start by. So the move was at
+ * exec_start - (sum_exec_runtime - prev_sum_exec_runtime) in the task
+ * clock; plus sched_stolen, it is the rq clock (steal between the move and
+ * now would shift it by that much). A result outside the slice (a class
+ * other than fair keeps these fields otherwise: sched_ext) gives now.
+ */
+static __always_inline __u64 move_time(struct task_struct *p, __u64 now, __u64 stolen)
+{
+	__u64 ran = BPF_CORE_READ(p, se.sum_exec_runtime) - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
+	__u64 at = BPF_CORE_READ(p, se.exec_start) - ran + stolen;
+
+	return at <= now ? at : now;
+}
+
+/*
  * Tasks moved into a cgroup (cgroup_attach_task: after the move, on the CPU
  * of the task that wrote cgroup.procs or tasks; once per write, for the
  * leader alone when a whole process moved). A task that moved itself
@@ -945,10 +968,10 @@ static __always_inline int on_attach(struct cgroup *dst, struct task_struct *tas
 	struct task_group *tg = task_tg(me, false);
 	if (cur->tg == (__u64)tg)
 		return 0;
-	__u64 now = sched_now(me, false);
+	__u64 now = sched_now(me, false), stolen = sched_stolen(me, false), at = move_time(me, now, stolen);
 	seq_begin(cur);
 	clock_offset_refresh(cur, now);
-	moved_while_running(cur, me, tg, pid, now, sched_stolen(me, false));
+	moved_while_running(cur, me, tg, pid, at > cur->since_ns ? at : now, stolen);
 	seq_end(cur);
 	return 0;
 }
