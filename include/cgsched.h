@@ -217,6 +217,7 @@ struct cgs_cpu_cur {
 	__u64 clock_off;     /* bpf_ktime_get_ns() - that clock, sampled every <= 100 ms */
 	__u64 off_at;        /* when clock_off was sampled (hot-path clock) */
 	__u64 stolen;        /* the CPU's sched_stolen() at since_ns: not the task's time */
+	__u64 stolen_seen;   /* sched_stolen() when seed_cpu last looked: the loader leaves it out */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */

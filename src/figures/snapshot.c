@@ -286,12 +286,16 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 		struct cg_sample *c = (struct cg_sample *)snapshot_find(s, cur[cpu].cgid);
 		if (!c)
 			continue;
-		c->c.oncpu_ns += s->t_ns - since;
-		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited (seeded %u, offset %lld from %.1f ms before the read)",
-			  cpu, (unsigned long long)cur[cpu].cgid, (s->t_ns - since) / 1e6, cur[cpu].seeded,
+		/* Less the steal seed_cpu saw in it (the task clock, as the BPF side's slices). */
+		uint64_t ran = s->t_ns - since, stolen = cur[cpu].stolen_seen > cur[cpu].stolen ?
+						       cur[cpu].stolen_seen - cur[cpu].stolen : 0;
+		ran = stolen < ran ? ran - stolen : 0;
+		c->c.oncpu_ns += ran;
+		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited, %.3f ms stolen left out (seeded %u, offset %lld from %.1f ms before the read)",
+			  cpu, (unsigned long long)cur[cpu].cgid, ran / 1e6, stolen / 1e6, cur[cpu].seeded,
 			  (long long)cur[cpu].clock_off, (double)(int64_t)(s->t_ns - cur[cpu].off_at - cur[cpu].clock_off) / 1e6);
 		if (c->cpu)
-			c->cpu[cpu].oncpu_ns += s->t_ns - since;
+			c->cpu[cpu].oncpu_ns += ran;
 	}
 	/*
 	 * --why: a stretch with tasks waiting that is still open (why.bpf.h
