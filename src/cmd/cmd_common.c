@@ -54,6 +54,19 @@ int json_opt(void *json, int c, const char *arg)
 	return 0;
 }
 
+int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t min, uint64_t max,
+		 const char *range, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_duration_ns(arg, unit_ns, &v) || v < min || (max && v > max)) {
+		cgs_err("%s %s: expected a duration%s%s", opt, arg, range ? " " : "", range ? range : "");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /* 0 taken, -1 bad value (error printed), 1 not a common option. */
 static int common_opt(struct common_opts *c, int opt, const char *arg)
 {
@@ -120,12 +133,8 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		c->timeline = arg;
 		return 0;
 	case OPT_LONG_WAIT:
-		if (parse_duration_ns(arg, 1000000ULL, &v) || v < 1000ULL || v > 60000000000ULL) {
-			cgs_err("--long-wait %s: expected a duration from 1us to 60s (bare numbers are ms)", arg);
-			return -1;
-		}
-		c->long_wait_ns = v;
-		return 0;
+		return opt_duration("--long-wait", arg, 1000000ULL, 1000ULL, 60000000000ULL,
+				    "from 1us to 60s (bare numbers are ms)", &c->long_wait_ns);
 	}
 	return 1;
 }
@@ -273,11 +282,8 @@ int exporter_opt(struct exporter_opts *o, int c, const char *arg)
 		o->web_config = arg;
 		return 0;
 	case OPT_GRACE:
-		if (parse_duration_ns(arg, 1000000000ULL, &o->grace_ns) || o->grace_ns > 86400 * 1000000000ULL) {
-			cgs_err("--grace %s: expected a duration up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", arg);
-			return -1;
-		}
-		return 0;
+		return opt_duration("--grace", arg, 1000000000ULL, 0, 86400 * 1000000000ULL,
+				    "up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", &o->grace_ns);
 	case OPT_TOP_PREEMPTORS:
 		if (parse_u64(arg, 0, 16, &o->top_preemptors)) {
 			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);

@@ -127,18 +127,13 @@ static int enforce_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
-		if (parse_duration_ns(arg, 1000000000ULL, &o->interval) || o->interval < 100000000ULL ||
-		    o->interval > 3600000000000ULL) {
-			cgs_err("-i %s: expected a duration from 100ms to 1h", arg);
+		if (opt_duration("-i", arg, 1000000000ULL, 100000000ULL, 3600000000000ULL, "from 100ms to 1h",
+				 &o->interval))
 			return -1;
-		}
 		return 0;
 	case OPT_CONTENTION:
-		if (parse_duration_ns(arg, 1000000, &o->threshold_ns) || !o->threshold_ns) {
-			cgs_err("--contention-p99 %s: expected a duration (bare numbers are ms)", arg);
-			return -1;
-		}
-		return 0;
+		return opt_duration("--contention-p99", arg, 1000000ULL, 1, 0, "(bare numbers are ms)",
+				    &o->threshold_ns);
 	case OPT_MIN_WAITS:
 		if (parse_u64(arg, 1, 1000000, &o->min_waits)) {
 			cgs_err("--min-waits %s: expected a whole number from 1", arg);

@@ -56,12 +56,8 @@ static int hist_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'd':
-		if (parse_duration_ns(arg, 1000000000ULL, &o->duration_ns) ||
-		    o->duration_ns < 1000000ULL || o->duration_ns > 86400000000000ULL) {
-			cgs_err("-d %s: expected a duration from 1ms to 24h (e.g. 10, 500ms, 2m)", arg);
-			return -1;
-		}
-		return 0;
+		return opt_duration("-d", arg, 1000000000ULL, 1000000ULL, 86400000000000ULL,
+				    "from 1ms to 24h (e.g. 10, 500ms, 2m)", &o->duration_ns);
 	case OPT_PER_CPU:
 		o->per_cpu = o->c.so.per_cpu = true;
 		return 0;

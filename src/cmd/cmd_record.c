@@ -154,11 +154,7 @@ static int record_opt(void *ctx, int c, const char *arg)
 		o->attach = arg;
 		return 0;
 	case 'd':
-		if (parse_duration_ns(arg, 1000000000ULL, &o->duration_ns) || !o->duration_ns) {
-			cgs_err("-d %s: expected a duration (e.g. 30, 500ms, 2m)", arg);
-			return -1;
-		}
-		return 0;
+		return opt_duration("-d", arg, 1000000000ULL, 1, 0, "(e.g. 30, 500ms, 2m)", &o->duration_ns);
 	case OPT_PID:
 		if (parse_u64(arg, 1, 4194304, &v)) {
 			cgs_err("--pid %s: expected a process id", arg);

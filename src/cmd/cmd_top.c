@@ -71,12 +71,8 @@ static int top_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
-		if (parse_duration_ns(arg, 1000000000ULL, &o->interval_ns) ||
-		    o->interval_ns < 10000000ULL || o->interval_ns > 3600000000000ULL) {
-			cgs_err("-i %s: expected a duration from 10ms to 1h (e.g. 1, 500ms, 2s)", arg);
-			return -1;
-		}
-		return 0;
+		return opt_duration("-i", arg, 1000000000ULL, 10000000ULL, 3600000000000ULL,
+				    "from 10ms to 1h (e.g. 1, 500ms, 2s)", &o->interval_ns);
 	case 'n':
 		if (parse_u64(arg, 1, UINT32_MAX, &o->count)) {
 			cgs_err("-n %s: expected a whole number of intervals, at least 1", arg);

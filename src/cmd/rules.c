@@ -7,6 +7,7 @@
 
 #include "report/json_out.h"
 #include "report/record.h"
+#include "cmd/commands.h"
 #include "cmd/rules.h"
 #include "lib/util.h"
 
@@ -41,10 +42,9 @@ int rules_opt(struct rules *r, int opt, const char *arg)
 		r->has_cpu = true;
 		return 0;
 	case OPT_MAX_P99:
-		if (parse_duration_ns(arg, 1000000, &r->max_p99_ns)) {
-			cgs_err("--max-runq-p99 %s: expected a duration (bare numbers are ms): 5, 500us, 2ms", arg);
+		if (opt_duration("--max-runq-p99", arg, 1000000ULL, 0, 0, "(bare numbers are ms): 5, 500us, 2ms",
+				 &r->max_p99_ns))
 			return -1;
-		}
 		r->has_p99 = true;
 		return 0;
 	case OPT_BASELINE:
