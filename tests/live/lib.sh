@@ -205,6 +205,9 @@ burn_in() {
 	CGWORK_ENTER="$(cg_procs "$1")" CGWORK_LEAVE="$(cg_procs "")" "$CGWORK" burn "$2" "$3" "$4"
 }
 
+# uptime_ms: the system's uptime in ms (10 ms steps; busybox's date has no %N).
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
 # kv FIELD < "a=1 b=2": the value of FIELD from cgwork's last line.
 kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { v = $2 } END { print v }'; }
 

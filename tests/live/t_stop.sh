@@ -31,8 +31,6 @@ handler_in() {
 	[ -n "$_c" ] && [ $(( 0x$_c & 0x4002 )) = $(( 0x4002 )) ]
 }
 
-# uptime_ms: the system's uptime in ms (10 ms steps; busybox's date has no %N).
-uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
 # startup_ms: STARTUP, how long one `top` takes from main's first line to tracing, here and now.
 startup_ms() {
