@@ -60,7 +60,7 @@ int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t mi
 	uint64_t v;
 
 	if (parse_duration_ns(arg, unit_ns, &v) || v < min || (max && v > max)) {
-		cgs_err("%s %s: expected a duration%s%s", opt, arg, range ? " " : "", range ? range : "");
+		cgs_err("%s %s: expected a duration %s", opt, arg, range);
 		return -1;
 	}
 	*out = v;

@@ -127,10 +127,8 @@ static int enforce_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
-		if (opt_duration("-i", arg, 1000000000ULL, 100000000ULL, 3600000000000ULL, "from 100ms to 1h",
-				 &o->interval))
-			return -1;
-		return 0;
+		return opt_duration("-i", arg, 1000000000ULL, 100000000ULL, 3600000000000ULL, "from 100ms to 1h",
+				    &o->interval);
 	case OPT_CONTENTION:
 		return opt_duration("--contention-p99", arg, 1000000ULL, 1, 0, "(bare numbers are ms)",
 				    &o->threshold_ns);

@@ -31,7 +31,6 @@ handler_in() {
 	[ -n "$_c" ] && [ $(( 0x$_c & 0x4002 )) = $(( 0x4002 )) ]
 }
 
-
 # startup_ms: STARTUP, how long one `top` takes from main's first line to tracing, here and now.
 startup_ms() {
 	: >"$TMP/st.err"
