@@ -334,7 +334,11 @@ struct rec_run {
 	bool have_prev;
 	uint64_t t0, next_progress; /* the window's start (CMD's fork, or the attach) */
 	int status;                 /* CMD's wait status */
-	struct kusage ku0, ku1;     /* the kernel's CPU time of the subtree at both ends */
+	/*
+	 * The kernel's CPU time of the subtree at both ends, each read right
+	 * before ([0]) and right after ([1]) cgsched's read of its maps there.
+	 */
+	struct kusage ku0[2], ku1[2];
 	bool ku_ok;
 	struct kstat k0;
 	uint64_t psi0;
@@ -445,6 +449,44 @@ static int record_cgroup(struct rec_run *r)
 	return 0;
 }
 
+/*
+ * The kernel's own count of the subtree, read right before and right after
+ * cgsched's first read of its maps (session_open calls this around it),
+ * and again around its last (record_end). Between the two reads of a pair
+ * the kernel's count moves on: a few microseconds on a host, but in the
+ * emulated guest the vCPU doing the reads can stop for a turn of the other
+ * (one host thread runs both), and a burner on the other counted 138 ms
+ * more in between. So the window's figure is known only within the pairs:
+ * the report gives its middle and that spread.
+ */
+static void read_kusage(void *ctx, bool after)
+{
+	struct rec_run *r = ctx;
+
+	if (!after)
+		r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!r->o->attach, &r->ku0[0]);
+	else if (r->ku_ok)
+		r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!r->o->attach, &r->ku0[1]);
+}
+
+/* The window's kernel figure from the four reads: its least and most, their middle. */
+static void kusage_window(struct rec_run *r)
+{
+	struct record_summary *rs = &r->rs;
+	uint64_t lo, hi;
+	unsigned moved_lo, moved_hi;
+
+	if (kusage_delta(&r->ku0[1], &r->ku1[0], &lo, &moved_lo) ||
+	    kusage_delta(&r->ku0[0], &r->ku1[1], &hi, &moved_hi))
+		return;
+	if (hi < lo) /* schedstat: a thread in only the outer reads */
+		hi = lo;
+	rs->k_oncpu_ns = lo + (hi - lo) / 2;
+	rs->k_oncpu_spread_ns = hi - lo;
+	rs->k_oncpu_moved = moved_hi > moved_lo ? moved_hi : moved_lo;
+	rs->k_oncpu_source = r->ku0[0].source;
+}
+
 /* The trace's file, then the session on the cgroup. 0, or the exit status (said). */
 static int record_trace(struct rec_run *r)
 {
@@ -463,14 +505,14 @@ static int record_trace(struct rec_run *r)
 		r->tlp = &r->tl;
 	}
 	o->c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
+	o->c.so.around_base = read_kusage;
+	o->c.so.around_ctx = r;
 	if ((err = session_open(&r->s, &o->c.so))) {
 		session_close(&r->s); /* the cgroupfs it opened too */
 		r->s.fs = keep;
 		return err; /* bad input, or stopped during start-up: the cgroup goes */
 	}
 	cgfs_close(&keep);
-	/* The kernel's count at the window's start, next to the baseline read (session_open). */
-	r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!o->attach, &r->ku0);
 	if (r->tlp)
 		tl_rec_attach(r->tlp, &r->s);
 	return 0;
@@ -563,14 +605,14 @@ static int record_end(struct rec_run *r)
 	if (r->tty)
 		fputs("\r\033[K", stderr);
 	tracer_sync_cpus(&s->tr); /* the window's end: what runs is the right task's, traced or not */
+	/* ...and the kernel's count on both sides of the last read, as of the first (read_kusage). */
+	bool ku = r->ku_ok && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1[0]);
 	if ((err = snapshot_read(&s->tr, &r->cur, false, r->have_prev ? &r->prev : &s->base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		return -1;
 	}
-	/* ...and at its end, next to the last read: the same window as cgsched's figures. */
-	if (r->ku_ok && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1) &&
-	    !kusage_delta(&r->ku0, &r->ku1, &rs->k_oncpu_ns, &rs->k_oncpu_moved))
-		rs->k_oncpu_source = r->ku0.source;
+	if (ku && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1[1]))
+		kusage_window(r);
 	if (o->attach)
 		rs->wall_ns = r->cur.t_ns - r->t0;
 	if (r->tlp) { /* the last interval, the command, the losses: while still tracing */
@@ -663,8 +705,10 @@ static int record_close(struct rec_run *r, int ret)
 	snapshot_free(&r->cur);
 	snapshot_free(&r->prev);
 	free(r->el.e);
-	kusage_free(&r->ku0);
-	kusage_free(&r->ku1);
+	for (int i = 0; i < 2; i++) {
+		kusage_free(&r->ku0[i]);
+		kusage_free(&r->ku1[i]);
+	}
 	session_close(&r->s);
 	return ret;
 }

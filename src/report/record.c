@@ -206,6 +206,7 @@ void record_json(struct jw *w, const struct record_summary *rs)
 		jw_ku64(w, "throttled_ns", rs->k_throttled_ns);
 		jw_ku64_or_null(w, "oncpu_ns", rs->k_oncpu_source, rs->k_oncpu_ns);
 		jw_kstring(w, "oncpu_source", rs->k_oncpu_source);
+		jw_ku64_or_null(w, "oncpu_spread_ns", rs->k_oncpu_source, rs->k_oncpu_spread_ns);
 		if (rs->k_oncpu_source && !strcmp(rs->k_oncpu_source, "schedstat"))
 			jw_ku64(w, "oncpu_threads_moved", rs->k_oncpu_moved);
 		jw_end_object(w);
@@ -283,6 +284,10 @@ void record_print(FILE *f, const struct record_summary *rs)
 		if (rs->k_oncpu_moved)
 			fprintf(f, "; %u thread%s came or went, their time not in it", rs->k_oncpu_moved,
 				rs->k_oncpu_moved == 1 ? "" : "s");
+		/* Worth a word from 0.1 % on (a host's is microseconds): how exactly it is known. */
+		if (rs->k_oncpu_spread_ns * 1000 >= rs->k_oncpu_ns && rs->k_oncpu_spread_ns)
+			fprintf(f, "; within %s either way (it moved on while cgsched read)",
+				fmt_duration(b, sizeof(b), rs->k_oncpu_spread_ns / 2));
 		fputc('\n', f);
 	}
 	for (int i = 0; i < rs->npre; i++)

@@ -42,6 +42,7 @@ struct record_summary {
 	const char *k_oncpu_source;
 	uint64_t k_oncpu_ns;
 	unsigned k_oncpu_moved;     /* schedstat: threads that came or went, whose time is missing */
+	uint64_t k_oncpu_spread_ns; /* how far the kernel's count moved while cgsched read: k_oncpu_ns is its middle */
 	uint64_t drops[CGS_DROP__COUNT];
 	const struct report *rows;  /* per cgroup, for the "cgroups" array; may be NULL */
 	/* --why (record_why): the subtree's waits split into causes; the kernel's PSI over the run */

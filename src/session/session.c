@@ -120,7 +120,12 @@ int session_open(struct session *s, const struct session_opts *o)
 		return session_stopped();
 	if ((err = tracer_start(&s->tr, &to)))
 		return err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
-	if ((err = snapshot_read(&s->tr, &s->base, o->per_cpu, NULL))) {
+	if (o->around_base)
+		o->around_base(o->around_ctx, false);
+	err = snapshot_read(&s->tr, &s->base, o->per_cpu, NULL);
+	if (o->around_base)
+		o->around_base(o->around_ctx, true);
+	if (err) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		return CGS_EXIT_FAIL;
 	}

@@ -31,6 +31,13 @@ struct session_opts {
 	 */
 	uint64_t keep_removed_ns;
 	struct cgs_priority priority; /* --priority: this process's threads */
+	/*
+	 * Called right before the baseline read (after false) and right after
+	 * it (true), if set: record's reads of the kernel's own count, which
+	 * bracket it (cmd_record.c read_kusage).
+	 */
+	void (*around_base)(void *ctx, bool after);
+	void *around_ctx;
 };
 
 struct session {

@@ -133,31 +133,41 @@ test_record_attach() {
 }
 
 # attach_windows REL N LABEL: N windows of WIN s in a row; each window's CPU
-# share against the kernel's count of the same window (record reads it next
-# to its first and last read of the maps: kernel_stat.oncpu_ns). The bound,
-# 5 points of a CPU, is what a user comparing with cpuacct or top would call
-# the same figure. What parts them: the kernel adds a running task's time
-# to its count at a tick or a switch (update_curr), so at each edge its
-# figure lags by up to a tick, 4 ms at HZ=250: 2 x 4 ms of 300 ms is 2.7
-# points at most. Measured: 0.06 points on the host (schedstat). The guest's
-# ticks come late under emulation (one host thread runs both vCPUs in turn):
-# an edge lagged 17.5 ms there (5.46 points of a 0.32 s window, cpu.stat, CI
-# at ad926a5), so its windows (WIN) are 0.9 s, where that is 1.9 points.
+# share against the kernel's count of the same window (record reads it right
+# before and right after its first and last read of the maps: kernel_stat.
+# oncpu_ns is the middle of what those reads allow, oncpu_spread_ns their
+# width). The bound, 5 points of a CPU, is what a user comparing with
+# cpuacct or top would call the same figure. What parts them: the kernel
+# adds a running task's time to its count at a tick or a switch
+# (update_curr), so at each edge its figure lags by up to a tick, 4 ms at
+# HZ=250: 2 x 4 ms of 300 ms is 2.7 points at most. Measured: 0.06 points on
+# the host (schedstat). The guest's ticks come late under emulation (one
+# host thread runs both vCPUs in turn): an edge lagged 17.5 ms there (5.46
+# points of a 0.32 s window, cpu.stat, CI at ad926a5), so its windows (WIN)
+# are 0.9 s, where that is 1.9 points. And there the vCPU doing the reads
+# can stop for the other's turn between cgsched's read and the kernel's: a
+# window's kernel figure came out 138 ms short (15 points, CI at 1c6576b).
+# That is what the spread measures, so half of it adds to the bound: in 25
+# windows beside a second guest, every difference was within half the
+# spread (up to 5.6 points) but one, by 0.06 points (docs/testing.md).
 # 50 windows a case here, 5 in the guest (each start-up takes seconds there).
 attach_windows() {
-	_worst=0 _lo=1000 _hi=0
+	_worst=0 _lo=1000 _hi=0 _hs=0
 	for _i in $(seq 1 "$2"); do
 		"$CGSCHED" record -q -v --attach "$1" -d "$WIN" -o "$TMP/w.json" 2>"$TMP/e" || fail "$3 window $_i: $(cat "$TMP/e")"
-		_line=$(jq -r '[.cpu_pct, 100 * .kernel_stat.oncpu_ns / .wall_ns, .kernel_stat.oncpu_source] | @tsv' "$TMP/w.json")
+		_line=$(jq -r '[.cpu_pct, 100 * .kernel_stat.oncpu_ns / .wall_ns, .kernel_stat.oncpu_source,
+			100 * .kernel_stat.oncpu_spread_ns / 2 / .wall_ns] | @tsv' "$TMP/w.json")
 		set -- "$1" "$2" "$3" $_line
 		[ "$6" = null ] && fail "$3 window $_i: no kernel count of the window"
 		_d=$(awk -v a="$4" -v b="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
-		awk -v d="$_d" 'BEGIN { exit !(d > 5) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit 5); $(grep -E 'told|slice|nudge|did not trace' "$TMP/e"); $(jq -c '{wall_ns, oncpu_ns, switches, drops: .drops.total}' "$TMP/w.json")"
+		_lim=$(awk -v h="$7" 'BEGIN { printf "%.2f", 5 + h }')
+		awk -v d="$_d" -v l="$_lim" 'BEGIN { exit !(d > l) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit $_lim: 5 + half the kernel's spread); $(grep -E 'told|slice|nudge|did not trace' "$TMP/e"); $(jq -c '{wall_ns, oncpu_ns, switches, drops: .drops.total}' "$TMP/w.json")"
 		_worst=$(awk -v a="$_worst" -v b="$_d" 'BEGIN { print (b > a ? b : a) }')
+		_hs=$(awk -v a="$_hs" -v b="$7" 'BEGIN { printf "%.2f", (b > a ? b : a) }')
 		_lo=$(awk -v a="$_lo" -v b="$4" 'BEGIN { print (b < a ? b : a) }')
 		_hi=$(awk -v a="$_hi" -v b="$4" 'BEGIN { print (b > a ? b : a) }')
 	done
-	echo "$3: $2 windows of $WIN s: cgsched $_lo-$_hi % of a CPU; at most $_worst points from the kernel's ($6)"
+	echo "$3: $2 windows of $WIN s: cgsched $_lo-$_hi % of a CPU; at most $_worst points from the kernel's ($6), whose half spread was at most $_hs"
 }
 
 # A window attached to a running burner counts it from the window's first

@@ -33,7 +33,7 @@ Test(record, report_json_matches_golden)
 		.start_time = 1795262815.5, .wall_ns = 4000000000ULL, .exit_status = 0, .exit_signal = -1,
 		.k_ok = true, .k = { .ok = true, .quota_us = 25000, .period_us = 100000 },
 		.k_periods = 40, .k_throttled = 39, .k_throttled_ns = 2900000000ULL,
-		.k_oncpu_source = "cpuacct.usage", .k_oncpu_ns = 1000400000ULL,
+		.k_oncpu_source = "cpuacct.usage", .k_oncpu_ns = 1000400000ULL, .k_oncpu_spread_ns = 26000,
 	};
 
 	s.c.oncpu_ns = 1000000000ULL;
