@@ -339,7 +339,7 @@ struct rec_run {
 	 * before ([0]) and right after ([1]) cgsched's read of its maps there.
 	 */
 	struct kusage ku0[2], ku1[2];
-	bool ku_ok;
+	bool ku_ok;                 /* every read so far succeeded (kusage_pair) */
 	struct kstat k0;
 	uint64_t psi0;
 	bool psi_ok, psi_host;
@@ -457,16 +457,20 @@ static int record_cgroup(struct rec_run *r)
  * emulated guest the vCPU doing the reads can stop for a turn of the other
  * (one host thread runs both), and a burner on the other counted 138 ms
  * more in between. So the window's figure is known only within the pairs:
- * the report gives its middle and that spread.
+ * the report gives its middle and that spread. pair: ku0 or ku1.
  */
-static void read_kusage(void *ctx, bool after)
+static void kusage_pair(struct rec_run *r, struct kusage *pair, bool after)
+{
+	if (r->ku_ok)
+		r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!r->o->attach, &pair[after]);
+}
+
+/* session_open's hook around the baseline read: the window's first pair. */
+static void kusage_first(void *ctx, bool after)
 {
 	struct rec_run *r = ctx;
 
-	if (!after)
-		r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!r->o->attach, &r->ku0[0]);
-	else if (r->ku_ok)
-		r->ku_ok = !kusage_read(&r->s.fs, r->rel, !!r->o->attach, &r->ku0[1]);
+	kusage_pair(r, r->ku0, after);
 }
 
 /* The window's kernel figure from the four reads: its least and most, their middle. */
@@ -505,7 +509,8 @@ static int record_trace(struct rec_run *r)
 		r->tlp = &r->tl;
 	}
 	o->c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
-	o->c.so.around_base = read_kusage;
+	r->ku_ok = true;
+	o->c.so.around_base = kusage_first;
 	o->c.so.around_ctx = r;
 	if ((err = session_open(&r->s, &o->c.so))) {
 		session_close(&r->s); /* the cgroupfs it opened too */
@@ -605,13 +610,14 @@ static int record_end(struct rec_run *r)
 	if (r->tty)
 		fputs("\r\033[K", stderr);
 	tracer_sync_cpus(&s->tr); /* the window's end: what runs is the right task's, traced or not */
-	/* ...and the kernel's count on both sides of the last read, as of the first (read_kusage). */
-	bool ku = r->ku_ok && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1[0]);
+	/* ...and the kernel's count on both sides of the last read, as of the first (kusage_pair). */
+	kusage_pair(r, r->ku1, false);
 	if ((err = snapshot_read(&s->tr, &r->cur, false, r->have_prev ? &r->prev : &s->base))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		return -1;
 	}
-	if (ku && !kusage_read(&s->fs, r->rel, !!o->attach, &r->ku1[1]))
+	kusage_pair(r, r->ku1, true);
+	if (r->ku_ok)
 		kusage_window(r);
 	if (o->attach)
 		rs->wall_ns = r->cur.t_ns - r->t0;

@@ -155,10 +155,11 @@ attach_windows() {
 	_worst=0 _lo=1000 _hi=0 _hs=0
 	for _i in $(seq 1 "$2"); do
 		"$CGSCHED" record -q -v --attach "$1" -d "$WIN" -o "$TMP/w.json" 2>"$TMP/e" || fail "$3 window $_i: $(cat "$TMP/e")"
+		# Checked first: with none, the arithmetic below fails in jq and leaves no fields to compare.
+		jq -e '.kernel_stat.oncpu_ns != null' "$TMP/w.json" >/dev/null || fail "$3 window $_i: no kernel count of the window"
 		_line=$(jq -r '[.cpu_pct, 100 * .kernel_stat.oncpu_ns / .wall_ns, .kernel_stat.oncpu_source,
 			100 * .kernel_stat.oncpu_spread_ns / 2 / .wall_ns] | @tsv' "$TMP/w.json")
 		set -- "$1" "$2" "$3" $_line
-		[ "$6" = null ] && fail "$3 window $_i: no kernel count of the window"
 		_d=$(awk -v a="$4" -v b="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
 		_lim=$(awk -v h="$7" 'BEGIN { printf "%.2f", 5 + h }')
 		awk -v d="$_d" -v l="$_lim" 'BEGIN { exit !(d > l) }' && fail "$3 window $_i: cgsched $4 % vs the kernel's ($6) $5 %: $_d points apart (limit $_lim: 5 + half the kernel's spread); $(grep -E 'told|slice|nudge|did not trace' "$TMP/e"); $(jq -c '{wall_ns, oncpu_ns, switches, drops: .drops.total}' "$TMP/w.json")"
