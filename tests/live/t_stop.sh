@@ -45,24 +45,28 @@ startup_ms() {
 	wait_bounded $_p 10 "top after SIGINT"
 }
 
-# Twenty moments, from the first line of main to three times start-up's
-# length (measured first: it is 0.2-0.4 s here, 1-3 s in the emulated
-# guests, and slower beside another guest), at least 1 s, closer together
-# early on, where start-up is: SPAN x (i/19)^2, so about sqrt(1/3) of them,
-# 11, fall in a start-up of the measured length, and at least 3 on either
-# side while start-up takes from a tenth to twice that. Each:
-# top or record, SIGINT or SIGTERM. A stop before tracing began exits 128+N
-# with one line and nothing attached; after it, top prints its summary and
-# exits 0, record passes the signal to CMD and exits with CMD's 128+N. The
-# record cgroup is gone either way.
+# Twenty moments. Sixteen from the first line of main to one and a half
+# times start-up's length (measured first: 0.2-0.4 s here, 1-3 s in the
+# emulated guests, slower beside another guest), at least 0.7 s, closer
+# together early on, where start-up is: SPAN x (i/15)^2, so 13 of them fall
+# in a start-up of the measured length, and at least 3 on either side while
+# start-up takes from a tenth (4 before) to 1.3 times (3 after) that. Four
+# more right after start-up ends, timed from the "tracing" line: 0, 20, 100
+# and 300 ms after it, whatever start-up took (they were once
+# spread to three times start-up's length, which cost a guest 30-60 s of
+# sleeping on stops that all came long after tracing began). Each: top or
+# record, SIGINT or SIGTERM. A stop before tracing began exits 128+N with one
+# line and nothing attached; after it, top prints its summary and exits 0,
+# record passes the signal to CMD and exits with CMD's 128+N. The record
+# cgroup is gone either way.
 test_stop_during_startup() {
 	command -v bpftool >/dev/null || { echo "no bpftool to see what is loaded"; exit 77; }
 	p0=$(cgs_progs)
 	l0=$(cgs_links)
 	startup_ms
-	span=$((3 * STARTUP))
-	[ "$span" -ge 1000 ] || span=1000
-	echo "start-up took $STARTUP ms: moments over $span ms"
+	span=$((3 * STARTUP / 2))
+	[ "$span" -ge 700 ] || span=700
+	echo "start-up took $STARTUP ms: 16 moments over $span ms, 4 after the tracing line"
 	before=0 after=0 bad=0
 	for i in $(seq 0 19); do
 		case $((i % 4)) in
@@ -71,7 +75,6 @@ test_stop_during_startup() {
 		2) cmd=top sig=TERM ;;
 		3) cmd=record sig=INT ;;
 		esac
-		ms=$((span * i * i / 361))
 		name=cgs-test-$CGS_RUN-stop$i
 		: >"$TMP/s.err"
 		if [ $cmd = top ]; then
@@ -82,11 +85,31 @@ test_stop_during_startup() {
 		pid=$!
 		CGS_BG="$CGS_BG $pid"
 		for _w in $(seq 1 1000); do handler_in $pid && break; proc_gone $pid && break; sleep 0.001; done
-		sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
-		t0=$(date +%s)
+		if [ "$i" -lt 16 ]; then
+			ms=$((span * i * i / 225))
+			when="${ms} ms"
+			sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
+		else
+			case $i in 16) ms=0 ;; 17) ms=20 ;; 18) ms=100 ;; 19) ms=300 ;; esac
+			when="tracing+${ms} ms"
+			if [ $cmd = top ]; then
+				wait_line "$TMP/s.err" "tracing"
+			else
+				# record -q prints no line: its cgroup holds the command once tracing
+				# began (kernfs files say size 0: read it).
+				_end=$(( $(date +%s) + $(scaled 20) ))
+				until grep -q . "$CG_ROOT/$name/cgroup.procs" 2>/dev/null; do
+					[ "$(date +%s)" -lt "$_end" ] || fail "record never started its command: $(cat "$TMP/s.err")"
+					sleep 0.01
+				done
+			fi
+			sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
+		fi
+		t0=$(uptime_ms)
 		kill -$sig $pid
-		wait_bounded $pid 10 "$cmd after SIG$sig at ${ms} ms"
+		wait_bounded $pid 10 "$cmd after SIG$sig at $when"
 		rc=$WAIT_RC
+		t1=$(uptime_ms)
 		if [ $sig = INT ]; then want=130; else want=143; fi
 		if grep -q "stopped by SIG$sig before tracing began" "$TMP/s.err"; then
 			phase="before tracing"
@@ -101,7 +124,7 @@ test_stop_during_startup() {
 		[ $cmd = top ] && [ $rc = 0 ] && ! jq -e 'select(.kind == "summary")' "$TMP/s.out" >/dev/null 2>&1 && ok="no (no summary)"
 		[ $cmd = record ] && [ -d "$CG_ROOT/$name" ] && ok="no (cgroup $name left behind)"
 		nothing_left "$p0" "$l0" || ok="no (BPF left loaded)"
-		echo "$(printf '%5d' $ms) ms  $cmd SIG$sig -> exit $rc, $phase, in $(( $(date +%s) - t0 )) s: ok $ok"
+		echo "$(printf '%16s' "$when")  $cmd SIG$sig -> exit $rc, $phase, in $((t1 - t0)) ms, clean $(( $(uptime_ms) - t1 )) ms later: ok $ok"
 		[ "$ok" = yes ] || { bad=$((bad + 1)); sed 's/^/      stderr: /' "$TMP/s.err"; }
 	done
 	echo "$before stops before tracing began, $after while tracing"
