@@ -41,17 +41,31 @@ counted() {
 	COUNTS=$(echo $c)
 }
 
+# took STAGE: how long the stage just done took ("time: STAGE N s"), so a
+# run's log says where the suite's minutes go.
+stage_t0=$(date +%s)
+took() {
+	_now=$(date +%s)
+	echo "time: $1 $((_now - stage_t0)) s"
+	stage_t0=$_now
+}
+
 unit .output/unit-tests "[unit]"
+took unit
 # The loader's layers include only those below them (docs/design.md).
 tests/layers.sh 2>&1 | tee "$logs/layers"
 counted "$logs/layers" layers
+took layers
 # The same with ASan and UBSan: a report crashes the test, and Criterion counts it.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 unit .output/asan/unit-tests "[asan]"
+took asan
 # Every parser of outside input under libFuzzer, briefly (make fuzz: 60 s each).
 tests/fuzz/run.sh "${CGS_FUZZ_SECONDS:-5}" 2>&1 | tee "$logs/fuzz"
 counted "$logs/fuzz" fuzz
+took fuzz
 tests/sanitize/smoke.sh 2>&1 | tee "$logs/san"
 counted "$logs/san" sanitize
+took sanitize
 
 live_start=$(date +%s)
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
@@ -59,6 +73,7 @@ tests/live/run.sh 2>&1 | tee "$logs/live"
 live_secs=$(( $(date +%s) - live_start ))
 counted "$logs/live" live "live tests"
 host_counts=$COUNTS
+took live
 
 # The live tests on Debian's other kernels under QEMU (tests/vm/kernels):
 # every test on 6.1, the core on the others (CGS_VM_KERNELS picks which;
@@ -111,6 +126,7 @@ if [ -z "${CGS_NO_VM:-}" ]; then
 		counted "$logs/vm-$k" vm "the QEMU stage on $k"
 		vm_results="$vm_results $k"
 	done
+	took guests
 fi
 
 # The compatibility matrix from these runs, under .output (the tracked
