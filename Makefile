@@ -86,10 +86,17 @@ $(VENV)/ok: | $(OUTPUT)
 	$(Q)rm -rf $(VENV) && python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(Q)touch $@
 
-run: deps all
+# run and test build in parallel, a job a CPU, once the packages are in (as
+# prerequisites beside deps, a parallel make would compile before a fresh
+# machine had clang): 51 s against 89 for test's build here (2 CPUs).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
+run: deps
+	$(Q)$(MAKE) -j$(NPROC) all
 	$(Q)./cgsched top -i 1 -n 10
 
-test: deps all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+test: deps
+	$(Q)$(MAKE) -j$(NPROC) all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
 	$(Q)./tests/run.sh
 
 test-unit: $(OUTPUT)/unit-tests
@@ -104,7 +111,8 @@ test-vm: all
 	$(Q)./tests/vm/run.sh
 
 # make test with every live test on every kernel of tests/vm/kernels (6.12-rt too).
-test-matrix: deps all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+test-matrix: deps
+	$(Q)$(MAKE) -j$(NPROC) all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
 	$(Q)CGS_VM_MATRIX=1 ./tests/run.sh
 
 # --- BPF ------------------------------------------------------------------

@@ -3,16 +3,18 @@
 # (and thread) against the kernel's own account of each (/proc/PID/schedstat,
 # which cgwork prints for its threads as it ends).
 
-# tasks_burn CG: two burners pinned to CPU 0 (so they queue behind each
-# other): P1 with one thread, P2 with two, 2 s (scaled); their own account in
-# $TMP/p1, $TMP/p2.
+# tasks_burn CG [SECONDS]: two burners pinned to CPU 0 (so they queue
+# behind each other): P1 with one thread, P2 with two, for SECONDS (default
+# 2 s, scaled: the runs whose figures are compared with the kernel's); their
+# own account in $TMP/p1, $TMP/p2. A run that only has to show rows takes 1 s.
 tasks_burn() {
-	cg_spawn "$1" "$CGWORK" burn 1 "$(scaled 2)" 0 >"$TMP/p1"
+	_s=${2:-$(scaled 2)}
+	cg_spawn "$1" "$CGWORK" burn 1 "$_s" 0 >"$TMP/p1"
 	P1=$SPAWNED
-	cg_spawn "$1" "$CGWORK" burn 2 "$(scaled 2)" 0 >"$TMP/p2"
+	cg_spawn "$1" "$CGWORK" burn 2 "$_s" 0 >"$TMP/p2"
 	P2=$SPAWNED
-	wait_bounded "$P1" $(( $(scaled 2) + 30 )) "burner P1" && [ "$WAIT_RC" = 0 ] || fail "burner P1 failed"
-	wait_bounded "$P2" $(( $(scaled 2) + 30 )) "burner P2" && [ "$WAIT_RC" = 0 ] || fail "burner P2 failed"
+	wait_bounded "$P1" $(( ${_s%.*} + 30 )) "burner P1" && [ "$WAIT_RC" = 0 ] || fail "burner P1 failed"
+	wait_bounded "$P2" $(( ${_s%.*} + 30 )) "burner P2" && [ "$WAIT_RC" = 0 ] || fail "burner P2 failed"
 }
 
 # task_row PID FILTER: the summary's row of that process (top --tasks JSON).
@@ -56,7 +58,7 @@ test_tasks_threads_table_hist() {
 		fail "P2's threads do not add up to it"
 
 	cgs_start top --cgroup "$A" --tasks -i 1h || fail "top --tasks (table) did not start"
-	tasks_burn "$A"
+	tasks_burn "$A" 1
 	cgs_stop || fail "top --tasks (table)"
 	sed -n '/^Summary/,$p' "$TMP/cgs.out" >"$TMP/table"
 	cat "$TMP/table"
@@ -67,7 +69,7 @@ test_tasks_threads_table_hist() {
 	"$CGSCHED" hist --cgroup "$A" --per-task -d "$(scaled 30)" >"$TMP/hist" 2>"$TMP/hist.err" &
 	H=$!
 	wait_line "$TMP/hist.err" tracing
-	tasks_burn "$A"
+	tasks_burn "$A" 1
 	kill -INT "$H"
 	wait_bounded "$H" 40 "hist --per-task" && [ "$WAIT_RC" = 0 ] || fail "hist --per-task: $(cat "$TMP/hist.err")"
 	grep -q "^pid = $P1 (cgwork), cgroup = $A\$" "$TMP/hist" || fail "hist: no heading for P1: $(head -n 5 "$TMP/hist")"
