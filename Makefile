@@ -90,13 +90,15 @@ $(VENV)/ok: | $(OUTPUT)
 # prerequisites beside deps, a parallel make would compile before a fresh
 # machine had clang): 51 s against 89 for test's build here (2 CPUs).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+# What the suite runs: the tool, the unit tests, the sanitized builds, Perfetto's venv.
+TEST_BUILD := all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
 
 run: deps
 	$(Q)$(MAKE) -j$(NPROC) all
 	$(Q)./cgsched top -i 1 -n 10
 
 test: deps
-	$(Q)$(MAKE) -j$(NPROC) all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+	$(Q)$(MAKE) -j$(NPROC) $(TEST_BUILD)
 	$(Q)./tests/run.sh
 
 test-unit: $(OUTPUT)/unit-tests
@@ -112,7 +114,7 @@ test-vm: all
 
 # make test with every live test on every kernel of tests/vm/kernels (6.12-rt too).
 test-matrix: deps
-	$(Q)$(MAKE) -j$(NPROC) all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+	$(Q)$(MAKE) -j$(NPROC) $(TEST_BUILD)
 	$(Q)CGS_VM_MATRIX=1 ./tests/run.sh
 
 # --- BPF ------------------------------------------------------------------

@@ -43,10 +43,12 @@ counted() {
 
 # took STAGE: how long the stage just done took ("time: STAGE N s"), so a
 # run's log says where the suite's minutes go.
+# TOOK: those seconds.
 stage_t0=$(date +%s)
 took() {
 	_now=$(date +%s)
-	echo "time: $1 $((_now - stage_t0)) s"
+	TOOK=$((_now - stage_t0))
+	echo "time: $1 $TOOK s"
 	stage_t0=$_now
 }
 
@@ -67,13 +69,12 @@ tests/sanitize/smoke.sh 2>&1 | tee "$logs/san"
 counted "$logs/san" sanitize
 took sanitize
 
-live_start=$(date +%s)
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
 tests/live/run.sh 2>&1 | tee "$logs/live"
-live_secs=$(( $(date +%s) - live_start ))
 counted "$logs/live" live "live tests"
 host_counts=$COUNTS
 took live
+live_secs=$TOOK
 
 # The live tests on Debian's other kernels under QEMU (tests/vm/kernels):
 # every test on 6.1, the core on the others (CGS_VM_KERNELS picks which;

@@ -88,23 +88,24 @@ test_stop_during_startup() {
 		if [ "$i" -lt 16 ]; then
 			ms=$((span * i * i / 225))
 			when="${ms} ms"
-			sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
 		else
 			case $i in 16) ms=0 ;; 17) ms=20 ;; 18) ms=100 ;; 19) ms=300 ;; esac
 			when="tracing+${ms} ms"
 			if [ $cmd = top ]; then
 				wait_line "$TMP/s.err" "tracing"
 			else
-				# record -q prints no line: its cgroup holds the command once tracing
-				# began (kernfs files say size 0: read it).
+				# record -q prints no line: its cgroup holds the command once
+				# tracing began (kernfs files say size 0: read it). Not
+				# wait_line: polled every 10 ms, not 100, for the moments
+				# just after, and a failure shows record's stderr.
 				_end=$(( $(date +%s) + $(scaled 20) ))
 				until grep -q . "$CG_ROOT/$name/cgroup.procs" 2>/dev/null; do
 					[ "$(date +%s)" -lt "$_end" ] || fail "record never started its command: $(cat "$TMP/s.err")"
 					sleep 0.01
 				done
 			fi
-			sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
 		fi
+		sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
 		t0=$(uptime_ms)
 		kill -$sig $pid
 		wait_bounded $pid 10 "$cmd after SIG$sig at $when"

@@ -169,9 +169,23 @@ static int burn(int threads, int cpu)
 static unsigned long long s_not_off_rq;
 static int wchan_ok = -1;
 
+/* The task of this /proc stat file sleeps (state S, after the comm's ')'). */
+static int stat_says_asleep(const char *path)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(buf, sizeof(buf), f) && strrchr(buf, ')') && strrchr(buf, ')')[2] == 'S';
+	fclose(f);
+	return ok;
+}
+
 static int wchan_works(void)
 {
-	char path[64], buf[512] = "";
+	char path[64], buf[128] = "";
 	pid_t pid = fork();
 	if (pid == 0) {
 		pause();
@@ -185,15 +199,8 @@ static int wchan_works(void)
 	 * 2 s cost every cgwork 2-3 s on a kernel without it (5.10 in the
 	 * emulated guest), where the child is asleep within milliseconds. */
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (int tries = 0; tries < 2000 && !asleep; tries++) {
-		FILE *f = fopen(path, "r");
-		if (f && fgets(buf, sizeof(buf), f) && strrchr(buf, ')') && strrchr(buf, ')')[2] == 'S')
-			asleep = 1;
-		if (f)
-			fclose(f);
-		if (!asleep)
-			usleep(1000);
-	}
+	for (int tries = 0; tries < 2000 && !(asleep = stat_says_asleep(path)); tries++)
+		usleep(1000);
 	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
 	for (int tries = 0; asleep && tries < 200 && !ok; tries++) {
 		FILE *f = fopen(path, "r");
@@ -216,10 +223,7 @@ static int thread_asleep(pid_t pid, const char *tid, struct acct *a)
 	int ok = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	ok = fgets(buf, sizeof(buf), f) && strrchr(buf, ')') && strrchr(buf, ')')[2] == 'S';
-	fclose(f);
+	ok = stat_says_asleep(path);
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid, tid);
 	if (ok && wchan_ok && (f = fopen(path, "r"))) {
 		ok = fgets(buf, sizeof(buf), f) && strcmp(buf, "0") != 0;
