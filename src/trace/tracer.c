@@ -390,14 +390,19 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		return -EINTR;
 	if ((err = precheck(b, tb, k)))
 		return err;
+	uint64_t t0 = now_ns();
 	if (!(s = sched_bpf__open()))
 		return -errno;
 	configure(s, o, b, tb, hier);
+	uint64_t t1 = now_ns();
 	err = sched_bpf__load(s);
 	if (err) {
 		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
 	}
+	/* Where start-up goes (the emulated guests take seconds). */
+	cgs_debug("backends %s+%s: opened in %.1f ms, loaded (verified) in %.1f ms", b->name, tb->name,
+		  (t1 - t0) / 1e6, (now_ns() - t1) / 1e6);
 	/*
 	 * A signal during the load: the verifier gave up with EAGAIN, libbpf
 	 * loaded again, and the handler has set the stop flag. Attach nothing.
@@ -406,8 +411,10 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		err = -EINTR;
 		goto fail;
 	}
+	t1 = now_ns();
 	if ((err = slots_fill(bpf_map__fd(s->maps.free_slots), o->max_cgroups)))
 		goto fail;
+	cgs_debug("%d free slots queued in %.1f ms", o->max_cgroups, (now_ns() - t1) / 1e6);
 	for (int i = 0; i < o->nfilter; i++) {
 		__u8 one = 1;
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.filter), &o->filter_ids[i], &one, 0)) {
