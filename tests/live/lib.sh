@@ -26,10 +26,44 @@ mkdir -p "$TMP"
 # scaled SECS: the bound for this machine.
 scaled() { echo $(( $1 * CGS_TIME_SCALE )); }
 
+# The waits poll with the shell's builtins only. In the emulated guest a
+# fork and exec costs ~10 ms of the one host thread both vCPUs share: the
+# loops that ran date, grep, sed and sleep every 50-100 ms (30-70 ms of CPU a
+# turn) slowed the cgsched start-up they waited for by 75 %, and the
+# runner's loop, beside every test, everything by 25 % (docs/testing.md,
+# "Waits that cost nothing").
+
 # proc_gone PID: the process has ended (a zombie has too: kill -0 still passes it).
 proc_gone() {
-	[ ! -r "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" = Z ]
+	{ read -r _st <"/proc/$1/stat"; } 2>/dev/null || return 0
+	_st=${_st##*) } # the command name may hold ") "; the state follows the last
+	[ "${_st%% *}" = Z ]
+}
+
+# now_s: NOW, whole seconds since boot (a deadline's clock).
+now_s() {
+	read -r NOW _r </proc/uptime
+	NOW=${NOW%.*}
+}
+
+# nap SECS: sleep, in the shell where it can (busybox's read -t takes
+# fractions: a read from a FIFO nobody writes), else sleep(1).
+NAP_FIFO=$TMP/.nap
+[ -p "$NAP_FIFO" ] || mkfifo "$NAP_FIFO" 2>/dev/null
+if [ -z "$( (read -t 0.001 _x 0<>"$NAP_FIFO") 2>&1)" ] && [ -p "$NAP_FIFO" ]; then
+	nap() { read -t "$1" _x 0<>"$NAP_FIFO"; return 0; }
+else
+	nap() { sleep "$1"; }
+fi
+
+# file_has FILE PATTERN: a line of FILE matches the shell pattern PATTERN.
+file_has() {
+	[ -r "$1" ] || return 1
+	while IFS= read -r _l || [ -n "$_l" ]; do
+		# shellcheck disable=SC2254 # a pattern, on purpose
+		case $_l in $2) return 0 ;; esac
+	done <"$1"
+	return 1
 }
 
 # proc_report PID: what a stuck process is doing, for the log: its command,
@@ -52,16 +86,18 @@ proc_report() {
 # (scaled). Sets WAIT_RC to its exit status. On expiry: its report in the
 # log, SIGKILL, and the test fails naming WHAT.
 wait_bounded() {
-	_end=$(( $(date +%s) + $(scaled "$2") ))
+	now_s
+	_end=$((NOW + $2 * CGS_TIME_SCALE))
 	while ! proc_gone "$1"; do
-		if [ "$(date +%s)" -ge "$_end" ]; then
+		now_s
+		if [ "$NOW" -ge "$_end" ]; then
 			echo "$3: still running after $(scaled "$2") s" >&2
 			proc_report "$1" >&2
 			kill -9 "$1" 2>/dev/null
 			wait "$1" 2>/dev/null
 			fail "$3 did not end within $(scaled "$2") s"
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	wait "$1"
 	WAIT_RC=$?
@@ -127,7 +163,7 @@ cg_cleanup() {
 				pids=$(cat "$d/cgroup.procs" 2>/dev/null)
 				[ -z "$pids" ] && break
 				kill -9 $pids 2>/dev/null
-				sleep 0.1
+				nap 0.1
 			done
 			rmdir "$d" 2>/dev/null || echo "cleanup: could not remove $d" >&2
 		done
@@ -163,11 +199,13 @@ cgs_start() {
 	: >"$TMP/cgs.err"
 	"$CGSCHED" "$@" >"$TMP/cgs.out" 2>"$TMP/cgs.err" &
 	CGS_PID=$!
-	_end=$(( $(date +%s) + $(scaled 20) ))
-	while [ "$(date +%s)" -lt "$_end" ]; do
-		grep -q "^cgsched: tracing" "$TMP/cgs.err" 2>/dev/null && return 0
+	now_s
+	_end=$((NOW + 20 * CGS_TIME_SCALE))
+	while [ "$NOW" -lt "$_end" ]; do
+		file_has "$TMP/cgs.err" "cgsched: tracing*" && return 0
 		proc_gone "$CGS_PID" && break
-		sleep 0.05
+		nap 0.05
+		now_s
 	done
 	echo "cgsched did not start: $(cat "$TMP/cgs.err")" >&2
 	proc_report "$CGS_PID" >&2
@@ -231,13 +269,16 @@ within() {
 	}'
 }
 
-# wait_line FILE PATTERN: until a line of FILE matches (up to 20 s, scaled;
-# BPF programs take seconds to load in the slow guest). Fails the test otherwise.
+# wait_line FILE PATTERN: until a line of FILE matches the shell pattern
+# *PATTERN* (up to 20 s, scaled; BPF programs take seconds to load in the
+# slow guest). Fails the test otherwise.
 wait_line() {
-	_end=$(( $(date +%s) + $(scaled 20) ))
-	while [ "$(date +%s)" -lt "$_end" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
+	now_s
+	_end=$((NOW + 20 * CGS_TIME_SCALE))
+	while [ "$NOW" -lt "$_end" ]; do
+		file_has "$1" "*$2*" && return 0
+		nap 0.1
+		now_s
 	done
 	fail "'$2' never appeared in $1: $(cat "$1")"
 }

@@ -135,7 +135,7 @@ test_cgroup_created_and_removed() {
 	id=$(stat -c %i "$CG_ROOT$C")
 	cg_run "$C" "$CGWORK" burn 1 1 >/dev/null || fail "burn failed"
 	rmdir "$CG_ROOT$C" || fail "rmdir failed"
-	sleep 0.5
+	nap 0.5
 	cgs_stop INT || return 1
 	jq -e . "$TMP/cgs.out" >/dev/null || fail "output is not JSON lines"
 	live=$(jq -r --argjson id "$id" 'select(.kind == "interval") | .cgroups[] | select(.id == $id) | "\(.path) \(.removed)"' "$TMP/cgs.out" | head -n 1)
@@ -211,7 +211,7 @@ test_sigterm_detaches() {
 		for i in $(seq 1 30); do
 			left=$(bpftool prog show 2>/dev/null | grep -c -E 'name (btf|raw)_(switch|wakeup)')
 			[ "$left" = 0 ] && break
-			sleep 0.1
+			nap 0.1
 		done
 		[ "$left" = 0 ] || fail "$left cgsched programs still loaded 3 s after exit"
 	fi
@@ -285,7 +285,7 @@ test_moved_by_another_while_running() {
 	cgs_start top --cgroup "$S" --cgroup "$A" --json -i 200ms || return 1
 	"$CGWORK" watchmove "$(cg_procs "$S")" "$(scaled 3)" 1 >"$TMP/wm" &
 	wpid=$!
-	for _ in $(seq 1 "$(scaled 100)"); do grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" && break; sleep 0.01; done
+	for _ in $(seq 1 "$(scaled 100)"); do grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" && break; nap 0.01; done
 	grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" || fail "watchmove did not enter $S"
 	sleep "$(scaled 1)"
 	echo "$wpid" >"$CG_ROOT$A/cgroup.procs" || fail "cannot move $wpid into $A"
@@ -316,7 +316,7 @@ test_max_cgroups_bound() {
 	for i in $(seq 1 24); do
 		for k in $(seq 1 100); do
 			[ -n "$(cat "$(cg_procs "/cgs-test-$CGS_RUN-many$i")")" ] && break
-			sleep 0.1
+			nap 0.1
 		done
 	done
 	cgs_start top --json -i 1h --max-cgroups 16 || return 1
@@ -360,19 +360,19 @@ test_tg_address_reused() {
 		cg_create "reuse-a$try" && A=$CG
 		cg_spawn "$A" "$CGWORK" wake 100 20000
 		S=$SPAWNED
-		sleep 0.1
+		nap 0.1
 		kill -STOP "$S"
-		sleep 0.05
+		nap 0.05
 		before=$(entry "$S")
 		echo "$S" >"$(cg_procs "$C")"
 		rmdir "$CG_ROOT$A" || fail "rmdir $A"
-		sleep 0.1 # the task_group is freed after an RCU grace period
+		nap 0.1 # the task_group is freed after an RCU grace period
 		cg_create "reuse-b$try" && B=$CG
 		echo "$S" >"$(cg_procs "$B")"
 		kill -CONT "$S"
-		sleep 0.1
+		nap 0.1
 		kill -STOP "$S"
-		sleep 0.05
+		nap 0.05
 		after=$(entry "$S")
 		kill -KILL "$S"
 		wait "$S" 2>/dev/null

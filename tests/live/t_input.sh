@@ -112,7 +112,7 @@ test_enforce_closed_output_restores() {
 	EP=$!
 	CGS_BG="$CGS_BG $EP"
 	head -n 1 <"$TMP/pipe" >"$TMP/o" # returns after the first line: the pipe has no reader now
-	sleep 0.5
+	nap 0.5
 	# A reload logs a line, into the closed pipe (if enforce has not met it already).
 	kill -HUP $EP 2>/dev/null
 	wait_bounded $EP 20 "enforce after its reader went"

@@ -42,7 +42,7 @@ test_journal_sigkill_restart_restores() {
 	cg_spawn "$C" "$CGWORK" burn 1 30 0 >/dev/null
 	for i in $(seq 1 $((40 * CGS_TIME_SCALE))); do
 		j_unlimited "$S" || break
-		sleep 0.1
+		nap 0.1
 	done
 	j_unlimited "$S" && fail "not soft-capped within $(scaled 4) s: $(cat "$TMP/e1")"
 	kill -KILL "$EP"
@@ -211,12 +211,12 @@ test_journal_default_path() {
 			grep -q "another cgsched enforce" "$TMP/e" && { echo "SKIP: $(cat "$TMP/e")"; exit 77; }
 			fail "enforce ended: $(cat "$TMP/e")"
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 	grep -q "journal $DJ\$" "$TMP/e" || fail "not the default journal: $(cat "$TMP/e")"
 	for i in $(seq 1 30); do
 		grep -q "^set [0-9]* $D " "$DJ" 2>/dev/null && break
-		sleep 0.1
+		nap 0.1
 	done
 	grep -q "^set [0-9]* $D $(j_weight) " "$DJ" || fail "no entry in $DJ"
 	j_stop "$TMP/e"
@@ -288,7 +288,7 @@ test_journal_remade_cgroup() {
 j_limited_soon() {
 	for i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
 		j_unlimited "$1" || return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }

@@ -122,7 +122,7 @@ test_enforce_soft_cap() {
 	rival=$SPAWNED
 	held=""
 	for i in $(seq 1 20); do # two intervals plus start-up slack
-		sleep 0.1
+		nap 0.1
 		unlimited "$S" || { held=$i; break; }
 	done
 	[ -n "$held" ] || fail "not held to its soft cap within 2 s: $(cat "$TMP/enf")"
@@ -133,7 +133,7 @@ test_enforce_soft_cap() {
 	kill $rival
 	released=""
 	for i in $(seq 1 30); do
-		sleep 0.1
+		nap 0.1
 		unlimited "$S" && { released=$i; break; }
 	done
 	[ -n "$released" ] || fail "not released after the rival stopped: $(cat "$TMP/enf")"
@@ -156,7 +156,7 @@ test_enforce_restore_reload() {
 	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
 	EP=$!
 	wait_line "$TMP/enf" enforcing
-	sleep 0.3
+	nap 0.3
 	w=$(readf "$K" "$(weight_file)")
 	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 3072 || echo 300)" ] || fail "not applied: $w"
 	echo 1000 >"$CG_ROOT$K/$(weight_file)"

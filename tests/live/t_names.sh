@@ -179,10 +179,12 @@ test_group_by_sums() {
 		eval "G_$by=\$!"
 	done
 	for by in pod container unit; do
-		_end=$(( $(date +%s) + $(scaled 20) ))
-		until grep -q "^cgsched: tracing" "$TMP/g/$by.err"; do
-			[ "$(date +%s)" -lt "$_end" ] || fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
-			sleep 0.05
+		now_s
+		_end=$((NOW + 20 * CGS_TIME_SCALE))
+		until file_has "$TMP/g/$by.err" "cgsched: tracing*"; do
+			now_s
+			[ "$NOW" -lt "$_end" ] || fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
+			nap 0.05
 		done
 	done
 	names_burn 1 || fail "burners"

@@ -93,7 +93,7 @@ test_record_signal_reaches_cmd() {
 	pid=$!
 	for i in $(seq 1 50); do
 		[ -n "$(cat "$CG_ROOT/cgs-test-$CGS_RUN-rec-sig/cgroup.procs" 2>/dev/null)" ] && break
-		sleep 0.1
+		nap 0.1
 	done
 	kill -INT $pid
 	wait_bounded $pid 20 "record after SIGINT"; rc=$WAIT_RC
@@ -111,7 +111,7 @@ test_record_attach() {
 	# Runs until killed: the slow guest took longer than a fixed amount of
 	# work. Its parent becomes a sleep that never waits for it.
 	cg_spawn "$A" sh -c '"$0" spin 3600 >/dev/null & echo $! >"$1"; exec sleep 3600' "$CGWORK" "$TMP/bp"
-	wait_line "$TMP/bp" .
+	wait_line "$TMP/bp" "[0-9]"
 	bp=$(cat "$TMP/bp")
 	"$CGSCHED" record -q --attach "$A" -d 0.5 -o "$TMP/a.json" 2>"$TMP/e" || fail "attach -d failed: $(cat "$TMP/e")"
 	echo "attached for 0.5 s: $(jq -r .cpu_pct "$TMP/a.json")% CPU, attached=$(jq .attached "$TMP/a.json")"
@@ -123,7 +123,7 @@ test_record_attach() {
 	proc_gone $rp && fail "--pid returned while $bp still runs: $(cat "$TMP/e")"
 	kill $bp
 	start=$(date +%s)
-	for i in $(seq 1 100); do proc_gone $rp && break; sleep 0.1; done
+	for i in $(seq 1 100); do proc_gone $rp && break; nap 0.1; done
 	proc_gone $rp || fail "--pid still recording 10 s after $bp exited"
 	wait_bounded $rp 20 "record --attach --pid"
 	[ "$WAIT_RC" = 0 ] || fail "attach --pid failed: $(cat "$TMP/e")"
@@ -259,14 +259,14 @@ test_record_sigkill_leaves_cgroup() {
 		for i in $(seq 1 100); do
 			SP=$(cat "$CG_ROOT$O/cgroup.procs" 2>/dev/null)
 			[ -n "$SP" ] && break
-			sleep 0.1
+			nap 0.1
 		done
 		[ -n "$SP" ] || fail "record's command never ran in $O"
 		kill -KILL "$RP"
 		wait "$RP" 2>/dev/null
 	}
 	# Whatever happens, this test's orphans go (the runner knows cgs-test-* only).
-	trap 'kill -9 $CGS_PID $CGS_BG $SP 2>/dev/null; sleep 0.2; rmdir "$CG_ROOT$O" 2>/dev/null; cg_cleanup' EXIT
+	trap 'kill -9 $CGS_PID $CGS_BG $SP 2>/dev/null; nap 0.2; rmdir "$CG_ROOT$O" 2>/dev/null; cg_cleanup' EXIT
 	rec_orphan
 	[ -d "$CG_ROOT$O" ] && [ "$(cat "$CG_ROOT$O/cgroup.procs")" = "$SP" ] || fail "expected $O with the sleep in it"
 	"$CGSCHED" record -q -- true 2>"$TMP/r" || fail "record failed: $(cat "$TMP/r")"
@@ -276,14 +276,14 @@ test_record_sigkill_leaves_cgroup() {
 	"$CGSCHED" record --cleanup 2>"$TMP/r" || fail "record --cleanup failed: $(cat "$TMP/r")"
 	cat "$TMP/r"
 	[ ! -d "$CG_ROOT$O" ] || fail "--cleanup left $O"
-	sleep 0.2
+	nap 0.2
 	proc_gone "$SP" || fail "--cleanup left its command running"
 	# Once its command has ended, the next record removes it by itself.
 	rec_orphan
 	kill -9 "$SP"
 	for i in $(seq 1 50); do
 		[ -z "$(cat "$CG_ROOT$O/cgroup.procs")" ] && break
-		sleep 0.1
+		nap 0.1
 	done
 	"$CGSCHED" record -q -- true 2>"$TMP/r" || fail "record failed: $(cat "$TMP/r")"
 	grep "$O" "$TMP/r"
@@ -310,7 +310,7 @@ test_record_ends_leftovers() {
 	[ "$how" = "its processes ended by $want" ] || fail "ended by ${how##* }, expected $want on cgroup v$CG_VER"
 	for i in $(seq 1 50); do
 		kill -0 "$bg" 2>/dev/null || break
-		sleep 0.1
+		nap 0.1
 	done
 	! kill -0 "$bg" 2>/dev/null || fail "the background sleep $bg survived record"
 	no_record_cgroups_left

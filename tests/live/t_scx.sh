@@ -11,25 +11,30 @@ scx_start() {
 	"$_scx" 2>"$TMP/scx.err" &
 	SCX_PID=$!
 	CGS_BG="$CGS_BG $SCX_PID"
-	_end=$(( $(date +%s) + $(scaled 10) ))
-	until grep -q '^ready' "$TMP/scx.err"; do
+	now_s
+	_end=$((NOW + 10 * CGS_TIME_SCALE))
+	until file_has "$TMP/scx.err" "ready*"; do
 		proc_gone "$SCX_PID" && fail "the scheduler did not load: $(cat "$TMP/scx.err")"
-		[ "$(date +%s)" -lt "$_end" ] || fail "the scheduler not loaded after $(scaled 10) s: $(cat "$TMP/scx.err")"
-		sleep 0.1
+		now_s
+		[ "$NOW" -lt "$_end" ] || fail "the scheduler not loaded after $(scaled 10) s: $(cat "$TMP/scx.err")"
+		nap 0.1
 	done
-	until [ "$(cat /sys/kernel/sched_ext/state)" = enabled ]; do
-		[ "$(date +%s)" -lt "$_end" ] || fail "sched_ext state $(cat /sys/kernel/sched_ext/state) after $(scaled 10) s"
-		sleep 0.1
+	until read -r _s </sys/kernel/sched_ext/state && [ "$_s" = enabled ]; do
+		now_s
+		[ "$NOW" -lt "$_end" ] || fail "sched_ext state $(cat /sys/kernel/sched_ext/state) after $(scaled 10) s"
+		nap 0.1
 	done
 }
 
 scx_stop() {
 	kill "$SCX_PID" 2>/dev/null
 	wait_bounded "$SCX_PID" 10 "the sched_ext scheduler"
-	_end=$(( $(date +%s) + $(scaled 10) ))
-	until [ "$(cat /sys/kernel/sched_ext/state)" = disabled ]; do
-		[ "$(date +%s)" -lt "$_end" ] || fail "sched_ext still $(cat /sys/kernel/sched_ext/state) after the scheduler exited"
-		sleep 0.1
+	now_s
+	_end=$((NOW + 10 * CGS_TIME_SCALE))
+	until read -r _s </sys/kernel/sched_ext/state && [ "$_s" = disabled ]; do
+		now_s
+		[ "$NOW" -lt "$_end" ] || fail "sched_ext still $(cat /sys/kernel/sched_ext/state) after the scheduler exited"
+		nap 0.1
 	done
 }
 

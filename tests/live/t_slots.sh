@@ -56,7 +56,7 @@ test_slots_removed_come_back() {
 		k=$(slots_spin "$P/c$i" 0.05) && [ -n "$k" ] || fail "spin in c$i"
 		echo "$P/c$i $k $id" >>"$TMP/usage"
 		rmdir "$CG_ROOT$P/c$i" || fail "rmdir c$i"
-		sleep 0.15
+		nap 0.15
 	done
 	sleep 7 # the last ones' figures: read, then kept 3 s, then gone
 	cgs_stop INT || fail "cgsched failed"
@@ -111,7 +111,7 @@ test_slots_idle_taken_back() {
 	for round in 1 2 3 4; do
 		for i in $todo; do
 			cg_run "$P/c$i" "$CGWORK" spin 0.02 >/dev/null || fail "spin in c$i"
-			sleep 0.3
+			nap 0.3
 		done
 		sleep 2.5
 		shown=$(jq -r 'select(.kind == "interval") | .cgroups[].path' "$TMP/cgs.out" | sort -u)

@@ -16,7 +16,7 @@ cgs_links() { bpftool link list 2>/dev/null | grep -c '^[0-9]'; }
 nothing_left() {
 	for _i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
 		[ "$(cgs_progs)" -le "$1" ] && [ "$(cgs_links)" -le "$2" ] && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	echo "left behind: $(cgs_progs) programs (before: $1), $(cgs_links) links (before: $2)"
 	bpftool prog show 2>/dev/null | grep -E 'name ' | tail -n 5
@@ -37,7 +37,7 @@ startup_ms() {
 	"$CGSCHED" top --json -i 1h >/dev/null 2>"$TMP/st.err" &
 	_p=$!
 	CGS_BG="$CGS_BG $_p"
-	for _w in $(seq 1 1000); do handler_in $_p && break; proc_gone $_p && break; sleep 0.001; done
+	for _w in $(seq 1 1000); do handler_in $_p && break; proc_gone $_p && break; nap 0.001; done
 	_t0=$(uptime_ms)
 	wait_line "$TMP/st.err" "tracing"
 	STARTUP=$(( $(uptime_ms) - _t0 ))
@@ -84,7 +84,7 @@ test_stop_during_startup() {
 		fi
 		pid=$!
 		CGS_BG="$CGS_BG $pid"
-		for _w in $(seq 1 1000); do handler_in $pid && break; proc_gone $pid && break; sleep 0.001; done
+		for _w in $(seq 1 1000); do handler_in $pid && break; proc_gone $pid && break; nap 0.001; done
 		if [ "$i" -lt 16 ]; then
 			ms=$((span * i * i / 225))
 			when="${ms} ms"
@@ -98,10 +98,12 @@ test_stop_during_startup() {
 				# tracing began (kernfs files say size 0: read it). Not
 				# wait_line: polled every 10 ms, not 100, for the moments
 				# just after, and a failure shows record's stderr.
-				_end=$(( $(date +%s) + $(scaled 20) ))
-				until grep -q . "$CG_ROOT/$name/cgroup.procs" 2>/dev/null; do
-					[ "$(date +%s)" -lt "$_end" ] || fail "record never started its command: $(cat "$TMP/s.err")"
-					sleep 0.01
+				now_s
+				_end=$((NOW + 20 * CGS_TIME_SCALE))
+				until file_has "$CG_ROOT/$name/cgroup.procs" "?*"; do
+					now_s
+					[ "$NOW" -lt "$_end" ] || fail "record never started its command: $(cat "$TMP/s.err")"
+					nap 0.01
 				done
 			fi
 		fi
@@ -158,7 +160,7 @@ test_stop_while_loading_slowly() {
 	CGS_BG="$CGS_BG $pid"
 	# From main's first line: before it, at 5% of an emulated CPU the dynamic
 	# loader alone can take a second, and a SIGINT there is lost to any program.
-	for _w in $(seq 1 $((200 * CGS_TIME_SCALE))); do handler_in $pid && break; proc_gone $pid && break; sleep 0.05; done
+	for _w in $(seq 1 $((200 * CGS_TIME_SCALE))); do handler_in $pid && break; proc_gone $pid && break; nap 0.05; done
 	handler_in $pid || fail "cgsched never installed its handlers: $(cat "$TMP/s.err")"
 	sleep 1
 	echo "1 s after main began, at 2% of a CPU; SIGINT (ignored at exec in this background job)"

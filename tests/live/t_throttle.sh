@@ -4,7 +4,7 @@
 
 # An exiting task can be throttled once more after its parent's wait returned
 # (do_exit runs on after exit_notify): let a period pass before reading counters.
-settle() { sleep 0.3; }
+settle() { nap 0.3; }
 
 thr_backends() {
 	probe_json | jq -r '.throttle_backends[] | select(.ok) | .name'
@@ -202,7 +202,7 @@ test_throttle_history_forgotten() {
 	# Gone: its figures kept 0.5 s and two reads (200 ms apart), then its entries go.
 	for i in $(seq 1 $((30 * CGS_TIME_SCALE))); do
 		[ "$(entries)" = 0 ] && break
-		sleep 0.1
+		nap 0.1
 	done
 	after=$(entries)
 	cgs_stop INT || fail "cgsched failed"

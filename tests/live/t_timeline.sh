@@ -99,7 +99,7 @@ test_timeline_loss_shown() {
 	"$CGWORK" pingpong 100000 0 "$CG_ROOT$L/cgroup.procs" "$CG_ROOT$L/cgroup.procs" 0 >/dev/null &
 	PP=$!
 	# The reader stopped for a second: the page fills, whatever the machine's speed.
-	sleep 0.3
+	nap 0.3
 	kill -STOP "$CGS_PID"
 	sleep 1
 	kill -CONT "$CGS_PID"
