@@ -52,16 +52,6 @@ took() {
 	stage_t0=$_now
 }
 
-# The guests' kernels, fetched (once: a fresh clone has none) beside the
-# stages that measure nothing: 13-16 s each of download and unpacking
-# otherwise spent in the guests' lanes. Waited for before the live tests.
-prefetch=""
-if [ -z "${CGS_NO_VM:-}" ]; then
-	(for k in ${CGS_VM_KERNELS:-$(awk '!/^#/ && NF && $5 != "-" { print $1 }' tests/vm/kernels)}; do
-		tests/vm/fetch-kernel.sh "$k" >/dev/null 2>&1
-	done) &
-	prefetch=$!
-fi
 unit .output/unit-tests "[unit]"
 took unit
 # The loader's layers include only those below them (docs/design.md).
@@ -79,9 +69,6 @@ tests/sanitize/smoke.sh 2>&1 | tee "$logs/san"
 counted "$logs/san" sanitize
 took sanitize
 
-# A failed fetch is fetched (and said) again by its guest's stage.
-[ -z "$prefetch" ] || wait "$prefetch"
-took prefetch
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
 tests/live/run.sh 2>&1 | tee "$logs/live"
 counted "$logs/live" live "live tests"
