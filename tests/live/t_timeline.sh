@@ -115,6 +115,13 @@ test_timeline_loss_shown() {
 
 # top --json takes each interval's episodes for its output: the trace still
 # has every one (a single burner on CPU 0 under 25 %: one episode a period).
+# The kernel's nr_throttled counts the period timer's expiries that found the
+# group throttled, not episodes: an episode that outlives a period (its debt
+# beyond the refill, or the timer late and counting its overrun) is two or
+# more. One such in a clean-clone run of 16bcaa3: 30 episodes, 31 periods,
+# the throttled time 0.03 % apart (a missed episode would be ~75 ms, 3.5 %).
+# So the periods lie between the episodes and the sum of each one's
+# expiries at most, ceil(duration / 100 ms).
 test_timeline_top_json_episodes() {
 	tl_need
 	cg_create tl-json && J=$CG
@@ -127,8 +134,13 @@ test_timeline_top_json_episodes() {
 	periods=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$J/cpu.stat")
 	tns=$(jq --arg c "$J" '.cgroups[$c].throttle_ns // 0' "$TMP/tl.json")
 	tcount=$(jq --arg c "$J" '.cgroups[$c].throttle_count // 0' "$TMP/tl.json")
-	echo "episodes in the trace: $tcount, throttled periods $periods; $tns ns vs cpu.stat $kern ns"
-	[ "$tcount" = "$periods" ] || fail "the trace has $tcount episodes, cpu.stat $periods throttled periods"
+	# Each interval object lists the episodes that ended in it, the summary those since the last.
+	spans=$(jq -rs --arg p "$J" '[.[] | .episodes[]? | select(.path == $p) | .duration_ns] |
+		"\(map((. + 99999999) / 100000000 | floor) | add // 0) \(sort | reverse | .[:4] | map(. / 1e6 | floor) | join(" "))"' "$TMP/cgs.out")
+	most=${spans%% *}
+	echo "episodes in the trace: $tcount, throttled periods $periods, at most $most periods by the episodes' lengths (longest, ms: ${spans#* }); $tns ns vs cpu.stat $kern ns"
+	[ "$tcount" -le "$periods" ] && [ "$periods" -le "$most" ] ||
+		fail "the trace has $tcount episodes, cpu.stat $periods throttled periods (at most $most by their lengths)"
 	within "$tns" "$kern" 2 "throttle slices vs cpu.stat (top --json)" || fail "throttled time off"
 }
 
