@@ -46,6 +46,17 @@ now_s() {
 	NOW=${NOW%.*}
 }
 
+# deadline SECS: the bound of a wait, SECS (scaled) from now;
+# past_deadline: it has come.
+deadline() {
+	now_s
+	DEADLINE=$((NOW + $1 * CGS_TIME_SCALE))
+}
+past_deadline() {
+	now_s
+	[ "$NOW" -ge "$DEADLINE" ]
+}
+
 # nap SECS: sleep, in the shell where it can (busybox's read -t takes
 # fractions: a read from a FIFO nobody writes), else sleep(1).
 NAP_FIFO=$TMP/.nap
@@ -86,11 +97,9 @@ proc_report() {
 # (scaled). Sets WAIT_RC to its exit status. On expiry: its report in the
 # log, SIGKILL, and the test fails naming WHAT.
 wait_bounded() {
-	now_s
-	_end=$((NOW + $2 * CGS_TIME_SCALE))
+	deadline "$2"
 	while ! proc_gone "$1"; do
-		now_s
-		if [ "$NOW" -ge "$_end" ]; then
+		if past_deadline; then
 			echo "$3: still running after $(scaled "$2") s" >&2
 			proc_report "$1" >&2
 			kill -9 "$1" 2>/dev/null
@@ -199,13 +208,11 @@ cgs_start() {
 	: >"$TMP/cgs.err"
 	"$CGSCHED" "$@" >"$TMP/cgs.out" 2>"$TMP/cgs.err" &
 	CGS_PID=$!
-	now_s
-	_end=$((NOW + 20 * CGS_TIME_SCALE))
-	while [ "$NOW" -lt "$_end" ]; do
+	deadline 20
+	while ! past_deadline; do
 		file_has "$TMP/cgs.err" "cgsched: tracing*" && return 0
 		proc_gone "$CGS_PID" && break
 		nap 0.05
-		now_s
 	done
 	echo "cgsched did not start: $(cat "$TMP/cgs.err")" >&2
 	proc_report "$CGS_PID" >&2
@@ -273,12 +280,10 @@ within() {
 # *PATTERN* (up to 20 s, scaled; BPF programs take seconds to load in the
 # slow guest). Fails the test otherwise.
 wait_line() {
-	now_s
-	_end=$((NOW + 20 * CGS_TIME_SCALE))
-	while [ "$NOW" -lt "$_end" ]; do
+	deadline 20
+	while ! past_deadline; do
 		file_has "$1" "*$2*" && return 0
 		nap 0.1
-		now_s
 	done
 	fail "'$2' never appeared in $1: $(cat "$1")"
 }

@@ -179,11 +179,9 @@ test_group_by_sums() {
 		eval "G_$by=\$!"
 	done
 	for by in pod container unit; do
-		now_s
-		_end=$((NOW + 20 * CGS_TIME_SCALE))
+		deadline 20
 		until file_has "$TMP/g/$by.err" "cgsched: tracing*"; do
-			now_s
-			[ "$NOW" -lt "$_end" ] || fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
+			past_deadline && fail "top --group-by $by did not start: $(cat "$TMP/g/$by.err")"
 			nap 0.05
 		done
 	done

@@ -11,17 +11,14 @@ scx_start() {
 	"$_scx" 2>"$TMP/scx.err" &
 	SCX_PID=$!
 	CGS_BG="$CGS_BG $SCX_PID"
-	now_s
-	_end=$((NOW + 10 * CGS_TIME_SCALE))
+	deadline 10
 	until file_has "$TMP/scx.err" "ready*"; do
 		proc_gone "$SCX_PID" && fail "the scheduler did not load: $(cat "$TMP/scx.err")"
-		now_s
-		[ "$NOW" -lt "$_end" ] || fail "the scheduler not loaded after $(scaled 10) s: $(cat "$TMP/scx.err")"
+		past_deadline && fail "the scheduler not loaded after $(scaled 10) s: $(cat "$TMP/scx.err")"
 		nap 0.1
 	done
 	until read -r _s </sys/kernel/sched_ext/state && [ "$_s" = enabled ]; do
-		now_s
-		[ "$NOW" -lt "$_end" ] || fail "sched_ext state $(cat /sys/kernel/sched_ext/state) after $(scaled 10) s"
+		past_deadline && fail "sched_ext state $(cat /sys/kernel/sched_ext/state) after $(scaled 10) s"
 		nap 0.1
 	done
 }
@@ -29,11 +26,9 @@ scx_start() {
 scx_stop() {
 	kill "$SCX_PID" 2>/dev/null
 	wait_bounded "$SCX_PID" 10 "the sched_ext scheduler"
-	now_s
-	_end=$((NOW + 10 * CGS_TIME_SCALE))
+	deadline 10
 	until read -r _s </sys/kernel/sched_ext/state && [ "$_s" = disabled ]; do
-		now_s
-		[ "$NOW" -lt "$_end" ] || fail "sched_ext still $(cat /sys/kernel/sched_ext/state) after the scheduler exited"
+		past_deadline && fail "sched_ext still $(cat /sys/kernel/sched_ext/state) after the scheduler exited"
 		nap 0.1
 	done
 }

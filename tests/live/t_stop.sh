@@ -98,11 +98,9 @@ test_stop_during_startup() {
 				# tracing began (kernfs files say size 0: read it). Not
 				# wait_line: polled every 10 ms, not 100, for the moments
 				# just after, and a failure shows record's stderr.
-				now_s
-				_end=$((NOW + 20 * CGS_TIME_SCALE))
+				deadline 20
 				until file_has "$CG_ROOT/$name/cgroup.procs" "?*"; do
-					now_s
-					[ "$NOW" -lt "$_end" ] || fail "record never started its command: $(cat "$TMP/s.err")"
+					past_deadline && fail "record never started its command: $(cat "$TMP/s.err")"
 					nap 0.01
 				done
 			fi
