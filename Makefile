@@ -64,11 +64,11 @@ all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
 # pkg-config, libmicrohttpd-dev libyaml-dev libcrypt-dev (export); tests:
-# libcriterion-dev stress-ng jq, prometheus curl openssl perl (export's), libclang-rt-dev (ASan, UBSan,
+# libcriterion-dev stress-ng jq gojq, prometheus curl openssl perl (export's), libclang-rt-dev (ASan, UBSan,
 # libFuzzer); the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
 # ones are installed, after one update.
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq \
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq gojq \
 	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
 	libprotobuf-c-dev protobuf-c-compiler python3-venv \
 	pkg-config make gcc libcriterion-dev stress-ng \

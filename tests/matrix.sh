@@ -52,7 +52,8 @@ shift
 	echo
 	echo "Debian's kernels (tests/vm/kernels), fetched with apt from each suite and"
 	echo "booted under QEMU by tests/vm/run.sh; \`make test\` runs every live test on"
-	echo "the one marked \"all\" and the core on those marked \"core\"; \`make"
+	echo "a cgroup v2 guest (those marked \"all\" and \"core+shared\" share them: see"
+	echo "VM_SHARED in tests/run.sh) and the core on the others; \`make"
 	echo "test-matrix\` runs every test on each."
 	echo
 	echo "| guest | suite | package | cgroup | make test |"
@@ -71,8 +72,8 @@ The guests run under QEMU's TCG (software emulation). `/dev/kvm` on these
 machines is `kvm-pvm` (its kernel log: "kvm-pvm: loaded"), a hypervisor for
 kernels built as PVM guests; Debian's are not, and a boot under it printed
 nothing, not even early console output. So the guests stay on TCG. Each is
-one host thread; `make test` runs 6.1's whole suite beside the other guests'
-core, which run one after another.
+one host thread; `make test` runs 6.1's share of the whole suite beside the
+other guests' core (and 7.3's share), which run one after another.
 
 What the clocks resolve there, and what the tests allow for it:
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Run the live-kernel tests: real BPF on the running kernel, real cgroups.
 # Usage: tests/live/run.sh [SUBSTRING[,SUBSTRING...]]
-# Runs the tests whose names hold one of the substrings (all without one),
+# Runs the tests whose names hold one of the substrings (all without one)
+# and none of those given as !SUBSTRING,
 # each CGS_TEST_REPEAT times in a row (default 1: flakiness is measured by
 # repeating a test alone, never retried to pass).
 # Prints "CGS-TEST PASS|FAIL|SKIP name" per test (the QEMU stage reads these)
@@ -86,15 +87,20 @@ for f in "$TESTS"/t_*.sh; do
 	. "$f"
 done
 echo "live tests on $(uname -r), cgroup v$CG_VER at $CG_ROOT; each test bounded to ${LIMIT}s"
-# selected NAME: the name holds one of the filter's substrings.
+# selected FILTER: the test $t holds one of the filter's substrings and none
+# of its "!SUBSTRING"s (a filter of only those: every other test).
 selected() {
 	_IFS=$IFS
 	IFS=,
+	_want=no _in=no
 	for _f in ${1:-""}; do
-		case "$t" in *"$_f"*) IFS=$_IFS; return 0 ;; esac
+		case "$_f" in
+		!*) case "$t" in *"${_f#!}"*) IFS=$_IFS; return 1 ;; esac ;;
+		*) _want=yes; case "$t" in *"$_f"*) _in=yes ;; esac ;;
+		esac
 	done
 	IFS=$_IFS
-	return 1
+	[ $_want = no ] || [ $_in = yes ]
 }
 
 for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() *{.*/\1/p' "$TESTS"/t_*.sh); do

@@ -46,7 +46,7 @@ copy_bin "$ROOT/cgsched" rootfs/cgsched/cgsched
 for w in "$ROOT"/.output/workloads/*; do
 	copy_bin "$w" "rootfs/cgsched/.output/workloads/$(basename "$w")"
 done
-for tool in jq bpftool stress-ng curl; do
+for tool in jq gojq bpftool stress-ng curl; do
 	p=$(command -v $tool || true)
 	[ -n "$p" ] && copy_bin "$p" rootfs/bin/$tool
 done
