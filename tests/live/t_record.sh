@@ -12,17 +12,41 @@ no_record_cgroups_left() {
 # Seed (cgroup v1, 25% quota: 2 s of work took 8 s): a single-threaded loop
 # with --cpu-max 25% takes about 4x as long; the report says about 25% CPU
 # and about 75% throttled.
+#
+# How long is checked against the quota's law, not against the loop's
+# unconstrained run. With quota q = 25 ms a period P = 100 ms, a group
+# always runnable that ran C took W = 4C + d of wall: it spends the full
+# quota there at the start, the m refills after, and r <= q of the last, so
+# C = (m + 1)q + r and W = phi + mP + r, with the first refill phi <= P after
+# the start: d = phi - P - 3r, from -(P + 3q) to 0. Runtime is handed to
+# each CPU in slices (sched_cfs_bandwidth_slice_us) that outlive their
+# period since v5.4 (the slice-expiry fix): up to a slice a CPU more, 4 x
+# that of wall under. And 25 ms either way for the window's own edges
+# (record's fork and the command's exec, its exit). Measured: -84 to +3 ms
+# in 30 runs in the 6.1 guest, -101 ms on the host.
+#
+# Against the unconstrained run, the loop's CPU time must be the same in
+# both, and once in a clean-clone run it was not: the group ran 1.24 s
+# (cpu.stat said so too) for a loop that stops at 1.0 s of its own CPU time
+# (1.00-1.02 s in every other run, every kernel), and took x5.16 (limit
+# x4.8) while the law held (4.93 s of wall for 4.96). The x-ratio is
+# printed, and cgwork's own count, to tell the next such run apart.
 test_record_quota_25pct() {
 	w0=$("$CGWORK" spin 1 | kv wall_ns)
 	"$CGSCHED" record -q --cpu-max 25% -o "$TMP/r.json" -- "$CGWORK" spin 1 >"$TMP/out" 2>"$TMP/err" ||
 		fail "record failed: $(cat "$TMP/err")"
 	cat "$TMP/err"
-	jq -r '"cpu \(.cpu_pct) throttled \(.throttle.pct) wall \(.wall_ns)"' "$TMP/r.json"
-	set -- $(jq -r '"\(.cpu_pct) \(.throttle.pct) \(.wall_ns)"' "$TMP/r.json")
-	awk -v c="$1" -v t="$2" -v w1="$3" -v w0="$w0" 'BEGIN {
-		printf "x%.2f as long as unconstrained (%.2f s), %.1f%% CPU, %.1f%% throttled\n", w1 / w0, w0 / 1e9, c, t
-		exit !(w1 / w0 > 3.2 && w1 / w0 < 4.8 && c > 21 && c < 29 && t > 65 && t < 85)
-	}' || fail "expected about x4, 25% CPU and 75% throttled"
+	echo "cgwork's own count: $(cat "$TMP/out")"
+	set -- $(jq -r '"\(.cpu_pct) \(.throttle.pct) \(.wall_ns) \(.oncpu_ns)"' "$TMP/r.json")
+	slice=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
+	awk -v c="$1" -v t="$2" -v w1="$3" -v on="$4" -v w0="$w0" -v n="$(nproc)" -v s="$slice" 'BEGIN {
+		P = 100e6; q = 25e6; edge = 25e6
+		d = w1 - 4 * on
+		lo = -(P + 3 * q + 4 * n * s * 1000) - edge
+		printf "x%.2f as long as unconstrained (%.2f s); %.1f%% CPU, %.1f%% throttled; wall %.3f s for %.3f s on CPU: %+.1f ms from four times (limits %+.0f to %+.0f)\n",
+			w1 / w0, w0 / 1e9, c, t, w1 / 1e9, on / 1e9, d / 1e6, lo / 1e6, edge / 1e6
+		exit !(d >= lo && d <= edge && c > 21 && c < 29 && t > 65 && t < 85)
+	}' || fail "expected 25% CPU, 75% throttled and four times the CPU time in wall time"
 	[ "$(jq -r '.limits.quota_us' "$TMP/r.json")" = 25000 ] || fail "limits not in the report"
 	[ "$(jq -r '.exit.status' "$TMP/r.json")" = 0 ] || fail "exit status not in the report"
 	grep -q "throttle episodes" "$TMP/err" || fail "no throttle histogram in the summary"
