@@ -345,13 +345,18 @@ int cmd_enforce(int argc, char **argv)
 	if (x)
 		exporter_attach(x, &s, false);
 	cgfs_self(&s.fs, e.self, sizeof(e.self));
+	exporter_lock(x);
+	enforcer_pass(&e, true);
+	exporter_unlock(x);
+	/*
+	 * After the first pass: "enforcing" means the file's values are set
+	 * and journalled. Said before it, a script (a test) that acted on the
+	 * line could find nothing set yet, and a SIGKILL then left no journal.
+	 */
 	logline("enforcing %s (%zu sections), cgroup v%d at %s, every %.2fs; soft caps when a run-queue p99 > %.2fms; journal %s",
 		path, e.lf.n, s.fs.version, s.fs.mnt, eo.interval / 1e9, e.threshold_ns / 1e6, e.j.path);
 	if (x)
 		logline("serving %s", exporter_url(x));
-	exporter_lock(x);
-	enforcer_pass(&e, true);
-	exporter_unlock(x);
 	enforce_loop(&e, &s, x, path, eo.interval);
 	/* No scrape from here on: the restore below runs alone. */
 	exporter_close(x);
