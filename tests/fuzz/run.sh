@@ -16,6 +16,7 @@ cpus=$(nproc 2>/dev/null || echo 1)
 # first line is "ok" or "failed".
 fuzz_one() {
 	name=${1##*/fuzz_}
+	rm -f ".output/fuzz/$name.result"
 	mkdir -p ".output/fuzz/corpus-$name"
 	# stdout and stderr closed in the harness (cgsched's error lines); libFuzzer and the sanitizers keep theirs.
 	"$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
@@ -33,19 +34,18 @@ fuzz_one() {
 	fi >".output/fuzz/$name.result"
 }
 
-i=0
-lanes=
-for h in .output/fuzz/fuzz_*; do
-	[ -x "$h" ] || continue
-	rm -f ".output/fuzz/${h##*/fuzz_}.result"
-	lane=$((i % cpus))
-	eval "lane_$lane=\"\${lane_$lane:-} $h\""
-	case " $lanes " in *" $lane "*) ;; *) lanes="$lanes $lane" ;; esac
-	i=$((i + 1))
-done
-for lane in $lanes; do
-	eval "hs=\$lane_$lane"
-	(for h in $hs; do fuzz_one "$h"; done) &
+# Lane L of CPUS runs every CPUS-th harness from the L-th.
+lane=0
+while [ $lane -lt "$cpus" ]; do
+	(
+		i=0
+		for h in .output/fuzz/fuzz_*; do
+			[ -x "$h" ] || continue
+			[ $((i % cpus)) = $lane ] && fuzz_one "$h"
+			i=$((i + 1))
+		done
+	) &
+	lane=$((lane + 1))
 done
 wait
 
