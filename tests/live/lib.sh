@@ -249,6 +249,16 @@ cgs_intervals() {
 	jq -s --arg p "$1" "[.[] | select(.kind == \"interval\") | .cgroups[] | select(.path == \$p) | $2] | add // 0" "$TMP/cgs.out"
 }
 
+# cgs_episodes PATH PERIOD_NS: PATH's throttle episodes in top --json's output
+# (each interval object lists those that ended in it, the summary those
+# since the last): "COUNT SPANNED LONGEST...", their number, the periods
+# their lengths span at most (each one's ceil(duration / period)), and the
+# four longest in ms. One late close and all a little long look different.
+cgs_episodes() {
+	jq -rs --arg p "$1" --argjson per "$2" '[.[] | .episodes[]? | select(.path == $p) | .duration_ns] |
+		"\(length) \(map((. + $per - 1) / $per | floor) | add // 0) \(sort | reverse | .[:4] | map(. / 1e6 | floor) | join(" "))"' "$TMP/cgs.out"
+}
+
 # burn_in REL THREADS SECONDS CPU: cgwork burn (CPU -1: unpinned), moved
 # into REL and out again by cgwork while it sleeps (CGWORK_ENTER/LEAVE,
 # cgwork.c burn_window), so that the schedstat figure it prints covers

@@ -26,8 +26,10 @@ throttled_run() {
 	# The evidence a failure needs: one late close (the tracepoint backend
 	# ends an episode at the CPU's first switch after the unthrottle) or
 	# all a little long. With period 100 ms, none should pass ~100 ms.
-	jq -r --arg p "$lim" 'select(.kind == "summary") | [.episodes[] | select(.path == $p) | .duration_ns] |
-		"\(length) episodes of \($p), the longest (ms): \(sort | reverse | .[:4] | map(. / 1e6 | floor) | join(" "))"' "$TMP/cgs.out"
+	set -- $(cgs_episodes "$lim" 100000000)
+	_n=$1
+	shift 2
+	echo "$_n episodes of $lim, the longest (ms): $*"
 }
 
 # 10 ms per 100 ms, two burning threads for 5 s: throttled time within 5% of

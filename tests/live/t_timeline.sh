@@ -134,11 +134,10 @@ test_timeline_top_json_episodes() {
 	periods=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$J/cpu.stat")
 	tns=$(jq --arg c "$J" '.cgroups[$c].throttle_ns // 0' "$TMP/tl.json")
 	tcount=$(jq --arg c "$J" '.cgroups[$c].throttle_count // 0' "$TMP/tl.json")
-	# Each interval object lists the episodes that ended in it, the summary those since the last.
-	spans=$(jq -rs --arg p "$J" '[.[] | .episodes[]? | select(.path == $p) | .duration_ns] |
-		"\(map((. + 99999999) / 100000000 | floor) | add // 0) \(sort | reverse | .[:4] | map(. / 1e6 | floor) | join(" "))"' "$TMP/cgs.out")
-	most=${spans%% *}
-	echo "episodes in the trace: $tcount, throttled periods $periods, at most $most periods by the episodes' lengths (longest, ms: ${spans#* }); $tns ns vs cpu.stat $kern ns"
+	set -- $(cgs_episodes "$J" 100000000)
+	most=$2
+	shift 2
+	echo "episodes in the trace: $tcount, throttled periods $periods, at most $most periods by the episodes' lengths (longest, ms: $*); $tns ns vs cpu.stat $kern ns"
 	[ "$tcount" -le "$periods" ] && [ "$periods" -le "$most" ] ||
 		fail "the trace has $tcount episodes, cpu.stat $periods throttled periods (at most $most by their lengths)"
 	within "$tns" "$kern" 2 "throttle slices vs cpu.stat (top --json)" || fail "throttled time off"
