@@ -13,7 +13,8 @@
  *              kprobes): a runnable task switched out in a throttled
  *              hierarchy opens an episode for the throttled cfs_rq; every
  *              later switch on that CPU, while an episode is open, checks
- *              whether the cfs_rq is still throttled and closes it if not.
+ *              whether the cfs_rq is still throttled and closes it if not,
+ *              and so does the switch-in of a task it held, on any CPU.
  *
  * Clocks: the fentry and kprobe hooks time episodes with bpf_ktime_get_ns(),
  * not rq->clock: unthrottle_cfs_rq runs from the period timer on another
@@ -71,13 +72,35 @@ struct {
 	__type(value, __u64);
 } thr_stash SEC(".maps");
 
-/* tracepoint: throttled cfs_rqs open on each CPU. */
+/*
+ * tracepoint: the throttled cfs_rqs each CPU looks at on its switches (its
+ * own, and those a wake-up here found throttled).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct cgs_open);
 } thr_open SEC(".maps");
+
+/*
+ * tracepoint: the open episodes themselves, one per cfs_rq, shared by every
+ * CPU. Whoever sees an episode over first ends it: a switch on a CPU that
+ * looks at it (check_episodes), or the switch-in of a task it held, on any
+ * CPU (thr_switch_in). The delete is the claim (only one deleter succeeds,
+ * on every kernel from 5.8; compare-and-swap came in 5.12), so it is
+ * counted once. Per CPU alone, an episode ended only at the next switch of
+ * the CPU that opened it: after the unthrottle an idle CPU pulled the held
+ * task, the throttled one had nothing left to run and stayed idle, and the
+ * episode ran on 80-210 ms (test_throttle_at_sleep, 6.1 guest, 4 runs in 20).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct cgs_opened);
+} thr_opened SEC(".maps");
 
 /*
  * The last episode of each cfs_rq, for waits that overlapped one without the
@@ -262,33 +285,58 @@ static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now
 {
 	__u32 zero = 0;
 	struct cgs_open *o = bpf_map_lookup_elem(&thr_open, &zero);
-	int free = -1;
+	struct cgs_opened v = { .start = now, .cgid = cgid };
+	__u64 key = (__u64)c;
+	int at = -1, free = -1;
 
 	if (!o)
 		return;
 	for (int i = 0; i < CGS_OPEN_MAX; i++) {
-		if (o->cfs_rq[i] == (__u64)c)
-			return; /* already open: another of its tasks stopped */
-		if (!o->cfs_rq[i] && free < 0)
+		if (o->cfs_rq[i] == key)
+			at = i; /* looked at here already */
+		else if (!o->cfs_rq[i] && free < 0)
 			free = i;
 	}
-	if (free < 0) {
+	if (at < 0 && free < 0) {
 		count_drop(CGS_DROP_THR_OPEN_FULL);
 		return;
 	}
+	/* Open unless it is: another of its tasks stopped, here or elsewhere. */
+	bool opened = !bpf_map_update_elem(&thr_opened, &key, &v, BPF_NOEXIST);
+	if (opened)
+		thr_remember(key, cgid, now, 0);
+	else if (!bpf_map_lookup_elem(&thr_opened, &key))
+		count_drop(CGS_DROP_THR_OPEN_FULL);
 	/* Constant indices only: the verifier wants bounded offsets. */
 	for (int i = 0; i < CGS_OPEN_MAX; i++) {
-		if (i != free)
-			continue;
-		o->cfs_rq[i] = (__u64)c;
-		o->start[i] = now;
-		o->cgid[i] = cgid;
+		if (i == free && at < 0) {
+			o->cfs_rq[i] = key;
+			o->start[i] = now;
+			o->n++;
+		} else if (i == at && opened) {
+			o->start[i] = now; /* a new episode: the last one was ended elsewhere */
+		}
 	}
-	o->n++;
-	thr_remember((__u64)c, cgid, now, 0);
 }
 
-/* On a switch while episodes are open here: close those no longer throttled. */
+/*
+ * End the open episode of cfs_rq key at now, if nobody else has: the
+ * delete decides. The figures go to the cfs_rq's CPU, whichever CPU ends it.
+ */
+static __always_inline void close_episode(__u64 key, __u64 now)
+{
+	struct cgs_opened *e = bpf_map_lookup_elem(&thr_opened, &key);
+
+	if (!e)
+		return;
+	__u64 start = e->start, cgid = e->cgid;
+	if (bpf_map_delete_elem(&thr_opened, &key))
+		return;
+	thr_account(cgid, cfs_rq_cpu((void *)key, false), now - start);
+	thr_remember(key, cgid, start, now);
+}
+
+/* On a switch while episodes are looked at here: end those no longer throttled. */
 static __always_inline void check_episodes(__u64 now)
 {
 	__u32 zero = 0;
@@ -296,18 +344,20 @@ static __always_inline void check_episodes(__u64 now)
 
 	if (!o || !o->n)
 		return;
-	__u32 cpu = bpf_get_smp_processor_id();
 	for (int i = 0; i < CGS_OPEN_MAX; i++) {
-		if (!o->cfs_rq[i])
+		__u64 key = o->cfs_rq[i];
+
+		if (!key)
 			continue;
 		bool stale = now - o->start[i] > CGS_STALE_NS;
-		if (!stale && cfs_rq_throttled_at(o->cfs_rq[i]))
+		if (!stale && cfs_rq_throttled_at(key))
 			continue;
 		if (stale) {
-			count_drop(CGS_DROP_THR_STALE);
+			/* Not ended here, nor by a task it held, in 30 s: no figure to trust. */
+			if (!bpf_map_delete_elem(&thr_opened, &key))
+				count_drop(CGS_DROP_THR_STALE);
 		} else {
-			thr_account(o->cgid[i], cpu, now - o->start[i]);
-			thr_remember(o->cfs_rq[i], o->cgid[i], o->start[i], now);
+			close_episode(key, now);
 		}
 		o->cfs_rq[i] = 0;
 		if (o->n)
@@ -394,6 +444,7 @@ static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_
 	struct cfs_rq *c = throttler(prev);
 	t->thr_since = now;
 	t->thr_by = cfs_rq_cgid(c, false);
+	t->thr_rq = (__u64)c;
 	if (targ_thr == CGS_THR_TRACEPOINT)
 		open_episode(c, t->thr_by, now);
 	return true;
@@ -425,6 +476,9 @@ static __always_inline bool thr_switch_in(struct task_struct *next, struct cgs_t
 {
 	if (t->thr_since) {
 		*d = elapsed(now, t->thr_since);
+		/* Held by a quota, it runs: that throttle is over, wherever it was (thr_opened). */
+		if (targ_thr == CGS_THR_TRACEPOINT && t->thr_rq && !cfs_rq_throttled_at(t->thr_rq))
+			close_episode(t->thr_rq, now);
 		return true;
 	}
 	if (t->limited && t->queued_ns && elapsed(now, t->queued_ns) > CGS_LONG_WAIT_NS &&
@@ -447,6 +501,7 @@ static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t
 	struct cfs_rq *c = throttler(p);
 	t->thr_since = now;
 	t->thr_by = cfs_rq_cgid(c, false);
+	t->thr_rq = (__u64)c;
 	/*
 	 * tracepoint backend: its cfs_rq may have throttled as it was enqueued,
 	 * which no switch shows. Open the episode from the kernel's own start

@@ -157,14 +157,19 @@ struct cgs_gone {
 	char path[CGS_GONE_PATH]; /* relative to the hierarchy, as the tracepoint gives it; may be cut */
 };
 
-/* Throttled run queues open on a CPU (tracepoint backend; PERCPU_ARRAY, one entry). */
+/* Throttled run queues a CPU looks at (tracepoint backend; PERCPU_ARRAY, one entry). */
 #define CGS_OPEN_MAX 8
 struct cgs_open {
 	__u64 cfs_rq[CGS_OPEN_MAX]; /* 0: free */
-	__u64 start[CGS_OPEN_MAX];
-	__u64 cgid[CGS_OPEN_MAX];
+	__u64 start[CGS_OPEN_MAX];  /* when it was looked at from: 30 s on, given up */
 	__u32 n;
 	__u32 pad;
+};
+
+/* An open throttle episode (tracepoint backend; HASH by cfs_rq, shared by the CPUs). */
+struct cgs_opened {
+	__u64 start;
+	__u64 cgid;
 };
 
 /* Throttle backends (rodata targ_thr). */
@@ -238,6 +243,7 @@ struct cgs_task {
 	__u64 queued_ns;     /* when it became runnable (hot-path clock); 0: not waiting */
 	__u64 thr_since;     /* switched out throttled at (hot-path clock); 0: not */
 	__u64 thr_by;        /* cgroup whose quota throttled it */
+	__u64 thr_rq;        /* the cfs_rq whose throttle held it (tracepoint backend: its episode) */
 	__u64 queued_rq;     /* the cfs_rq it was queued on (it may run on another CPU) */
 	__u64 tg;            /* task_group pointer the cached id is for */
 	__u64 cgid;          /* cpu-controller cgroup id */
@@ -248,7 +254,7 @@ struct cgs_task {
 	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was looked up in */
 	__u32 tg_gen;        /* tg_gen when tg and cgid were cached (a removal since: looked up again) */
-	__u32 pad0;
+	__u32 held;          /* preempted before it could block: on its run queue, not waiting (switch_out) */
 	/* --why: where its wait began (CPU + 1; 0: no mark), and that CPU's totals then. */
 	__u32 w_cpu1;
 	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
@@ -296,7 +302,7 @@ enum cgs_drop {
 	CGS_DROP_DEPTH,         /* cgroup deeper than CGS_MAX_DEPTH */
 	CGS_DROP_THR_FULL,      /* throttle map full: an episode lost */
 	CGS_DROP_THR_UNPAIRED,  /* unthrottle with no recorded throttle */
-	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU */
+	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU, or 8192 in all */
 	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
 	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
 	CGS_DROP_TASKS_FULL,    /* --tasks: per-task map full (--max-tasks): a task's figures lost */

@@ -444,6 +444,11 @@ static bool thr_last_names(const void *key, const void *val, const struct forget
 	return named(f, ((const struct cgs_thr_last *)val)->cgid);
 }
 
+static bool thr_opened_names(const void *key, const void *val, const struct forget_ids *f)
+{
+	return named(f, ((const struct cgs_opened *)val)->cgid);
+}
+
 /*
  * Delete the entries of map fd (keys of ksize, values of vsize; val NULL
  * when match needs none) that match: keys gathered first, since deleting
@@ -483,9 +488,14 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bo
 			struct cgs_thr_key tk = { .cgid = ids[i], .cpu = cpu };
 			bpf_map_delete_elem(sl->fd_thr, &tk);
 		}
-	/* The last episodes of their cfs_rqs (keyed by address: freed with the cgroup, and reused). */
-	if (thr)
+	/*
+	 * The last episodes of their cfs_rqs, and the ones still open (keyed by
+	 * address: freed with the cgroup, and reused).
+	 */
+	if (thr) {
 		delete_matching(sl->fd_thr_last, sizeof(__u64), sizeof(struct cgs_thr_last), &f, thr_last_names);
+		delete_matching(sl->fd_thr_opened, sizeof(__u64), sizeof(struct cgs_opened), &f, thr_opened_names);
+	}
 	delete_matching(sl->fd_preempt, sizeof(struct cgs_preempt_key), 0, &f, preempt_names);
 }
 

@@ -33,7 +33,7 @@ struct parked {
 struct slot_table {
 	uint32_t max;               /* --max-cgroups */
 	int ncpus;
-	int fd_free, fd_gone, fd_slot, fd_owner, fd_thr, fd_preempt, fd_cur, fd_thr_last;
+	int fd_free, fd_gone, fd_slot, fd_owner, fd_thr, fd_preempt, fd_cur, fd_thr_last, fd_thr_opened;
 	int fd_rcu_outer, fd_rcu_inner;  /* rcu_sync and its inner map: wait_programs' fallback */
 	uint32_t *gen;              /* the BPF side's slot_gen (mmapped .bss) */
 	uint64_t *bowner;           /* the BPF side's slot_owner, mmapped */

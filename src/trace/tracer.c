@@ -313,9 +313,11 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	prealloc_if_needed(s->maps.thr_stats);
 	prealloc_if_needed(s->maps.thr_start);
 	prealloc_if_needed(s->maps.thr_last);
+	prealloc_if_needed(s->maps.thr_opened);
 	s->rodata->targ_thr = tb->id;
 	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
 	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
+	bpf_map__set_max_entries(s->maps.thr_opened, o->max_cgroups * 8);
 	s->rodata->targ_filter = o->nfilter > 0;
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
@@ -721,6 +723,7 @@ attached:
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_thr_last = bpf_map__fd(t->skel->maps.thr_last),
+		.fd_thr_opened = bpf_map__fd(t->skel->maps.thr_opened),
 		.fd_rcu_outer = bpf_map__fd(t->skel->maps.rcu_sync), .fd_rcu_inner = bpf_map__fd(t->skel->maps.rcu_inner),
 		.on_learn = o->on_learn, .on_removed = o->on_removed,
 		.on_forget = o->on_forget,

@@ -32,6 +32,12 @@ slot_rows_of() {
 		.cgroups[] | select(.id == $id) | {k: $k, path, oncpu_ns, removed, switches}' "$TMP/cgs.out" | tr '\n' ' '
 }
 
+# slot_strangers: the rows' paths that are none of the test's cgroups (a
+# cgroup shown under another name: a failure's evidence).
+slot_strangers() {
+	awk 'NR == FNR { made[$1] = 1; next } !($1 in made) { print $1 }' "$TMP/usage" "$TMP/rows" | tr '\n' ' '
+}
+
 # slot_drops NAME: that drop count summed over the intervals and the summary's own.
 slot_drops() {
 	jq -s --arg n "$1" '[.[] | select(.kind == "interval") | .drops[$n]] | add // 0' "$TMP/cgs.out"
@@ -64,7 +70,7 @@ test_slots_removed_come_back() {
 	n=0 worst=0
 	while read -r p k id; do
 		got=$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/rows")
-		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"))"
+		[ -n "$got" ] || fail "$p never shown (rows: $(wc -l <"$TMP/rows"); paths not made here: $(slot_strangers); its rows (id $id): $(slot_rows_of "$id"); cgroup_map_full $(slot_drops cgroup_map_full), parked_lost $(slot_drops parked_lost); cgsched -v on it: $(grep -w "$id" "$TMP/cgs.err" | tr '\n' ' ')"
 		within_plus "$got" "$k" 2 "$(scaled 4000000)" "$p on-CPU ns" >/dev/null ||
 			fail "$p: cgsched $got ns, kernel $k ns; its rows (id $id): $(slot_rows_of "$id"); cgsched -v on it: $(grep -w "$id" "$TMP/cgs.err" | tr '\n' ' ')"
 		worst=$(awk -v a="$got" -v b="$k" -v w="$worst" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d > w ? d : w) }')
