@@ -270,6 +270,13 @@ void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path)
 		s->gone = true;
 }
 
+bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id)
+{
+	const struct cgfs_name *s = idtab_find(&fs->names, id);
+
+	return s && !s->path;
+}
+
 void cgfs_forget(struct cgfs *fs, uint64_t id)
 {
 	struct cgfs_name *s = idtab_find(&fs->names, id);

@@ -17,9 +17,10 @@ int session_stopped(void)
 }
 
 /* A cgroup given a slot: its name now, while it surely exists (it may go before the rows are made). */
-static void name_learn(void *ctx, uint64_t id)
+/* A cgroup given a slot: named now, while it most likely exists. False: gone unnamed. */
+static bool name_learn(void *ctx, uint64_t id)
 {
-	cgfs_path(ctx, id, false, NULL);
+	return cgfs_path(ctx, id, false, NULL) || !cgfs_gone_unnamed(ctx, id);
 }
 
 /* The tracer saw a cgroup go: its name, for the rows that still show it. */

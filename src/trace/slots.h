@@ -16,6 +16,8 @@
 
 /* Parked figures are bounded by --max-cgroups cgroups' worth, or this many if more. */
 #define SLOTS_PARKED_MIN 1024
+/* A removal's record, waited for when a cgroup given a slot was found gone unnamed (slots.c await_removals). */
+#define SLOTS_RMDIR_WAIT_MS 100
 
 /* The figures of a cgroup whose slot was taken back: each CPU's, as the slot held them. */
 struct parked {
@@ -54,6 +56,7 @@ struct slot_table {
 		bool named;          /* on_learn told */
 		bool gone;           /* removed */
 		bool noted;          /* on_removed told */
+		bool unnamed;        /* on_learn found it gone: its removal record is due */
 		char *path;          /* cgroup_rmdir's path; NULL: none */
 	} *note;
 	uint32_t nretiring;
@@ -75,7 +78,8 @@ struct slot_table {
 	 * names layer is the readers'), so between reads they wait: forgets in
 	 * pending_forget, the rest in note and parked.
 	 */
-	void (*on_learn)(void *ctx, uint64_t id);
+	/* on_learn: false when the cgroup is gone unnamed (its removal record tells the name). */
+	bool (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);
 	void (*on_forget)(void *ctx, uint64_t id);
 	void *names_ctx;

@@ -47,7 +47,7 @@ struct tracer_opts {
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */
 	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
-	void (*on_learn)(void *ctx, uint64_t id);
+	bool (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);
 	void (*on_forget)(void *ctx, uint64_t id);
 	void *names_ctx;
