@@ -197,6 +197,51 @@ static __always_inline u64 cfs_rq_cgid(struct cfs_rq *c, bool direct)
 	return tg_cgid(cfs_rq_tg(c, direct), direct);
 }
 
+/* v6.14 (7b8a702d9438 "sched/fair: Rename h_nr_running into h_nr_queued"). */
+struct cfs_rq___pre614 {
+	unsigned int h_nr_running;
+} __attribute__((preserve_access_index));
+
+struct cfs_rq___v614 {
+	unsigned int h_nr_queued;
+} __attribute__((preserve_access_index));
+
+/* Tasks queued on this cfs_rq and below it: those a throttle of it holds. */
+static __always_inline u32 cfs_rq_tasks(struct cfs_rq *c)
+{
+	struct cfs_rq___v614 *n = (void *)c;
+	struct cfs_rq___pre614 *o = (void *)c;
+
+	if (bpf_core_field_exists(n->h_nr_queued))
+		return BPF_CORE_READ(n, h_nr_queued);
+	return BPF_CORE_READ(o, h_nr_running);
+}
+
+/* The bandwidth period timer's next expiry, by name only (kernel_types.h declares no hrtimer). */
+struct timerqueue_node___cgs {
+	s64 expires; /* ktime_t */
+} __attribute__((preserve_access_index));
+
+struct hrtimer___cgs {
+	struct timerqueue_node___cgs node;
+} __attribute__((preserve_access_index));
+
+struct cfs_bandwidth___cgs {
+	struct hrtimer___cgs period_timer;
+} __attribute__((preserve_access_index));
+
+struct task_group___cgs {
+	struct cfs_bandwidth___cgs cfs_bandwidth;
+} __attribute__((preserve_access_index));
+
+/* When the group's quota is next refilled (ktime): its period timer's expiry. */
+static __always_inline u64 tg_next_refill(struct task_group *tg)
+{
+	struct task_group___cgs *g = (void *)tg;
+
+	return BPF_CORE_READ(g, cfs_bandwidth.period_timer.node.expires);
+}
+
 static __always_inline int cfs_rq_cpu(struct cfs_rq *c, bool direct)
 {
 	if (!c)

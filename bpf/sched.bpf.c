@@ -104,6 +104,8 @@ __u32 seeded_cpus = 0;
 __u64 unseen_switches = 0;
 /* Moves of tasks that may be running on another CPU (on_attach): the loader has each CPU looked at. */
 __u64 moves_elsewhere = 0;
+/* Wake-ups of tasks preempted before they blocked: no wait begun, as the kernel begins none (switch_out). */
+__u64 held_wakeups = 0;
 
 /*
  * The last move of a task running on another CPU, by that CPU (on_attach
@@ -324,6 +326,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_ns = 0;
 	} else if (t->held) {
 		t->queued_ns = 0; /* never left its run queue: no wait (switch_out) */
+		__sync_fetch_and_add(&held_wakeups, 1);
 	} else {
 		t->queued_ns = now;
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
@@ -468,12 +471,13 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	}
 	__u64 d = cur->since_ns ? slice_ns(cur, now, stolen) : 0;
 
+	/* Involuntary as the kernel counts them (nivcsw): preempted, held or not. */
 	if (o->cg && cur->since_ns)
-		tasks_oncpu(prev, o->cg, now, d, runnable, direct);
+		tasks_oncpu(prev, o->cg, now, d, runnable || held, direct);
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
 		if (cur->since_ns)
 			slice_add(s, d);
-		if (runnable)
+		if (runnable || held)
 			s->sw_invol++;
 		else
 			s->sw_vol++;

@@ -89,10 +89,12 @@ struct {
  * looks at it (check_episodes), or the switch-in of a task it held, on any
  * CPU (thr_switch_in). The delete is the claim (only one deleter succeeds,
  * on every kernel from 5.8; compare-and-swap came in 5.12), so it is
- * counted once. Per CPU alone, an episode ended only at the next switch of
- * the CPU that opened it: after the unthrottle an idle CPU pulled the held
- * task, the throttled one had nothing left to run and stayed idle, and the
- * episode ran on 80-210 ms (test_throttle_at_sleep, 6.1 guest, 4 runs in 20).
+ * counted once. Per CPU alone, an episode ended only at a switch of the
+ * CPU that opened it, which need not be the throttled one: a wake-up into
+ * a throttled cfs_rq opens it on the waker's CPU (thr_wakeup), and that
+ * CPU may then idle through the unthrottle; and a held task pulled away by
+ * an idle CPU's balancing leaves its own CPU picking idle again, which
+ * fires no switch.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -144,14 +146,15 @@ static __always_inline __u64 overlapped(__u64 cfs_rq, __u64 since)
 	return l && (l->end == 0 || l->end > since) ? l->cgid : 0;
 }
 
-static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
+/* An episode of d ns that ended ago ns before now. */
+static __always_inline void thr_account_ago(__u64 cgid, __u32 cpu, __u64 d, __u64 ago)
 {
 	struct cgs_thr_key k = { .cgid = cgid, .cpu = cpu };
 	struct cgs_episode *e = bpf_ringbuf_reserve(&episodes, sizeof(*e), 0);
 
 	if (e) {
 		e->cgid = cgid;
-		e->end_ns = bpf_ktime_get_ns();
+		e->end_ns = bpf_ktime_get_ns() - ago;
 		e->start_ns = e->end_ns - d;
 		e->cpu = cpu;
 		e->pad = 0;
@@ -175,6 +178,11 @@ static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
 	__sync_fetch_and_add(&s->slots[log2_slot(d / targ_hist_div)], 1);
 	/* Racy only against another episode ending at the same instant. */
 	max_update(s->max, d);
+}
+
+static __always_inline void thr_account(__u64 cgid, __u32 cpu, __u64 d)
+{
+	thr_account_ago(cgid, cpu, d, 0);
 }
 
 /* Episodes are counted for the cgroups --cgroup names (and their descendants). */
@@ -281,11 +289,11 @@ static __always_inline struct cfs_rq *throttler(struct task_struct *p)
 	return (void *)thr_holder((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false));
 }
 
-static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now)
+static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now, __u64 end_cap)
 {
 	__u32 zero = 0;
 	struct cgs_open *o = bpf_map_lookup_elem(&thr_open, &zero);
-	struct cgs_opened v = { .start = now, .cgid = cgid };
+	struct cgs_opened v = { .start = now, .cgid = cgid, .end_cap = end_cap }, *e;
 	__u64 key = (__u64)c;
 	int at = -1, free = -1;
 
@@ -305,8 +313,10 @@ static __always_inline void open_episode(struct cfs_rq *c, __u64 cgid, __u64 now
 	bool opened = !bpf_map_update_elem(&thr_opened, &key, &v, BPF_NOEXIST);
 	if (opened)
 		thr_remember(key, cgid, now, 0);
-	else if (!bpf_map_lookup_elem(&thr_opened, &key))
+	else if (!(e = bpf_map_lookup_elem(&thr_opened, &key)))
 		count_drop(CGS_DROP_THR_OPEN_FULL);
+	else if (!end_cap)
+		e->end_cap = 0; /* it holds a task now: its unthrottle will switch to it */
 	/* Constant indices only: the verifier wants bounded offsets. */
 	for (int i = 0; i < CGS_OPEN_MAX; i++) {
 		if (i == free && at < 0) {
@@ -329,11 +339,12 @@ static __always_inline void close_episode(__u64 key, __u64 now)
 
 	if (!e)
 		return;
-	__u64 start = e->start, cgid = e->cgid;
+	__u64 start = e->start, cgid = e->cgid, end = e->end_cap && e->end_cap < now ? e->end_cap : now;
 	if (bpf_map_delete_elem(&thr_opened, &key))
 		return;
-	thr_account(cgid, cfs_rq_cpu((void *)key, false), now - start);
-	thr_remember(key, cgid, start, now);
+	if (end > start)
+		thr_account_ago(cgid, cfs_rq_cpu((void *)key, false), end - start, now - end);
+	thr_remember(key, cgid, start, end);
 }
 
 /* On a switch while episodes are looked at here: end those no longer throttled. */
@@ -446,7 +457,7 @@ static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_
 	t->thr_by = cfs_rq_cgid(c, false);
 	t->thr_rq = (__u64)c;
 	if (targ_thr == CGS_THR_TRACEPOINT)
-		open_episode(c, t->thr_by, now);
+		open_episode(c, t->thr_by, now, 0);
 	return true;
 }
 
@@ -462,7 +473,27 @@ static __always_inline void thr_switch_out_asleep(struct task_struct *prev, cons
 	    !task_throttled(prev, direct))
 		return;
 	struct cfs_rq *c = throttler(prev);
-	open_episode(c, cfs_rq_cgid(c, false), now);
+	/*
+	 * The kernel's count of it: since v6.6 (79462e8c879a "sched: don't
+	 * account throttle time for empty groups") only from when a task is
+	 * queued on it (throttled_clock set then): none yet, nothing to count;
+	 * the wake-up that queues one opens it (thr_wakeup). Before, from the
+	 * throttle on, held tasks or not; and with none held, the unthrottle
+	 * reschedules nothing and no switch on its CPU shows the end: its last
+	 * task exiting as the quota ran out, the 6.1 guest's episode ran on to
+	 * that CPU's next switch, 80-210 ms late (test_throttle_at_sleep, 5.2 %
+	 * over cpu.stat in 2 runs of 20). It ends by its group's next refill
+	 * then (the period timer's expiry), unless a task it holds by then
+	 * shows the end itself.
+	 */
+	if (!BPF_CORE_READ(c, throttled_clock))
+		return;
+	__u64 cap = 0;
+	if (!cfs_rq_tasks(c)) {
+		__u64 kt = bpf_ktime_get_ns(), refill = tg_next_refill(cfs_rq_tg(c, false));
+		cap = refill > kt ? now + (refill - kt) : now;
+	}
+	open_episode(c, cfs_rq_cgid(c, false), now, cap);
 }
 
 /*
@@ -508,7 +539,7 @@ static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t
 	 * where that is kept (see cfs_rq_throttle_age).
 	 */
 	if (targ_thr == CGS_THR_TRACEPOINT)
-		open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, false));
+		open_episode(c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, false), 0);
 	return true;
 }
 

@@ -170,6 +170,7 @@ struct cgs_open {
 struct cgs_opened {
 	__u64 start;
 	__u64 cgid;
+	__u64 end_cap;  /* holding no task: it ends by then at the latest (its next refill); 0: none */
 };
 
 /* Throttle backends (rodata targ_thr). */

@@ -798,6 +798,9 @@ void tracer_stop(struct tracer *t)
 	if (t->skel && t->skel->bss->unseen_switches)
 		cgs_debug("%llu switches the kernel did not trace, each repaired from the task's last arrival",
 			  (unsigned long long)t->skel->bss->unseen_switches);
+	if (t->skel && t->skel->bss->held_wakeups)
+		cgs_debug("%llu wake-ups of tasks preempted before they blocked: no wait begun, as the kernel begins none",
+			  (unsigned long long)t->skel->bss->held_wakeups);
 	if (t->skel && t->skel->bss->moves_elsewhere)
 		cgs_debug("%llu moves of tasks maybe running on another CPU, each CPU told what it runs after them",
 			  (unsigned long long)t->skel->bss->moves_elsewhere);

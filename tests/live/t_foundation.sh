@@ -90,7 +90,7 @@ test_runq_matches_rundelay() {
 		k=$(echo "$out" | kv rundelay_ns)
 		echo "$b run-queue wait ns: measured $got, kernel $k; $n waits, kernel $(echo "$out" | kv slices); $((got > k ? got - k : k - got)) ns apart (limit 0)"
 		# Repairs, passing or not: how often the guests see them is evidence for the one failure.
-		rep=$(grep -E 'did not trace|moves of tasks|moved away' "$TMP/cgs.err")
+		rep=$(grep -E 'did not trace|moves of tasks|moved away|preempted before they blocked' "$TMP/cgs.err")
 		[ -z "$rep" ] || echo "$rep" | sed "s/^/$b: /"
 		[ "$got" = "$k" ] ||
 			fail "$b off; drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"); waits: $(cgs_summary "$A" .runq.count); cgwork: $(tr '\n' ';' <"$TMP/cgwork.err"); cgsched's threads: $(jq -c --arg a "$A" 'select(.kind == "summary") | [.tasks[]? | select(.path == $a) | [.tid, .runq.count, .runq.sum_ns]]' "$TMP/cgs.out"); $(echo "$rep" | tr '\n' ';')"
