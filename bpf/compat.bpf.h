@@ -197,24 +197,33 @@ static __always_inline u64 cfs_rq_cgid(struct cfs_rq *c, bool direct)
 	return tg_cgid(cfs_rq_tg(c, direct), direct);
 }
 
-/* v6.14 (7b8a702d9438 "sched/fair: Rename h_nr_running into h_nr_queued"). */
+/*
+ * Runnable tasks queued on this cfs_rq and below it: those a throttle of it
+ * holds. v6.12's delayed dequeue leaves sleeping tasks queued until they
+ * are picked, counted in h_nr_running; v6.13 counts them apart
+ * (h_nr_delayed); v6.14 (7b8a702d9438 "sched/fair: Rename h_nr_running
+ * into h_nr_queued") keeps h_nr_runnable. v6.12 itself counts them in.
+ */
+struct cfs_rq___v614 {
+	unsigned int h_nr_runnable;
+} __attribute__((preserve_access_index));
+
 struct cfs_rq___pre614 {
 	unsigned int h_nr_running;
+	unsigned int h_nr_delayed; /* v6.13 only */
 } __attribute__((preserve_access_index));
 
-struct cfs_rq___v614 {
-	unsigned int h_nr_queued;
-} __attribute__((preserve_access_index));
-
-/* Tasks queued on this cfs_rq and below it: those a throttle of it holds. */
-static __always_inline u32 cfs_rq_tasks(struct cfs_rq *c)
+static __always_inline u32 cfs_rq_runnable(struct cfs_rq *c)
 {
 	struct cfs_rq___v614 *n = (void *)c;
 	struct cfs_rq___pre614 *o = (void *)c;
 
-	if (bpf_core_field_exists(n->h_nr_queued))
-		return BPF_CORE_READ(n, h_nr_queued);
-	return BPF_CORE_READ(o, h_nr_running);
+	if (bpf_core_field_exists(n->h_nr_runnable))
+		return BPF_CORE_READ(n, h_nr_runnable);
+	u32 queued = BPF_CORE_READ(o, h_nr_running);
+	if (bpf_core_field_exists(o->h_nr_delayed))
+		return queued - BPF_CORE_READ(o, h_nr_delayed);
+	return queued;
 }
 
 /* The bandwidth period timer's next expiry, by name only (kernel_types.h declares no hrtimer). */
@@ -234,11 +243,13 @@ struct task_group___cgs {
 	struct cfs_bandwidth___cgs cfs_bandwidth;
 } __attribute__((preserve_access_index));
 
-/* When the group's quota is next refilled (ktime): its period timer's expiry. */
+/* When the group's quota is next refilled (ktime): its period timer's expiry; 0: unknown. */
 static __always_inline u64 tg_next_refill(struct task_group *tg)
 {
 	struct task_group___cgs *g = (void *)tg;
 
+	if (!bpf_core_field_exists(g->cfs_bandwidth.period_timer.node.expires))
+		return 0;
 	return BPF_CORE_READ(g, cfs_bandwidth.period_timer.node.expires);
 }
 

@@ -102,6 +102,7 @@ struct sched_entity {
 /* CONFIG_SCHED_INFO (schedstat, delayacct): the rq clock at the task's last switch-in. */
 struct sched_info {
 	unsigned long long last_arrival;
+	unsigned long long last_queued; /* the rq clock when its current wait began; 0: none */
 };
 
 struct signal_struct {

@@ -331,7 +331,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_ns = now;
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
-	if (targ_why)
+	if (targ_why && !t->held)
 		why_mark(t, cfs_rq_cpu(task_cfs_rq(p, direct), direct), now);
 	return 0;
 }
@@ -453,6 +453,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 			o->cg = task_cgid_cached(tg, t, direct);
 			o->slot1 = t->slot1;
 			t->held = held;
+			if (held)
+				t->queued_ns = 0; /* a wake-up while it still ran began nothing either */
 			if (runnable && o->cg && t->limited && thr_switch_out(prev, t, now, direct)) {
 				throttled = true;
 			} else if (runnable && o->cg) {
@@ -523,6 +525,19 @@ static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u6
 	bpf_ringbuf_submit(w, 0);
 }
 
+/*
+ * A task preempted before it blocked (switch_out) waits only where the
+ * kernel began a wait for it since: moved to another CPU while queued
+ * (a migration's enqueue starts one). sched_info.last_queued holds it,
+ * in this rq's clock, until the switch-in that follows this tracepoint.
+ */
+static __always_inline __u64 held_queued(struct task_struct *p, bool direct)
+{
+	if (!bpf_core_field_exists(p->sched_info.last_queued))
+		return 0;
+	return direct ? p->sched_info.last_queued : BPF_CORE_READ(p, sched_info.last_queued);
+}
+
 /* A run-queue wait of d ns of task t ended: into its cgroup's figures s. */
 static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s, __u64 d)
 {
@@ -548,7 +563,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 	if (task_cgid_cached(tg, t, direct)) {
 		if (thr_switch_in(next, t, now, &d, direct)) {
 			thr_wait(t, d);
-		} else if (t->held) {
+		} else if (t->held && !(t->queued_ns = held_queued(next, direct))) {
 			/* Preempted before it blocked: no wait to end (switch_out); its wake-up counts. */
 			if ((s = cg_at(t->slot1)))
 				s->wakeups += t->woken;
@@ -585,7 +600,7 @@ static __always_inline void unseen_switch_in(struct task_struct *p, struct task_
 	struct cgs_task *t = task_get(p, direct);
 	struct switch_out none = {};
 
-	if (t && (t->queued_ns || t->thr_since))
+	if (t && (t->queued_ns || t->thr_since || t->held))
 		switch_in(p, tg, &none, at, direct);
 }
 

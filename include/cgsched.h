@@ -303,8 +303,8 @@ enum cgs_drop {
 	CGS_DROP_DEPTH,         /* cgroup deeper than CGS_MAX_DEPTH */
 	CGS_DROP_THR_FULL,      /* throttle map full: an episode lost */
 	CGS_DROP_THR_UNPAIRED,  /* unthrottle with no recorded throttle */
-	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU, or 8192 in all */
-	CGS_DROP_THR_STALE,     /* an open episode given up after 30 s */
+	CGS_DROP_THR_OPEN_FULL, /* more than CGS_OPEN_MAX throttled run queues on a CPU, or 8 x --max-cgroups in all */
+	CGS_DROP_THR_STALE,     /* an open episode given up: not seen over in 30 s, or its cfs_rq's address reused */
 	CGS_DROP_EPISODE_LOST,  /* episode ring buffer full: one not listed (still counted) */
 	CGS_DROP_TASKS_FULL,    /* --tasks: per-task map full (--max-tasks): a task's figures lost */
 	CGS_DROP_WAIT_LOST,     /* --timeline: long-wait ring buffer full: a wait not in the timeline (still counted) */

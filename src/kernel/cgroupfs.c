@@ -22,6 +22,7 @@ struct cgfs_name {
 	struct cgname *who; /* decoded from path on first ask; NULL: not yet, or nothing to say */
 	bool who_done;
 	bool gone;        /* removed (cgfs_note_removed): path is the last one it had */
+	bool vanished;    /* its handle no longer opens (ESTALE, ENOENT): removed, no name yet */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -274,7 +275,7 @@ bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id)
 {
 	const struct cgfs_name *s = idtab_find(&fs->names, id);
 
-	return s && !s->path;
+	return s && !s->path && s->vanished;
 }
 
 void cgfs_forget(struct cgfs *fs, uint64_t id)
@@ -442,6 +443,8 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 		}
 		if (err == -ESTALE || err == -ENOENT) {
 			cache_put(fs, id, NULL);
+			if ((s = idtab_find(&fs->names, id)))
+				s->vanished = true;
 			return NULL;
 		}
 		fs->handles = false;

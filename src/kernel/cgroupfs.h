@@ -76,7 +76,7 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path);
 /* Forget what is cached of id (a removed cgroup no one reports any longer). */
 void cgfs_forget(struct cgfs *fs, uint64_t id);
-/* Looked up and found gone, with no name from its removal yet. */
+/* Its handle found removed (not merely missed by a scan), with no name from its removal yet. */
 bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id);
 /*
  * Who the cgroup of id belongs to, read from its (last known) path

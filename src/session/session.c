@@ -16,8 +16,7 @@ int session_stopped(void)
 	return stop_status();
 }
 
-/* A cgroup given a slot: its name now, while it surely exists (it may go before the rows are made). */
-/* A cgroup given a slot: named now, while it most likely exists. False: gone unnamed. */
+/* A cgroup given a slot: named now, while it most likely exists. False: found removed, unnamed. */
 static bool name_learn(void *ctx, uint64_t id)
 {
 	return cgfs_path(ctx, id, false, NULL) || !cgfs_gone_unnamed(ctx, id);

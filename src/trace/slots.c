@@ -702,16 +702,30 @@ static uint32_t tell_learnt(struct slot_table *sl)
  * that one call: wait for it, polling, at most SLOTS_RMDIR_WAIT_MS (a
  * removal lost to a full queue is counted, gone_lost).
  */
-static void await_removals(struct slot_table *sl, uint32_t unnamed, uint64_t now)
+static bool slotless_has(const struct slot_table *sl, uint64_t id)
+{
+	for (size_t i = 0; i < sl->nslotless; i++)
+		if (sl->slotless[i].id == id)
+			return true;
+	return false;
+}
+
+static void await_removals(struct slot_table *sl, uint64_t now)
 {
 	const struct timespec ms = { 0, 1000000 };
-	uint32_t due = 0;
+	uint32_t due = 0, waited = 0;
 	int i;
 
+	/* Its removal taken in while it had no slot (a straggler gave it one since): no record to wait for. */
+	for (uint32_t s = 0; s < sl->nslots; s++)
+		if (sl->note[s].unnamed && slotless_has(sl, sl->owner[s]))
+			sl->note[s].unnamed = false;
 	for (i = 0; i <= SLOTS_RMDIR_WAIT_MS; i++) {
 		due = 0;
 		for (uint32_t s = 0; s < sl->nslots; s++)
 			due += sl->owner[s] && sl->note[s].unnamed && !sl->note[s].gone;
+		if (i == 0)
+			waited = due;
 		if (!due || i == SLOTS_RMDIR_WAIT_MS)
 			break;
 		nanosleep(&ms, NULL);
@@ -719,8 +733,9 @@ static void await_removals(struct slot_table *sl, uint32_t unnamed, uint64_t now
 	}
 	for (uint32_t s = 0; s < sl->nslots; s++)
 		sl->note[s].unnamed = false;
-	cgs_debug("slots: %u cgroups found gone before their removal was told; %u named by it after %d ms waited",
-		  unnamed, unnamed - due, i);
+	if (waited)
+		cgs_debug("slots: %u cgroups removed before their removal's record came; %u named by it after %d ms",
+			  waited, waited - due, i);
 }
 
 /* ... and last: the removals, and the figures let go. */
@@ -759,7 +774,7 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	uint32_t unnamed = snapshot ? tell_learnt(sl) : 0;
 	take_gone(sl, now);
 	if (unnamed)
-		await_removals(sl, unnamed, now);
+		await_removals(sl, now);
 	forget_slotless(sl, false);
 	if ((err = pick_idle(sl, now)) || (err = release(sl, now)) || (err = expire(sl, now, snapshot)))
 		return err;

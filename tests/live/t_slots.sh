@@ -93,7 +93,7 @@ test_slots_removed_come_back() {
 	taken=$(grep -o 'slots: [0-9]* taken back ([0-9]* so far)' "$TMP/cgs.err" | tail -1)
 	echo "$taken"
 	# The race await_removals closes, when it came (evidence, passing or not).
-	grep 'found gone before their removal' "$TMP/cgs.err" || true
+	grep "removed before their removal's record came" "$TMP/cgs.err" || true
 	# Removed more than 3 s before the end: no longer in the summary.
 	left=$(jq -r 'select(.kind == "summary") | .cgroups[] | .path // ""' "$TMP/cgs.out" | grep -c "^$P/c" || true)
 	[ "$left" -le 2 ] || fail "$left removed cgroups still in the summary after their keep time"
