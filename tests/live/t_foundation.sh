@@ -388,5 +388,10 @@ test_tg_address_reused() {
 	done
 	cgs_stop INT || fail "cgsched failed"
 	echo "$tries tries: B's task_group at A's old address $reused times; the task charged to B every time"
-	[ "$reused" -ge 1 ] || fail "no address reused in $tries tries: the test shows nothing"
+	# Whether the allocator gives the address back is its choice: in the 6.1
+	# guest 3 times in 6-14 tries in 5 of 7 runs, 0 or 1 in 20 in the other
+	# two (pinning every step to one CPU, and waiting for the cgroup's free,
+	# made the host's 2 in 20 none). No reuse is no test of it this run:
+	# said and counted as a skip, not a pass and not cgsched's failure.
+	[ "$reused" -ge 1 ] || { echo "no address reused in $tries tries: not tested this run (the allocator's choice)"; exit 77; }
 }
