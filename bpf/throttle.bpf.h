@@ -89,7 +89,7 @@ struct {
  * looks at it (check_episodes), or the switch-in of a task it held, on any
  * CPU (thr_switch_in). The delete is the claim (only one deleter succeeds,
  * on every kernel from 5.8; compare-and-swap came in 5.12), so it is
- * counted once. Per CPU alone, an episode ended only at a switch of the
+ * counted once (close_episode says the one window where it is not). Per CPU alone, an episode ended only at a switch of the
  * CPU that opened it, which need not be the throttled one: a wake-up into
  * a throttled cfs_rq opens it on the waker's CPU (thr_wakeup), and that
  * CPU may then idle through the unthrottle; and a held task pulled away by
@@ -530,9 +530,8 @@ static __always_inline void thr_switch_out_asleep(struct task_struct *prev, cons
 	 * task exiting as the quota ran out, the 6.1 guest's episode ran on to
 	 * that CPU's next switch, 82-102 ms late in 3 runs of 20 traced beside
 	 * fentry (test_throttle_at_sleep: 5.2 % over cpu.stat in 2 runs of 20).
-	 * It ends by its group's next refill
-	 * then (the period timer's expiry), unless a task it holds by then
-	 * shows the end itself.
+	 * It ends by its group's next refill then (the period timer's expiry),
+	 * unless a task it holds by then shows the end itself.
 	 */
 	if (!BPF_CORE_READ(c, throttled_clock))
 		return;

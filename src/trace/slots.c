@@ -693,6 +693,15 @@ static uint32_t tell_learnt(struct slot_table *sl)
 	return unnamed;
 }
 
+/* Its removal was taken in while it had no slot (note_slotless). */
+static bool slotless_has(const struct slot_table *sl, uint64_t id)
+{
+	for (size_t i = 0; i < sl->nslotless; i++)
+		if (sl->slotless[i].id == id)
+			return true;
+	return false;
+}
+
 /*
  * Cgroups tell_learnt found gone whose removal record is not in yet: the
  * cgroupfs forgets a cgroup (kernfs_remove, in cgroup_destroy_locked)
@@ -702,14 +711,6 @@ static uint32_t tell_learnt(struct slot_table *sl)
  * that one call: wait for it, polling, at most SLOTS_RMDIR_WAIT_MS (a
  * removal lost to a full queue is counted, gone_lost).
  */
-static bool slotless_has(const struct slot_table *sl, uint64_t id)
-{
-	for (size_t i = 0; i < sl->nslotless; i++)
-		if (sl->slotless[i].id == id)
-			return true;
-	return false;
-}
-
 static void await_removals(struct slot_table *sl, uint64_t now)
 {
 	const struct timespec ms = { 0, 1000000 };
