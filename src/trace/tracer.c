@@ -840,6 +840,8 @@ void tracer_sync_cpus(struct tracer *t)
 {
 	if (strcmp(t->seed, "ipi"))
 		return;
+	/* The round the CPUs' answers belong to (cpu_cur.ran_round; snapshot.c take_running). */
+	__atomic_add_fetch(&t->skel->bss->sync_round, 1, __ATOMIC_SEQ_CST);
 	for (int cpu = 0, fd = bpf_program__fd(t->skel->progs.seed_cpu); cpu < t->ncpus; cpu++)
 		seed_one(fd, cpu);
 }
@@ -873,6 +875,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.recycled = t->sl.recycled,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
+		.sync_round = t->skel->bss->sync_round,
 	};
 	return 0;
 }

@@ -106,6 +106,7 @@ struct tracer_view {
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
 	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
+	uint64_t sync_round;            /* the CPUs were asked at this read if their ran_round is this */
 };
 /*
  * Begin a read: close the max epoch (unless !close_epoch: a reader of the
