@@ -109,10 +109,19 @@ __u64 held_wakeups = 0;
 /* The loader's round of asking every CPU (tracer_sync_cpus): seed_cpu's ran_seen is of this round. */
 __u64 sync_round = 0;
 
-/* A task's own on-CPU count, as of the kernel's last update of it (update_curr). */
-static __always_inline __u64 task_sum(struct task_struct *p, bool direct)
+/*
+ * What the running task p has run since the kernel last picked it, by its
+ * own count (as of its last update_curr: at most a tick short), for the
+ * loader's credit of the slice this CPU is running (cur->since_ns, which
+ * began at that pick or later: a bound, never below the slice's time but
+ * for what a later untraced pick hides). Read here, at the loader's asking,
+ * so the switch path keeps nothing for it.
+ */
+static __always_inline void ran_note(struct cgs_cpu_cur *cur, struct task_struct *p)
 {
-	return direct ? p->se.sum_exec_runtime : BPF_CORE_READ(p, se.sum_exec_runtime);
+	cur->ran_seen = BPF_CORE_READ(p, se.sum_exec_runtime) - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
+	cur->ran_since = cur->since_ns;
+	cur->ran_round = sync_round;
 }
 
 /*
@@ -783,8 +792,6 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		count_preemption(o.cg, t->cgid);
 	/* What runs on this CPU from now (slot1 nonzero only for a task the filter admits). */
 	slice_start(cur, now, stolen);
-	cur->sum0 = task_sum(next, direct);
-	cur->ran_round = 0;
 	cur->cgid = t && t->match ? t->cgid : 0;
 	cur->tg = (__u64)ntg;
 	cur->limited = t ? t->limited : 0;
@@ -835,12 +842,10 @@ int seed_cpu(void *ctx)
 	if (cur->since_ns && cur->pid == pid && cur->tg == (__u64)tg) {
 		seq_begin(cur);
 		cur->stolen_seen = sched_stolen(p, false);
-		cur->ran_seen = task_sum(p, false) - cur->sum0;
-		cur->ran_round = sync_round;
+		ran_note(cur, p);
 		seq_end(cur);
 		return 0;
 	}
-	__u64 unseen_at = 0;
 	seq_begin(cur);
 	if (cur->since_ns) {
 		/* Its since_ns is ktime until a switch converts it (seeded). */
@@ -857,15 +862,12 @@ int seed_cpu(void *ctx)
 			__u64 at = ktime ? 0 : moved_time(cur, now);
 
 			moved_while_running(cur, p, tg, pid, at ? at : now, stolen);
-			cur->sum0 = task_sum(p, false); /* a bound from here: at most what ran since the move */
-			cur->ran_seen = 0;
-			cur->ran_round = sync_round;
+			ran_note(cur, p);
 			seq_end(cur);
 			return 0;
 		}
 		__u64 at = unseen_switch(cur, p, now, stolen, ktime ? kt - rq : 0);
 
-		unseen_at = at;
 		/* Its wait, timed in the hot-path clock: the rq clock, as last_arrival is. */
 		if (at && pid)
 			unseen_switch_in(p, tg, BPF_CORE_READ(p, sched_info.last_arrival), false);
@@ -878,10 +880,7 @@ int seed_cpu(void *ctx)
 	}
 	cur_set(cur, tg, pid);
 	cur->stolen_seen = sched_stolen(p, false);
-	/* Its slice began at its pick (unseen: prev_sum_exec_runtime is its count then), else now. */
-	cur->sum0 = unseen_at ? BPF_CORE_READ(p, se.prev_sum_exec_runtime) : task_sum(p, false);
-	cur->ran_seen = task_sum(p, false) - cur->sum0;
-	cur->ran_round = sync_round;
+	ran_note(cur, p);
 	seq_end(cur);
 	return 0;
 }

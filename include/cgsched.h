@@ -238,15 +238,14 @@ struct cgs_cpu_cur {
 	__u32 seq;
 	__u32 pid;           /* the task running, as traced: a switch whose prev is another was not traced */
 	/*
-	 * The running task's own count (se.sum_exec_runtime) when its slice
-	 * began, and what it had run of the slice when seed_cpu last looked
-	 * (as of the kernel's last update of it: at most a tick short), in the
-	 * loader's sync round ran_round. The loader credits a running slice no
-	 * more than that: a credit above what the slice comes to stays in the
-	 * rows (interval figures do not go below 0).
+	 * What the running task had run since its pick, by its own count, when
+	 * seed_cpu last looked (sched.bpf.c ran_note), for the slice that began
+	 * at ran_since, in the loader's sync round ran_round. The loader credits
+	 * that slice no more than this: a credit above what the slice comes to
+	 * stays in the rows (interval figures do not go below 0).
 	 */
-	__u64 sum0;
 	__u64 ran_seen;
+	__u64 ran_since;
 	__u64 ran_round;
 };
 

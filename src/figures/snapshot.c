@@ -298,7 +298,8 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 		 * slice's final figure stays in the rows (docs/testing.md, "After
 		 * f80d2a5"). Short by at most a tick: the next read has the rest.
 		 */
-		if (cur[cpu].ran_round && cur[cpu].ran_round == t->sync_round && ran > cur[cpu].ran_seen) {
+		if (cur[cpu].ran_round && cur[cpu].ran_round == t->sync_round && cur[cpu].ran_since == cur[cpu].since_ns &&
+		    ran > cur[cpu].ran_seen) {
 			cgs_debug("cpu %d: running slice of cgroup %llu: credit %.3f ms bounded by the task's own %.3f ms",
 				  cpu, (unsigned long long)cur[cpu].cgid, ran / 1e6, cur[cpu].ran_seen / 1e6);
 			ran = cur[cpu].ran_seen;
