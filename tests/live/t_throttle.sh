@@ -17,7 +17,9 @@ throttled_run() {
 	b=$1 lim=$2 in=$3
 	shift 3
 	cg_quota "$lim" 10000 100000
-	cgs_start top --throttle-backend "$b" --cgroup "$lim" --json -i 1h || fail "$b refused"
+	# -v and each thread's row (--tasks --threads): which task waited how long,
+	# and what cgsched repaired or dropped, for a failure's evidence.
+	cgs_start top -v --tasks --threads --throttle-backend "$b" --cgroup "$lim" --json -i 1h || fail "$b refused"
 	k0=$(cg_throttled_ns "$lim")
 	cg_run "$in" "$@" >/dev/null || fail "$1 failed"
 	settle
@@ -30,6 +32,16 @@ throttled_run() {
 	_n=$1
 	shift 2
 	echo "$_n episodes of $lim, the longest (ms): $*"
+}
+
+# runq_evidence PATH: what tells a long run-queue wait's causes apart: each
+# thread's waits and longest, the row's throttled waits, the drops, and what
+# cgsched said of repairs, moves and unpaired throttles.
+runq_evidence() {
+	echo "threads (tid comm waits max_ns): $(jq -c --arg a "$1" 'select(.kind == "summary") | [.tasks[]? | select(.path == $a) | [.tid, .comm, .runq.count, .runq.max_ns]]' "$TMP/cgs.out")"
+	echo "row: runq $(cgs_summary "$1" '.runq | {count, hist}' | tr -d ' \n'), throttled waits $(cgs_summary "$1" '.throttle | {wait_count, wait_ns}' | tr -d ' \n')"
+	echo "drops: $(jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out")"
+	grep -E 'did not trace|moved|held|unpaired|throttle' "$TMP/cgs.err" | head -n 10
 }
 
 # 10 ms per 100 ms, two burning threads for 5 s: throttled time within 5% of
@@ -55,7 +67,7 @@ test_throttle_matches_cpustat() {
 		[ "$kd" = "$((KD / 1000))" ] || fail "the summary's kernel delta $kd us is not cpu.stat's $((KD / 1000)) us"
 		# Throttled waits are not run-queue latency: no wait that long in the histogram.
 		rmax=$(cgs_summary "$A" .runq.max_ns)
-		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
+		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time; $(runq_evidence "$A")"
 		cg_cleanup
 	done
 }
@@ -72,7 +84,7 @@ test_throttle_at_sleep() {
 		got=$(cgs_summary "$A" .throttle.ns)
 		rmax=$(cgs_summary "$A" .runq.max_ns)
 		echo "$b: run-queue max ${rmax} ns; throttled $got ns, cpu.stat $KD ns"
-		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time"
+		[ "${rmax:-0}" -lt 50000000 ] || fail "$b: run-queue max ${rmax} ns holds throttled time; $(runq_evidence "$A")"
 		within "${got:-0}" "$KD" 5 "$b throttled ns vs cpu.stat" || fail "$b off"
 		cg_cleanup
 	done
