@@ -29,7 +29,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Records written by this pass (the loader zeroes it before each pass). */
 __u32 n = 0;
-/* Cgroups this pass could not store: more than CGS_KSTAT_MAX. */
+/* Cgroups this pass could not store: more than the map's records (the loader grows it). */
 __u64 full = 0;
 /* Cgroups whose bandwidth block could not be read (counted, not skipped silently). */
 __u64 unread = 0;

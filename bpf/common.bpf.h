@@ -23,13 +23,29 @@
 const volatile bool targ_filter = false;       /* --cgroup given */
 const volatile bool targ_task_storage = true;  /* else LRU hash by pid */
 const volatile __u64 targ_hist_div = 1000;      /* ns per histogram unit: us, or ms with -m */
-const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_stats slots */
+const volatile __u32 targ_max_cgroups = 1024;   /* --max-cgroups: cg_hot and cg_shard slots */
+/* cg_shard's shards per slot (sched.bpf.c); fewer than the possible CPUs: targ_shared. */
+const volatile __u32 targ_shards = 1;
+const volatile bool targ_shared = false;
+
+/*
+ * Add to a field of cg_shard: atomically where CPUs share the shard (a
+ * fetch-less add, which every kernel from 5.8 on allows tracing programs),
+ * plainly where the shard is one CPU's own.
+ */
+#define SHARD_ADD(field, v)                                     \
+	do {                                                    \
+		if (targ_shared)                                \
+			__sync_fetch_and_add(&(field), (v));    \
+		else                                            \
+			(field) += (v);                         \
+	} while (0)
 
 /* Advanced by the loader before each read; selects the cgs_max slot. */
 __u64 epoch = 0;
 /* Advanced by the loader every <= 200 ms: tasks re-check whether they can be throttled. */
 __u64 lim_gen = 0;
-/* Advanced by the loader each time it hands cg_stats slots back for reuse (sched.bpf.c). */
+/* Advanced by the loader each time it hands slots back for reuse (sched.bpf.c). */
 __u32 slot_gen = 0;
 /*
  * Advanced at each cpu cgroup's removal (on_rmdir): a task's cached id is
@@ -39,7 +55,7 @@ __u32 slot_gen = 0;
  */
 __u32 tg_gen = 0;
 
-/* The cgroup id each cg_stats slot holds figures of; 0: free. Mmapped by the loader. */
+/* The cgroup id each slot holds figures of; 0: free. Mmapped by the loader. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

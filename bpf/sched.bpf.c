@@ -41,21 +41,39 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * cached slot is from an older slot_gen looks it up again. docs/design.md,
  * "Slots".
  *
- * Per CPU by hand: CPU c's figures of slot s are entry c * targ_max_cgroups
- * + s, each CPU's run of slots contiguous. Like a PERCPU_ARRAY, each CPU
- * writes only its own entries (programs do not migrate while they run), but
- * the loader reads the whole map in place through mmap, where a per-CPU
- * array's values must be copied out of the kernel, twice (10,000 cgroups on
- * 2 CPUs: 12.6 MB a refresh). Plain array lookups are also inlined on every
- * kernel; per-CPU array ones only from v6.10.
+ * A cgroup's figures are split by how often they are written (cgsched.h).
+ * cg_hot, what every switch or wait writes, is per CPU by hand: CPU c's
+ * figures of slot s are entry c * targ_max_cgroups + s, each CPU's run of
+ * slots contiguous. Like a PERCPU_ARRAY, each CPU writes only its own
+ * entries (programs do not migrate while they run), but the loader reads
+ * the whole map in place through mmap, where a per-CPU array's values must
+ * be copied out of the kernel, twice (10,000 cgroups on 2 CPUs: 12.6 MB a
+ * refresh). Plain array lookups are also inlined on every kernel; per-CPU
+ * array ones only from v6.10.
+ *
+ * cg_shard, the histograms and the rarer counters (616 of the 704 bytes),
+ * has targ_shards entries per slot, not one per CPU: per CPU, the whole
+ * was 704 bytes x CPUs x --max-cgroups, 138 MB at the default bound on 192
+ * CPUs. CPU c writes shard c % targ_shards, with atomic adds when CPUs share
+ * one (targ_shared); where the CPUs are few, or the per-CPU view is asked
+ * for, there is a shard per CPU and the adds are plain. docs/design.md,
+ * "Memory".
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1024); /* possible CPUs x --max-cgroups */
 	__type(key, __u32);
-	__type(value, struct cgs_cg_stats);
-} cg_stats SEC(".maps");
+	__type(value, struct cgs_cg_hot);
+} cg_hot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024); /* targ_shards x --max-cgroups */
+	__type(key, __u32);
+	__type(value, struct cgs_cg_shard);
+} cg_shard SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -235,22 +253,41 @@ static __always_inline __u32 slot_of(__u64 cgid)
 	return slot + 1;
 }
 
-/* CPU cpu's figures of a slot (slot1: the slot + 1, nonzero), for reading another CPU's. */
-static __always_inline struct cgs_cg_stats *cg_on(__u32 cpu, __u32 slot1)
+/* CPU cpu's hot figures of a slot (slot1: the slot + 1, nonzero), for reading another CPU's. */
+static __always_inline struct cgs_cg_hot *cg_on(__u32 cpu, __u32 slot1)
 {
 	__u32 i = cpu * targ_max_cgroups + slot1 - 1;
 
-	return bpf_map_lookup_elem(&cg_stats, &i);
+	return bpf_map_lookup_elem(&cg_hot, &i);
 }
 
-/* This CPU's figures of a slot (slot1: the slot + 1; 0: none). */
-static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1)
+/* This CPU's hot figures of a slot (slot1: the slot + 1; 0: none). */
+static __always_inline struct cgs_cg_hot *cg_at(__u32 slot1)
 {
-	struct cgs_cg_stats *s = slot1 ? cg_on(bpf_get_smp_processor_id(), slot1) : NULL;
+	struct cgs_cg_hot *s = slot1 ? cg_on(bpf_get_smp_processor_id(), slot1) : NULL;
 
 	if (!s)
 		count_drop(CGS_DROP_CG_FULL);
 	return s;
+}
+
+/* Shard `shard`'s figures of a slot (slot1 nonzero). */
+static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1)
+{
+	__u32 i = shard * targ_max_cgroups + slot1 - 1;
+
+	return bpf_map_lookup_elem(&cg_shard, &i);
+}
+
+/*
+ * The shard this CPU writes of a slot (slot1 nonzero, from a cg_at that
+ * found the slot). No division where each CPU has its own.
+ */
+static __always_inline struct cgs_cg_shard *sh_at(__u32 slot1)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return sh_on(targ_shared ? cpu % targ_shards : cpu, slot1);
 }
 
 /*
@@ -311,16 +348,19 @@ static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_
 /* A task's wait ended that its group's, or an ancestor's, quota caused. */
 static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
 {
-	struct cgs_cg_stats *s = cg_at(t->slot1);
+	struct cgs_cg_hot *s = cg_at(t->slot1);
+	struct cgs_cg_shard *sh;
 
 	if (!s)
 		return;
 	s->wakeups += t->woken;
-	s->thr_wait_count++;
-	s->thr_wait_ns += d;
+	if (!(sh = sh_at(t->slot1)))
+		return;
+	SHARD_ADD(sh->thr_wait_count, 1);
+	SHARD_ADD(sh->thr_wait_ns, d);
 	if (t->thr_by != t->cgid) {
-		s->thr_inh_ns += d;
-		s->thr_inh_by = t->thr_by;
+		SHARD_ADD(sh->thr_inh_ns, d);
+		sh->thr_inh_by = t->thr_by;
 	}
 }
 
@@ -360,7 +400,8 @@ struct switch_out {
 	__u32 slot1;
 	bool preempted;            /* switched out runnable, and not by a throttle */
 	bool preempt;              /* the tracepoint's own: a preemption, not the task's own schedule() */
-	struct cgs_cg_stats *s;    /* its figures on this CPU, if looked up */
+	struct cgs_cg_hot *s;      /* its figures on this CPU, if looked up */
+	struct cgs_cg_shard *sh;   /* and the shard this CPU writes */
 };
 
 /*
@@ -384,7 +425,7 @@ static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 
 }
 
 /*
- * The loader reads this CPU's figures (cg_stats, mmapped) and what runs now
+ * The loader reads this CPU's figures (cg_hot, mmapped) and what runs now
  * (cpu_cur) in two steps; a switch between them would lose the slice it
  * ended, or count it twice. Like a seqlock: odd while this CPU's switch
  * writes them, even after; the loader reads again when the count moved.
@@ -404,12 +445,13 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
-/* An on-CPU slice of d ns into a cgroup's figures on this CPU. */
-static __always_inline void slice_add(struct cgs_cg_stats *s, __u64 d)
+/* An on-CPU slice of d ns into a cgroup's figures on this CPU: s, and sh if found. */
+static __always_inline void slice_add(struct cgs_cg_hot *s, struct cgs_cg_shard *sh, __u64 d)
 {
 	s->oncpu_ns += d;
 	s->oncpu_count++;
-	s->oncpu_slots[log2_slot(d / targ_hist_div)]++;
+	if (sh)
+		SHARD_ADD(sh->oncpu_slots[log2_slot(d / targ_hist_div)], 1);
 }
 
 /*
@@ -451,7 +493,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	 * preempted it so.
 	 */
 	bool held = !runnable && o->preempt;
-	struct cgs_cg_stats *s;
+	struct cgs_cg_hot *s;
 	struct cgs_task *t = NULL;
 
 	o->cg = cur->cgid;
@@ -494,8 +536,9 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	if (o->cg && cur->since_ns)
 		tasks_oncpu(prev, o->cg, now, d, runnable || held, direct);
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
+		o->sh = sh_at(o->slot1);
 		if (cur->since_ns)
-			slice_add(s, d);
+			slice_add(s, o->sh, d);
 		if (runnable || held)
 			s->sw_invol++;
 		else
@@ -555,14 +598,15 @@ static __always_inline __u64 held_queued(struct task_struct *p, bool direct)
 	return direct ? p->sched_info.last_queued : BPF_CORE_READ(p, sched_info.last_queued);
 }
 
-/* A run-queue wait of d ns of task t ended: into its cgroup's figures s. */
-static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_stats *s, __u64 d)
+/* A run-queue wait of d ns of task t ended: into its cgroup's figures s, and sh if found. */
+static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_hot *s, struct cgs_cg_shard *sh, __u64 d)
 {
 	s->wakeups += t->woken;
 	s->runq_count++;
 	s->runq_sum_ns += d;
 	max_update(s->runq_max, d);
-	s->runq_slots[log2_slot(d / targ_hist_div)]++;
+	if (sh)
+		SHARD_ADD(sh->runq_slots[log2_slot(d / targ_hist_div)], 1);
 }
 
 /* Incoming: its run-queue (or throttled) wait ends now. Returns its task state, or NULL. */
@@ -570,7 +614,8 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 						  const struct switch_out *o, __u64 now, bool direct)
 {
 	struct cgs_task *t = task_get(next, direct);
-	struct cgs_cg_stats *s;
+	struct cgs_cg_hot *s;
+	struct cgs_cg_shard *sh;
 	__u64 d;
 
 	if (!t) {
@@ -590,9 +635,11 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 			d = elapsed(now, t->queued_ns);
 			tasks_runq(next, t->cgid, now, d, t->woken, direct);
 			/* Switching within one cgroup (common): its slot is at hand. */
-			if ((s = t->slot1 == o->slot1 && o->s ? o->s : cg_at(t->slot1))) {
-				runq_wait(t, s, d);
-				why_split(t, s, d, now);
+			bool same = t->slot1 == o->slot1 && o->s;
+			if ((s = same ? o->s : cg_at(t->slot1))) {
+				sh = same ? o->sh : sh_at(t->slot1);
+				runq_wait(t, s, sh, d);
+				why_split(t, sh, d, now);
 				if (targ_long_wait_ns && d >= targ_long_wait_ns)
 					long_wait(next, t->cgid, d, o->tg, direct);
 			}
@@ -663,7 +710,7 @@ static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
 static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
 					   __u64 stolen, __u64 rq_to_hot)
 {
-	struct cgs_cg_stats *s;
+	struct cgs_cg_hot *s;
 	__u64 at, d;
 
 	__sync_fetch_and_add(&unseen_switches, 1);
@@ -674,7 +721,7 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 		return 0;
 	d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1)))
-		slice_add(s, d);
+		slice_add(s, sh_at(cur->slot1), d);
 	slice_start(cur, at, stolen);
 	return at;
 }
@@ -705,14 +752,14 @@ static __always_inline void cur_set(struct cgs_cpu_cur *cur, struct task_group *
  */
 static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 at, __u64 stolen)
 {
-	struct cgs_cg_stats *s;
+	struct cgs_cg_hot *s;
 
 	if (at <= cur->since_ns)
 		return;
 	__u64 d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen) {
 		if ((s = cg_at(cur->slot1)))
-			slice_add(s, d);
+			slice_add(s, sh_at(cur->slot1), d);
 		tasks_ran(p, cur->cgid, at, d, false);
 	}
 	slice_start(cur, at, stolen);

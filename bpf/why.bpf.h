@@ -10,7 +10,7 @@
  * ends, the difference is the split (why_split): no per-waiter work while
  * it waits, however many switches it spans. Its own cgroup's share comes
  * from the same difference of the cgroup's on-CPU time on that CPU
- * (cg_stats); the other cgroups are named from the ring of that CPU's latest
+ * (cg_hot); the other cgroups are named from the ring of that CPU's latest
  * slices. The same marks keep each cgroup's count of waiting tasks, whose
  * time above zero is cgsched's own "some" (PSI's word).
  *
@@ -60,14 +60,15 @@ static __always_inline __u64 tl_at(const struct cgs_cpu_tl *tl, __u32 k, __u64 n
 	return v;
 }
 
-/* Defined in sched.bpf.c, with the map. */
-static __always_inline struct cgs_cg_stats *cg_on(__u32 cpu, __u32 slot1);
+/* Defined in sched.bpf.c, with the maps. */
+static __always_inline struct cgs_cg_hot *cg_on(__u32 cpu, __u32 slot1);
+static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1);
 
 /* How long a cgroup's tasks have run on a CPU, up to now. */
 static __always_inline __u64 own_at(const struct cgs_cpu_tl *tl, __u32 cpu, __u64 cgid, __u32 slot1,
 				    __u64 now)
 {
-	struct cgs_cg_stats *s = cg_on(cpu, slot1);
+	struct cgs_cg_hot *s = cg_on(cpu, slot1);
 	__u64 v = s ? s->oncpu_ns : 0;
 
 	if (tl->cur_kind == CGS_KIND_CG && tl->cur_cgid == cgid && tl->last)
@@ -112,10 +113,10 @@ static __always_inline void why_switch_end(struct cgs_cpu_tl *tl, struct task_st
 	tl->cur_cgid = cgid;
 }
 
-/* The waiting-task count of a cgroup lives in CPU 0's entry, shared by all. */
-static __always_inline struct cgs_cg_stats *some_of(__u32 slot1)
+/* The waiting-task count of a cgroup lives in shard 0's entry, shared by all CPUs. */
+static __always_inline struct cgs_cg_shard *some_of(__u32 slot1)
 {
-	return slot1 ? cg_on(0, slot1) : NULL;
+	return slot1 ? sh_on(0, slot1) : NULL;
 }
 
 /*
@@ -129,7 +130,7 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 	if (!targ_why)
 		return;
 	struct cgs_cpu_tl *tl = tl_of(cpu);
-	struct cgs_cg_stats *g = some_of(t->slot1);
+	struct cgs_cg_shard *g = some_of(t->slot1);
 
 	t->w_cpu1 = 0;
 	if (g && !t->w_some1) {
@@ -149,13 +150,12 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 }
 
 /* The wait of t ended now: its cgroup's waiting count falls. */
-static __always_inline struct cgs_cg_stats *cg_at(__u32 slot1);
 static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 {
 	if (!targ_why || !t || !t->w_some1)
 		return;
 	__u32 some1 = t->w_some1;
-	struct cgs_cg_stats *g = some_of(some1), *s = cg_at(some1);
+	struct cgs_cg_shard *g = some_of(some1);
 
 	t->w_some1 = 0;
 	if (!g)
@@ -173,8 +173,8 @@ static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 			return;
 	}
 	__sync_fetch_and_add(&g->wait_n, -1);
-	if (g->wait_n == 0 && s)
-		s->some_ns += elapsed(now, g->wait_since);
+	if (g->wait_n == 0)
+		__sync_fetch_and_add(&g->some_ns, elapsed(now, g->wait_since));
 }
 
 /* ns of the waiter's cgroup spent behind `other`: into the preemption pair's figures. */
@@ -228,11 +228,12 @@ static __always_inline void why_name(const struct cgs_cpu_tl *tl, __u64 own, __u
 
 /*
  * A run-queue wait of d ns of task t ends now (the switch-in): split it into
- * s (t's cgroup's figures on this CPU). The parts add up to d by
+ * s (the shard of t's cgroup's figures this CPU writes; NULL: not found).
+ * The parts add up to d by
  * construction: each part is at most what is left, and what the totals do
  * not explain is unattributed.
  */
-static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_stats *s, __u64 d, __u64 now)
+static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s, __u64 d, __u64 now)
 {
 	if (!targ_why)
 		return;
@@ -241,14 +242,16 @@ static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_stats *s
 	__u64 left = d, p;
 
 	t->w_cpu1 = 0;
+	if (!s)
+		return;
 	if (!tl) {
-		s->wb_unknown_ns += d;
+		SHARD_ADD(s->wb_unknown_ns, d);
 		return;
 	}
 #define WHY_PART(k, field)                                           \
 	p = elapsed(tl_at(tl, k, now), t->w_cum[k]);                 \
 	p = p < left ? p : left;                                     \
-	s->field += p;                                               \
+	SHARD_ADD(s->field, p);                                      \
 	left -= p;
 	WHY_PART(CGS_KIND_IDLE, wb_idle_ns)
 	WHY_PART(CGS_KIND_RT, wb_rt_ns)
@@ -258,9 +261,9 @@ static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_stats *s
 	cg = cg < left ? cg : left;
 	__u64 same = elapsed(own_at(tl, cpu, t->cgid, t->slot1, now), t->w_own);
 	same = same < cg ? same : cg;
-	s->wb_same_ns += same;
-	s->wb_other_ns += cg - same;
-	s->wb_unknown_ns += left - cg;
+	SHARD_ADD(s->wb_same_ns, same);
+	SHARD_ADD(s->wb_other_ns, cg - same);
+	SHARD_ADD(s->wb_unknown_ns, left - cg);
 	if (cg > same)
 		why_name(tl, t->cgid, t->queued_ns, now, cg - same);
 }

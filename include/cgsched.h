@@ -34,10 +34,12 @@ struct cgs_max {
 
 /*
  * The counters of a cgroup that its rows sum and subtract, one entry each:
- * the one list the BPF struct below, the snapshot's sums and deltas, the
+ * the one list the BPF structs below, the snapshot's sums and deltas, the
  * JSON keys, the `top` table's columns and the exporter's counter families
- * are made from. A new counter is an entry here, the BPF line that counts
- * it, and its line in docs/json.md (and docs/metrics.md when exported).
+ * are made from, in two parts: the hot one (what every switch or wait
+ * writes: per CPU) and the shard one (struct cgs_cg_hot and cgs_cg_shard).
+ * A new counter is an entry here, the BPF line that counts it, and its line
+ * in docs/json.md (and docs/metrics.md when exported).
  *
  * X(field, json object, json key, column title or 0, in record's summary,
  *   metric)
@@ -52,7 +54,7 @@ struct cgs_max {
  *   quota), MX_OWNQ (its own quota's part: less thr_inh_ns). Only userspace
  *   expands it.
  */
-#define CGS_CG_COUNTERS(X)                                                                 \
+#define CGS_CG_HOT_COUNTERS(X)                                                             \
 	X(oncpu_ns,       CGJ_ROW_TIME, "oncpu_ns",     0,         1, /* time its tasks ran */ \
 	  MX("oncpu_seconds_total", 0, MX_SEC, "Time the cgroup's tasks ran on a CPU, summed over CPUs (traced)")) \
 	X(oncpu_count,    CGJ_SLICES,   "count",        0,         0, MX_NONE) /* completed on-CPU slices */ \
@@ -65,7 +67,9 @@ struct cgs_max {
 	  MX("switches_total", "kind=\"involuntary\"", 0, 0)) \
 	/* The run-queue waits' count and sum: the latency histogram's _count and _sum. */ \
 	X(runq_count,     CGJ_RUNQ,     "count",        0,         1, MX_NONE) /* completed run-queue waits */ \
-	X(runq_sum_ns,    CGJ_RUNQ,     "sum_ns",       0,         1, MX_NONE)                          \
+	X(runq_sum_ns,    CGJ_RUNQ,     "sum_ns",       0,         1, MX_NONE)
+
+#define CGS_CG_SHARD_COUNTERS(X)                                                           \
 	X(thr_wait_count, CGJ_THR_WAIT, "wait_count",   0,         0, MX_NONE) /* waits throttled, not queued */ \
 	X(thr_wait_ns,    CGJ_THR_WAIT, "wait_ns",      0,         1,                                \
 	  MX("wait_seconds_total", "cause=\"own_quota\"", MX_SEC | MX_OWNQ, "Time the cgroup's tasks waited, " \
@@ -90,22 +94,54 @@ struct cgs_max {
 	  MX("waiting_seconds_total", 0, MX_SEC | MX_WHY, "Wall time with at least one task of the cgroup " \
 	     "waiting for a CPU (--why; cgsched's PSI \"some\")"))
 
-/* Per cgroup, per CPU (an mmapped ARRAY of CPU x slot). */
-struct cgs_cg_stats {
-#define CGS_CG_FIELD(field, ...) __u64 field;
-	CGS_CG_COUNTERS(CGS_CG_FIELD)
-#undef CGS_CG_FIELD
+#define CGS_CG_COUNTERS(X) CGS_CG_HOT_COUNTERS(X) CGS_CG_SHARD_COUNTERS(X)
+
+/*
+ * A cgroup's figures live in two arrays (sched.bpf.c, docs/design.md
+ * "Memory"). What every switch or wait writes, per CPU, so that no two
+ * CPUs write one cache line: cg_hot, CPU x slot.
+ */
+#define CGS_CG_HOT_FIELDS                                          \
+	CGS_CG_HOT_COUNTERS(CGS_CG_FIELD)                          \
 	struct cgs_max runq_max[2];
-	__u64 runq_slots[CGS_HIST_SLOTS];
-	__u64 oncpu_slots[CGS_HIST_SLOTS];   /* on-CPU slice lengths */
-	__u64 thr_inh_by;    /* the ancestor of thr_inh_ns (the latest seen) */
-	/*
-	 * --why: tasks of the cgroup waiting now, and since when (wall time with
-	 * one or more waiting: some_ns). Used in CPU 0's entry only, by every CPU.
-	 */
-	__s64 wait_n;
+/*
+ * The rest, the histograms' 512 bytes above all, in a few shards (cg_shard,
+ * shard x slot): CPU c writes shard c % shards, with atomic adds where
+ * CPUs share one. As many shards as CPUs where there are few CPUs or the
+ * per-CPU view is asked for.
+ */
+#define CGS_CG_SHARD_FIELDS                                        \
+	CGS_CG_SHARD_COUNTERS(CGS_CG_FIELD)                        \
+	__u64 runq_slots[CGS_HIST_SLOTS];                          \
+	__u64 oncpu_slots[CGS_HIST_SLOTS];  /* on-CPU slice lengths */ \
+	__u64 thr_inh_by;    /* the ancestor of thr_inh_ns (the latest seen) */ \
+	/*                                                         \
+	 * --why: tasks of the cgroup waiting now, and since when  \
+	 * (wall time with one or more waiting: some_ns). Used in  \
+	 * shard 0's entry only, by every CPU.                     \
+	 */                                                        \
+	__s64 wait_n;                                              \
 	__u64 wait_since;
+
+#define CGS_CG_FIELD(field, ...) __u64 field;
+struct cgs_cg_hot {
+	CGS_CG_HOT_FIELDS
 };
+
+struct cgs_cg_shard {
+	CGS_CG_SHARD_FIELDS
+};
+
+#undef CGS_CG_FIELD
+
+/* Both, folded: the loader's record of a cgroup whose slot it took back (src/trace/slots.h). */
+struct cgs_cg_stats {
+	struct cgs_cg_hot h;
+	struct cgs_cg_shard sh;
+};
+
+/* Shards of cg_shard where the CPUs are more (docs/design.md "Memory"). */
+#define CGS_SHARDS_DEFAULT 8
 
 /*
  * Throttle episodes of a cgroup's own quota on one CPU (HASH, atomics:
@@ -227,12 +263,12 @@ struct cgs_cpu_cur {
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
-	__u32 slot1;         /* its cgroup's cg_stats slot + 1; 0: none */
+	__u32 slot1;         /* its cgroup's slot + 1; 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was valid in */
 	__u32 seeded;        /* 1: since_ns is ktime, set at attach (seed_cpu), not yet converted */
 	/*
 	 * Odd while a switch on this CPU updates its figures and this record,
-	 * even between: the loader reads cg_stats between two reads of it, and
+	 * even between: the loader reads cg_hot between two reads of it, and
 	 * again when one of them changed (snapshot.c read_consistent).
 	 */
 	__u32 seq;
@@ -262,7 +298,7 @@ struct cgs_task {
 	__u32 limited;       /* its group or an ancestor has a quota: it can be throttled */
 	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
-	__u32 slot1;         /* its cgroup's cg_stats slot + 1 (cg_slot); 0: none */
+	__u32 slot1;         /* its cgroup's slot + 1 (cg_slot); 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was looked up in */
 	__u32 tg_gen;        /* tg_gen when tg and cgid were cached (a removal since: looked up again) */
 	__u32 held;          /* preempted before it could block: on its run queue, not waiting (switch_out) */

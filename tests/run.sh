@@ -88,8 +88,9 @@ VM_CORE=test_backend_pairs_load,test_oncpu_matches_schedstat,test_runq_matches_r
 # Tests of the "all" guest's share run in the "core+shared" guest instead
 # (tests/vm/kernels: 6.1 and 7.3, both cgroup v2), so the two lanes take
 # about as long (measured: 6.1 alone 675 s, the other lane 625 s, this test
-# 19 s in 6.1 and 17 s in 7.3). Every test still runs on a v2 guest.
-VM_SHARED=test_bad_input_table
+# 19 s in 6.1 and 17 s in 7.3); so do the memory layout's tests (t_memory.sh).
+# Every test still runs on a v2 guest.
+VM_SHARED=test_bad_input_table,test_memory_layout,test_shared_shard_counts_alike,test_kstat_records_grow
 vm_results=""
 if [ -z "${CGS_NO_VM:-}" ]; then
 	# make test-matrix (CGS_VM_MATRIX=1): every kernel of the table, every test.

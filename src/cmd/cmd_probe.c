@@ -107,7 +107,8 @@ int cmd_probe(int argc, char **argv)
 			cgs_err("probe: out of memory");
 			return CGS_EXIT_FAIL;
 		}
-		tracer_probe(one, &p);
+		if (tracer_probe(one, &p) == -EINVAL)
+			return CGS_EXIT_USAGE; /* a bad CGS_SHARDS, told */
 		jw_init(&w, stdout, false);
 		jw_object(&w);
 		jw_kstring(&w, "schema", "cgsched/probe");
@@ -140,7 +141,8 @@ int cmd_probe(int argc, char **argv)
 					 : "sched_ext: not in this kernel (CONFIG_SCHED_CLASS_EXT)");
 		if (tracer_maps_preallocated())
 			printf("hash maps preallocated: no any-context BPF allocator here (Linux 6.1 added it)\n");
-		tracer_probe(one, &p);
+		if (tracer_probe(one, &p) == -EINVAL)
+			return CGS_EXIT_USAGE;
 	}
 	if (!err)
 		cgfs_close(&fs);

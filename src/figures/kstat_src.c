@@ -20,16 +20,38 @@ const char *kstat_method_name(enum kstat_method m)
 	return m == KSTAT_ITER ? "iter" : m == KSTAT_FILES ? "files" : "auto";
 }
 
-static int iter_open(struct kstat_src *s)
+/*
+ * Records the iterator's map holds at first: 320 KiB, where the whole
+ * bound (CGS_KSTAT_MAX) is 5 MiB whatever the host runs. A pass that finds
+ * more cgroups grows it to twice what it found and is done again
+ * (kstat_src_refresh). Tests start it smaller (CGSCHED_TEST_KSTAT_CAP).
+ */
+#define KSTAT_CAP_START 4096
+
+static uint32_t cap_start(void)
+{
+	const char *e = getenv("CGSCHED_TEST_KSTAT_CAP");
+	long v = e ? strtol(e, NULL, 10) : 0;
+
+	return v > 0 && v <= CGS_KSTAT_MAX ? (uint32_t)v : KSTAT_CAP_START;
+}
+
+static int iter_open(struct kstat_src *s, uint32_t cap)
 {
 	union bpf_iter_link_info info = {};
 	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	int err;
 
 	tracer_libbpf_quiet(); /* stat loads it without a tracer: one error line, not libbpf's */
-	s->skel = cgstat_bpf__open_and_load();
+	s->skel = cgstat_bpf__open();
 	if (!s->skel)
 		return -errno;
+	s->cap = cap;
+	if ((err = bpf_map__set_max_entries(s->skel->maps.kstats, cap)) || (err = cgstat_bpf__load(s->skel))) {
+		cgstat_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return err;
+	}
 	info.cgroup.cgroup_fd = s->fs->mnt_fd;
 	info.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
 	opts.link_info = &info;
@@ -38,12 +60,13 @@ static int iter_open(struct kstat_src *s)
 	if (!s->link)
 		goto fail;
 	/* The records are read in place: no copy out of the kernel per pass. */
-	s->recs_len = (size_t)CGS_KSTAT_MAX * sizeof(struct cgs_kstat);
+	s->recs_len = (size_t)cap * sizeof(struct cgs_kstat);
 	s->recs = mmap(NULL, s->recs_len, PROT_READ, MAP_SHARED, bpf_map__fd(s->skel->maps.kstats), 0);
 	if (s->recs == MAP_FAILED) {
 		s->recs = NULL;
 		goto fail;
 	}
+	heap_trim();
 	return 0;
 fail:
 	err = -errno;
@@ -69,7 +92,7 @@ int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 	s->tab = (struct idtab)IDTAB_INIT(struct kstat_ent);
 	s->base = (struct idtab)IDTAB_INIT(struct kstat_base);
 	if (want != KSTAT_FILES) {
-		err = iter_open(s);
+		err = iter_open(s, cap_start());
 		if (!err) {
 			s->method = KSTAT_ITER;
 			return 0;
@@ -82,12 +105,21 @@ int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 	return 0;
 }
 
-void kstat_src_close(struct kstat_src *s)
+/* Let go of the iterator, its program and its map. */
+static void iter_close(struct kstat_src *s)
 {
 	if (s->recs)
 		munmap((void *)s->recs, s->recs_len);
 	bpf_link__destroy(s->link);
 	cgstat_bpf__destroy(s->skel);
+	s->recs = NULL;
+	s->link = NULL;
+	s->skel = NULL;
+}
+
+void kstat_src_close(struct kstat_src *s)
+{
+	iter_close(s);
 	idtab_free(&s->tab);
 	idtab_free(&s->base);
 	memset(s, 0, sizeof(*s));
@@ -134,13 +166,12 @@ static int take(struct kstat_src *s, const struct cgs_kstat *v)
 	return tab_put(s, v->id, &k);
 }
 
-int kstat_src_refresh(struct kstat_src *s)
+/* One pass of the iterator over the hierarchy, into its records. */
+static int iter_pass(struct kstat_src *s)
 {
 	char buf[64];
 	int fd, err = 0;
 
-	if (s->method != KSTAT_ITER)
-		return 0;
 	s->skel->bss->n = 0;
 	s->skel->bss->full = 0;
 	s->skel->bss->unread = 0;
@@ -153,13 +184,41 @@ int kstat_src_refresh(struct kstat_src *s)
 	if (err < 0)
 		err = -errno;
 	close(fd);
-	if (err)
+	return err;
+}
+
+int kstat_src_refresh(struct kstat_src *s)
+{
+	int err;
+
+	if (s->method != KSTAT_ITER)
+		return 0;
+	if ((err = iter_pass(s)))
 		return err;
+	/* More cgroups than records: a map twice what the pass found, and the pass again. */
+	if (s->skel->bss->full && s->cap < CGS_KSTAT_MAX && !s->grow_refused) {
+		struct kstat_src grown = *s;
+		uint64_t found = s->skel->bss->n + s->skel->bss->full;
+		uint32_t cap = found * 2 < CGS_KSTAT_MAX ? (uint32_t)found * 2 : CGS_KSTAT_MAX;
+
+		if (!(err = iter_open(&grown, cap))) {
+			cgs_debug("kernel figures: %llu cgroups over the iterator's %u records: now %u",
+				  (unsigned long long)s->skel->bss->full, s->cap, cap);
+			iter_close(s);
+			*s = grown;
+			if ((err = iter_pass(s)))
+				return err;
+		} else {
+			/* Not tried again each refresh: what did not fit is counted (full). */
+			s->grow_refused = true;
+			cgs_debug("kernel figures: cannot grow the iterator's records to %u (%s)", cap, strerror(-err));
+		}
+	}
 	idtab_clear(&s->tab);
 	s->full = s->skel->bss->full;
 	s->unread = s->skel->bss->unread;
 	uint32_t n = s->skel->bss->n;
-	for (uint32_t i = 0; i < n && i < CGS_KSTAT_MAX; i++)
+	for (uint32_t i = 0; i < n && i < s->cap; i++)
 		if ((err = take(s, &s->recs[i])))
 			return err;
 	return 0;

@@ -31,6 +31,8 @@ struct kstat_src {
 	struct bpf_link *link;
 	const struct cgs_kstat *recs;  /* the iterator's records, mmapped */
 	size_t recs_len;
+	uint32_t cap;              /* records the iterator's map holds (grown when a pass fills it) */
+	bool grow_refused;         /* a growth failed: not tried again */
 	struct idtab tab;          /* the last pass: id -> struct kstat_ent */
 	uint64_t full;             /* cgroups the iterator could not store */
 	uint64_t unread;           /* cgroups whose figures the iterator could not read */

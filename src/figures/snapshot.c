@@ -158,30 +158,38 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 	for (int i_ = 0; i_ < CGS_HIST_SLOTS; i_++)      \
 		(dst)[i_] += (src)[i_]
 
-/* Add one cgroup's figures, every CPU's: CPU c's at v[c * stride]. */
-static void add_stats(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_stats *base, size_t stride)
+/* Add CPU cpu's hot figures of a cgroup (cpu -1: a record folded over CPUs). */
+static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_hot *v, int cpu)
 {
-	for (int cpu = 0; cpu < ctx->s->ncpus; cpu++) {
-		const struct cgs_cg_stats *v = &base[(size_t)cpu * stride];
 #define SUM(field, ...) c->c.field += v->field;
-		CGS_CG_COUNTERS(SUM)
+	CGS_CG_HOT_COUNTERS(SUM)
+	uint64_t m = max_of(v->runq_max, ctx->epoch);
+	if (m > c->runq_max_ns)
+		c->runq_max_ns = m;
+	if (c->cpu && cpu >= 0)
+		c->cpu[cpu].oncpu_ns += v->oncpu_ns;
+}
+
+/*
+ * Add a shard of a cgroup's figures; with the per-CPU view there is one
+ * per CPU, and shard k is CPU k's (tracer.c shards_for): cpu is k then,
+ * else -1 (a shard of several CPUs is no CPU's).
+ */
+static void add_shard(struct cg_sample *c, const struct cgs_cg_shard *v, int cpu)
+{
+	CGS_CG_SHARD_COUNTERS(SUM)
 #undef SUM
-		if (v->thr_inh_by)
-			c->thr_inh_by = v->thr_inh_by;
-		uint64_t m = max_of(v->runq_max, ctx->epoch);
-		if (m > c->runq_max_ns)
-			c->runq_max_ns = m;
-		ADD_SLOTS(c->c.runq_slots, v->runq_slots);
-		ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
-		if (c->cpu) {
-			c->cpu[cpu].oncpu_ns += v->oncpu_ns;
-			ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
-			ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
-		}
+	if (v->thr_inh_by)
+		c->thr_inh_by = v->thr_inh_by;
+	ADD_SLOTS(c->c.runq_slots, v->runq_slots);
+	ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
+	if (c->cpu && cpu >= 0) {
+		ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
+		ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
 	}
 }
 
-/* One slot's figures, every CPU's, read in place from the mmapped cg_stats. */
+/* One slot's figures, every CPU's and every shard's, read in place from the mmapped maps. */
 static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t slot)
 {
 	struct snapshot *s = ctx->s;
@@ -190,7 +198,10 @@ static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t s
 	struct cg_sample *c = cg_init(s, &s->cg[t->rank[slot]], t->owner[slot]);
 	if (!c)
 		return -ENOMEM;
-	add_stats(ctx, c, &t->cg[slot], t->max_cgroups);
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		add_hot(ctx, c, &t->hot[(size_t)cpu * t->max_cgroups + slot], cpu);
+	for (int k = 0; k < t->nshards; k++)
+		add_shard(c, &t->shard[(size_t)k * t->max_cgroups + slot], t->nshards == t->ncpus ? k : -1);
 	return 0;
 }
 
@@ -212,7 +223,11 @@ static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 			c = bsearch(&key, s->cg, sorted, sizeof(key), cmp_cg);
 		if (!c && !(c = cg_add(s, p->id)))
 			return -ENOMEM;
-		add_stats(ctx, c, p->v, 1);
+		/* One record, or one per CPU (slots.h): only then is a record a CPU's. */
+		for (int u = 0; u < p->nv; u++) {
+			add_hot(ctx, c, &p->v[u].h, p->nv == t->ncpus ? u : -1);
+			add_shard(c, &p->v[u].sh, p->nv == t->ncpus ? u : -1);
+		}
 	}
 	if (s->n > sorted)
 		qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
@@ -319,7 +334,7 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 	 * (the clocks of two CPUs differ by far less than a refresh).
 	 */
 	for (uint32_t slot = 0; t->why && slot < t->nslots; slot++) {
-		const struct cgs_cg_stats *g = &t->cg[slot]; /* CPU 0's entry holds the count */
+		const struct cgs_cg_shard *g = &t->shard[slot]; /* shard 0's entry holds the count */
 		uint64_t since = g->wait_since + cur[0].clock_off;
 		struct cg_sample *c;
 
@@ -357,7 +372,7 @@ static const struct cg_sample *walk_to(const struct snapshot *p, size_t *j, uint
 	return *j < p->n && p->cg[*j].id == id ? &p->cg[*j] : NULL;
 }
 
-/* cg_stats into s->cg, each confirmed slot at its rank: sorted by id. */
+/* cg_hot and cg_shard into s->cg, each confirmed slot at its rank: sorted by id. */
 static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx)
 {
 	int err;
@@ -385,7 +400,7 @@ static void drop_cg(const struct tracer_view *t, struct snapshot *s)
 }
 
 /*
- * cg_stats and cpu_cur as of one moment. A switch on some CPU between
+ * cg_hot and cpu_cur as of one moment. A switch on some CPU between
  * reading its figures and reading what it runs would lose the slice it
  * ended (not yet in the figures read, no longer running), or count it
  * twice: at the end of an attached window that was half the window, once
@@ -431,7 +446,7 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 }
 
 /* Everything a read takes from one view of the maps. */
-static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
 	struct read_ctx ctx = { .s = s };
 	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
@@ -491,7 +506,7 @@ static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, co
 
 	memset(s, 0, sizeof(*s));
 	if (!(err = tracer_begin_read(tr, &view, close_epoch)))
-		err = read_view(&view, s, per_cpu, prev);
+		err = snapshot_read_view(&view, s, per_cpu, prev);
 	tracer_end_read(tr);
 	return err;
 }

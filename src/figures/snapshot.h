@@ -166,6 +166,12 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
  * maxima read are those of an epoch still open. Returns 0 or -errno.
  */
 int snapshot_read_totals(struct tracer *t, struct snapshot *s);
+/*
+ * snapshot_read's work on a view already begun (s zeroed first); for
+ * tests/bench/readmodel.c, which times it on arrays the size of a big host's.
+ */
+struct tracer_view;
+int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
 void snapshot_free(struct snapshot *s);
 /*
  * Make s, just read, the start of a session's window: what the maps held

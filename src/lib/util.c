@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -437,4 +438,9 @@ int grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first, s
 	memcpy(arrayp, &na, sizeof(na));
 	*cap = c;
 	return 0;
+}
+
+void heap_trim(void)
+{
+	malloc_trim(0);
 }

@@ -37,6 +37,13 @@ void cgs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Set by -v: libbpf's messages and debug notes go to stderr. */
 extern bool cgs_verbose;
 void cgs_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Give the heap's free blocks back to the kernel, once a BPF object is
+ * loaded: libbpf's parse of the kernel's BTF (megabytes) is freed by then,
+ * and main.c's thresholds, set so that refreshes keep their blocks, would
+ * keep it too (docs/performance.md, "Why the code is as it is").
+ */
+void heap_trim(void);
 
 /*
  * Parsers return 0 or -EINVAL / -ERANGE and never accept trailing junk,

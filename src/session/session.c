@@ -101,6 +101,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.tasks = o->tasks,
 		.max_task_rows = o->max_task_rows,
 		.why = o->why,
+		.per_cpu = o->per_cpu,
 		.long_wait_ns = o->long_wait_ns,
 		.keep_removed_ns = o->keep_removed_ns,
 		.filter_ids = s->filter_ids,
@@ -131,6 +132,7 @@ int session_open(struct session *s, const struct session_opts *o)
 	}
 	snapshot_make_origin(&s->base);
 	s->tr.attached_ns = s->base.t_ns;
+	heap_trim();
 	return 0;
 }
 

@@ -253,9 +253,14 @@ static void take_gone(struct slot_table *sl, uint64_t now)
 	}
 }
 
-static const struct cgs_cg_stats *stats_at(const struct slot_table *sl, int cpu, uint32_t s)
+static struct cgs_cg_hot *hot_at(const struct slot_table *sl, int cpu, uint32_t s)
 {
-	return &sl->cg[(size_t)cpu * sl->max + s];
+	return &sl->hot[(size_t)cpu * sl->max + s];
+}
+
+static struct cgs_cg_shard *shard_at(const struct slot_table *sl, int k, uint32_t s)
+{
+	return &sl->shard[(size_t)k * sl->max + s];
 }
 
 /* Events of a slot, all CPUs: unchanged means idle. */
@@ -264,9 +269,11 @@ static uint64_t events(const struct slot_table *sl, uint32_t s)
 	uint64_t n = 0;
 
 	for (int cpu = 0; cpu < sl->ncpus; cpu++) {
-		const struct cgs_cg_stats *v = stats_at(sl, cpu, s);
-		n += v->oncpu_count + v->wakeups + v->sw_vol + v->sw_invol + v->runq_count + v->thr_wait_count;
+		const struct cgs_cg_hot *v = hot_at(sl, cpu, s);
+		n += v->oncpu_count + v->wakeups + v->sw_vol + v->sw_invol + v->runq_count;
 	}
+	for (int k = 0; k < sl->nshards; k++)
+		n += shard_at(sl, k, s)->thr_wait_count;
 	return n;
 }
 
@@ -305,7 +312,7 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 		bool running = false;
 
 		if (!sl->owner[s] || sl->retire_read[s] || now - sl->quiet_since[s] < sl->idle_ns ||
-		    stats_at(sl, 0, s)->wait_n > 0)
+		    shard_at(sl, 0, s)->wait_n > 0)
 			continue;
 		for (int c = 0; c < sl->ncpus && !running; c++)
 			running = cur[c].slot1 == s + 1;
@@ -336,19 +343,31 @@ static void max_merge(struct cgs_max *d, const struct cgs_max *s)
 	}
 }
 
-/* dst += src, field by field, as a snapshot sums a cgroup's figures. */
-static void stats_add(struct cgs_cg_stats *d, const struct cgs_cg_stats *s)
+/* dst += src, field by field, as a snapshot sums a cgroup's figures: the hot ones ... */
+static void hot_add(struct cgs_cg_hot *d, const struct cgs_cg_hot *s)
 {
 #define ADD(field, ...) d->field += s->field;
-	CGS_CG_COUNTERS(ADD)
-#undef ADD
+	CGS_CG_HOT_COUNTERS(ADD)
 	max_merge(d->runq_max, s->runq_max);
+}
+
+/* ... and a shard's. */
+static void shard_add(struct cgs_cg_shard *d, const struct cgs_cg_shard *s)
+{
+	CGS_CG_SHARD_COUNTERS(ADD)
+#undef ADD
 	for (int i = 0; i < CGS_HIST_SLOTS; i++) {
 		d->runq_slots[i] += s->runq_slots[i];
 		d->oncpu_slots[i] += s->oncpu_slots[i];
 	}
 	if (s->thr_inh_by)
 		d->thr_inh_by = s->thr_inh_by;
+}
+
+/* Parked figures per CPU with the per-CPU view, else one record (slots.h). */
+static int park_units(const struct slot_table *sl)
+{
+	return sl->per_cpu ? sl->ncpus : 1;
 }
 
 /* Keep slot s's figures under its cgroup (appended; the caller sorts). */
@@ -365,11 +384,14 @@ static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted,
 			p = &sl->parked[i];
 	if (!p) { /* room made by the caller */
 		p = &sl->parked[sl->nparked++];
-		*p = (struct parked){ .id = id, .v = *spare };
+		*p = (struct parked){ .id = id, .v = *spare, .nv = park_units(sl) };
 		*spare = NULL;
 	}
+	/* With the per-CPU view there are as many shards as CPUs: shard k is CPU k's. */
 	for (int cpu = 0; cpu < sl->ncpus; cpu++)
-		stats_add(&p->v[cpu], stats_at(sl, cpu, s));
+		hot_add(&p->v[cpu % p->nv].h, hot_at(sl, cpu, s));
+	for (int k = 0; k < sl->nshards; k++)
+		shard_add(&p->v[k % p->nv].sh, shard_at(sl, k, s));
 	p->parked_read = sl->reads;
 	p->parked_snap = sl->snaps;
 	if (sn->gone && !p->gone) {
@@ -532,7 +554,7 @@ static int release(struct slot_table *sl, uint64_t now)
 	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		if (!(v[i] = calloc(sl->ncpus, sizeof(**v))))
+		if (!(v[i] = calloc(park_units(sl), sizeof(**v))))
 			goto out;
 	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
 	for (uint32_t i = 0; i < n; i++) {
@@ -552,7 +574,9 @@ static int release(struct slot_table *sl, uint64_t now)
 			gone_ids[ngone++] = sl->owner[s];
 		park(sl, s, now, sorted, &v[i]);
 		for (int cpu = 0; cpu < sl->ncpus; cpu++)
-			memset(&sl->cg[(size_t)cpu * sl->max + s], 0, sizeof(*sl->cg));
+			memset(hot_at(sl, cpu, s), 0, sizeof(struct cgs_cg_hot));
+		for (int k = 0; k < sl->nshards; k++)
+			memset(shard_at(sl, k, s), 0, sizeof(struct cgs_cg_shard));
 		sl->owner[s] = 0;
 		sl->retire_read[s] = 0;
 		free(sl->note[s].path);

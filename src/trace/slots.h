@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The cg_stats slots' life cycle, on the loader's side (the BPF side:
+ * The cgroup slots' life cycle, on the loader's side (the BPF side:
  * sched.bpf.c slot_of, on_rmdir). Slots of removed cgroups, and of cgroups
  * idle for long when slots run short, go back to the BPF side's free queue;
  * their figures are kept here ("parked"), so totals neither drop nor count
@@ -19,10 +19,14 @@
 /* A removal's record, waited for when a cgroup given a slot was found gone unnamed (slots.c await_removals). */
 #define SLOTS_RMDIR_WAIT_MS 100
 
-/* The figures of a cgroup whose slot was taken back: each CPU's, as the slot held them. */
+/*
+ * The figures of a cgroup whose slot was taken back, folded: one record,
+ * or each CPU's with the per-CPU view (a shard per CPU then).
+ */
 struct parked {
 	uint64_t id;
-	struct cgs_cg_stats *v;  /* [ncpus] */
+	struct cgs_cg_stats *v;  /* [nv]: CPU c's figures in v[c % nv] */
+	int nv;                  /* 1, or ncpus with the per-CPU view */
 	bool gone;               /* the cgroup was removed */
 	char *path;              /* its path, as cgroup_rmdir gave it; NULL: none */
 	bool noted;              /* on_removed told */
@@ -40,7 +44,11 @@ struct slot_table {
 	uint32_t *gen;              /* the BPF side's slot_gen (mmapped .bss) */
 	uint64_t *bowner;           /* the BPF side's slot_owner, mmapped */
 	size_t bowner_len;
-	struct cgs_cg_stats *cg;    /* cg_stats, mmapped read-write (zeroed before reuse) */
+	/* cg_hot and cg_shard, mmapped read-write (zeroed before reuse) */
+	struct cgs_cg_hot *hot;     /* CPU c's of slot s at hot[c * max + s] */
+	struct cgs_cg_shard *shard; /* shard k's of slot s at shard[k * max + s] */
+	int nshards;
+	bool per_cpu;               /* the per-CPU view: parked figures kept per CPU */
 	/* Which cgroup each slot holds, once seen in slot_owner; 0: none. */
 	uint64_t *owner;
 	uint32_t nslots;            /* slots up to the highest owned + 1 */

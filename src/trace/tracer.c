@@ -49,10 +49,43 @@ static const struct thr_backend {
 /* Up to v5.10 the kernel refused any map of 4 GiB or more (bpf_map_charge_init). */
 #define CG_STATS_MAX_BYTES ((4ULL << 30) - (1ULL << 20))
 
-/* cg_stats holds every CPU's figures of every slot in one array (sched.bpf.c). */
-static uint64_t cg_stats_bytes(int ncpus, uint32_t max_cgroups)
+/* cg_hot holds every CPU's hot figures of every slot in one array (sched.bpf.c). */
+static uint64_t cg_hot_bytes(int ncpus, uint32_t max_cgroups)
 {
-	return (uint64_t)ncpus * max_cgroups * sizeof(struct cgs_cg_stats);
+	return (uint64_t)ncpus * max_cgroups * sizeof(struct cgs_cg_hot);
+}
+
+/* cg_shard holds each shard's figures of every slot. */
+static uint64_t cg_shard_bytes(int nshards, uint32_t max_cgroups)
+{
+	return (uint64_t)nshards * max_cgroups * sizeof(struct cgs_cg_shard);
+}
+
+/*
+ * cg_shard's shards: one per CPU for the per-CPU view and where the CPUs
+ * are few (plain adds), else CGS_SHARDS_DEFAULT shared with atomic adds
+ * (docs/design.md, "Memory"). CGS_SHARDS in the environment sets it, for
+ * `make bench` to time the shared adds on a host with few CPUs. The count,
+ * or -EINVAL with the error told.
+ */
+static int shards_for(int ncpus, const struct tracer_opts *o)
+{
+	const char *env = getenv("CGS_SHARDS");
+	char *end;
+
+	if (env && *env) {
+		errno = 0;
+		long n = strtol(env, &end, 10);
+		if (errno || *end || n < 1 || n > ncpus || (o->per_cpu && n != ncpus)) {
+			cgs_err("CGS_SHARDS=%s: give a number of shards from 1 to the %d possible CPUs%s", env, ncpus,
+				o->per_cpu ? " (all of them with the per-CPU view)" : "");
+			return -EINVAL;
+		}
+		return (int)n;
+	}
+	if (o->per_cpu || ncpus <= CGS_SHARDS_DEFAULT)
+		return ncpus;
+	return CGS_SHARDS_DEFAULT;
 }
 struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
@@ -306,7 +339,7 @@ static int precheck(const struct backend *b, const struct thr_backend *tb, struc
 
 /* The settings and the maps' sizes, before the load; hier: the cpu hierarchy's number (or -1). */
 static void configure(struct sched_bpf *s, const struct tracer_opts *o, const struct backend *b,
-		      const struct thr_backend *tb, int hier)
+		      const struct thr_backend *tb, int hier, int nshards)
 {
 	select_progs(s, b->btf, tb->id);
 	prealloc_if_needed(s->maps.preempt);
@@ -321,7 +354,10 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	s->rodata->targ_filter = o->nfilter > 0;
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
-	bpf_map__set_max_entries(s->maps.cg_stats, libbpf_num_possible_cpus() * o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_hot, libbpf_num_possible_cpus() * o->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_shard, nshards * o->max_cgroups);
+	s->rodata->targ_shards = nshards;
+	s->rodata->targ_shared = nshards < libbpf_num_possible_cpus();
 	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.slot_owner, o->max_cgroups);
 	bpf_map__set_max_entries(s->maps.free_slots, o->max_cgroups);
@@ -395,7 +431,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	uint64_t t0 = now_ns();
 	if (!(s = sched_bpf__open()))
 		return -errno;
-	configure(s, o, b, tb, hier);
+	configure(s, o, b, tb, hier, t->nshards);
 	uint64_t t1 = now_ns();
 	err = sched_bpf__load(s);
 	if (err) {
@@ -639,11 +675,15 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		cgs_err("cannot count CPUs: %s", strerror(-t->ncpus));
 		return t->ncpus;
 	}
-	if (cg_stats_bytes(t->ncpus, o->max_cgroups) > CG_STATS_MAX_BYTES) {
+	if ((t->nshards = shards_for(t->ncpus, o)) < 0)
+		return t->nshards;
+	uint64_t big = cg_hot_bytes(t->ncpus, o->max_cgroups), sb = cg_shard_bytes(t->nshards, o->max_cgroups);
+	if (sb > big)
+		big = sb;
+	if (big > CG_STATS_MAX_BYTES) {
 		cgs_err("--max-cgroups %u on %d CPUs would need %llu MiB for per-cgroup figures, over the %llu MiB "
 			"one map can have: give a smaller --max-cgroups", o->max_cgroups, t->ncpus,
-			(unsigned long long)(cg_stats_bytes(t->ncpus, o->max_cgroups) >> 20),
-			(unsigned long long)(CG_STATS_MAX_BYTES >> 20));
+			(unsigned long long)(big >> 20), (unsigned long long)(CG_STATS_MAX_BYTES >> 20));
 		return -E2BIG;
 	}
 	const struct backend *b = NULL;
@@ -692,16 +732,26 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		return err;
 	}
 attached:
-	t->fd_cg = bpf_map__fd(t->skel->maps.cg_stats);
-	t->cg_len = cg_stats_bytes(t->ncpus, o->max_cgroups);
+	t->fd_hot = bpf_map__fd(t->skel->maps.cg_hot);
+	t->fd_shard = bpf_map__fd(t->skel->maps.cg_shard);
+	t->hot_len = cg_hot_bytes(t->ncpus, o->max_cgroups);
+	t->shard_len = cg_shard_bytes(t->nshards, o->max_cgroups);
 	/* Writable: the loader zeroes a slot's figures before it is reused (slots.c). */
-	t->cg = mmap(NULL, t->cg_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_cg, 0);
-	if (t->cg == MAP_FAILED) {
-		t->cg = NULL;
+	t->hot = mmap(NULL, t->hot_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_hot, 0);
+	if (t->hot == MAP_FAILED)
+		t->hot = NULL;
+	if (t->hot)
+		t->shard = mmap(NULL, t->shard_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_shard, 0);
+	if (t->shard == MAP_FAILED)
+		t->shard = NULL;
+	if (!t->hot || !t->shard) {
 		err = -errno;
 		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
 		return err;
 	}
+	cgs_debug("per-cgroup figures: each CPU's own (%zu KiB) and %d shard%s (%zu KiB, %s adds)", t->hot_len >> 10,
+		  t->nshards, t->nshards == 1 ? "" : "s", t->shard_len >> 10,
+		  t->nshards < t->ncpus ? "atomic" : "plain");
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
@@ -718,7 +768,8 @@ attached:
 	t->max_cgroups = o->max_cgroups;
 	t->max_preempt = o->max_cgroups * 4;
 	t->sl = (struct slot_table){
-		.max = o->max_cgroups, .ncpus = t->ncpus, .cg = t->cg, .gen = &t->skel->bss->slot_gen,
+		.max = o->max_cgroups, .ncpus = t->ncpus, .hot = t->hot, .shard = t->shard, .nshards = t->nshards,
+		.per_cpu = o->per_cpu, .gen = &t->skel->bss->slot_gen,
 		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
@@ -751,7 +802,11 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 {
 	struct tracer_opts o = { .max_cgroups = 16, .max_tasks = 1024 };
 	struct ksyms k = {};
+	/* The maps as a start would size them (shards_for), that is, as a start would load. */
+	int ncpus = libbpf_num_possible_cpus(), nshards = ncpus > 0 ? shards_for(ncpus, &o) : -EINVAL;
 
+	if (nshards < 0)
+		return nshards;
 	libbpf_set_print(libbpf_log);
 	/*
 	 * Scheduler backends with the throttle backend that always loads; with
@@ -761,7 +816,7 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 	int seed_err = -ENOTSUP;
 	bool seeded = false;
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
-		struct tracer t = {};
+		struct tracer t = { .ncpus = ncpus, .nshards = nshards };
 		int err = try_backend(&t, &o, &backends[i], &thr_backends[ARRAY_SIZE(thr_backends) - 1], &k);
 		cb(ctx, "sched", backends[i].name, err);
 		if (!err && !seeded) {
@@ -775,7 +830,7 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 	for (size_t j = 0; j < ARRAY_SIZE(thr_backends); j++) {
 		int err = -ENOTSUP;
 		for (size_t i = 0; i < ARRAY_SIZE(backends) && err; i++) {
-			struct tracer t = {};
+			struct tracer t = { .ncpus = ncpus, .nshards = nshards };
 			err = try_backend(&t, &o, &backends[i], &thr_backends[j], &k);
 			tracer_stop(&t);
 		}
@@ -822,9 +877,12 @@ void tracer_stop(struct tracer *t)
 	/* Destroying the skeleton detaches every other link and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
-	if (t->cg)
-		munmap((void *)t->cg, t->cg_len);
-	t->cg = NULL;
+	if (t->hot)
+		munmap((void *)t->hot, t->hot_len);
+	if (t->shard)
+		munmap((void *)t->shard, t->shard_len);
+	t->hot = NULL;
+	t->shard = NULL;
 	slots_free(&t->sl);
 }
 
@@ -869,7 +927,8 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	if ((err = slots_refresh(&t->sl, t->refreshed_ns, true)))
 		return err;
 	*v = (struct tracer_view){
-		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .cg = t->cg,
+		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .hot = t->hot, .shard = t->shard,
+		.nshards = t->nshards,
 		.nslots = t->sl.nslots, .owner = t->sl.owner, .rank = t->sl.rank, .nowned = t->sl.nowned,
 		.parked = t->sl.parked, .nparked = t->sl.nparked, .parked_lost = t->sl.parked_lost,
 		.recycled = t->sl.recycled,
@@ -905,12 +964,15 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
 	/*
-	 * cg_stats (an array) and parked figures (slots.c: as many cgroups' worth, 1024 at least),
-	 * cg_slot (a hash, ~64 B of overhead an entry), slot_owner, free_slots, gone
+	 * cg_hot and cg_shard (arrays) and parked figures (slots.c: as many
+	 * cgroups' worth, 1024 at least, each folded to one record, or one a
+	 * CPU with the per-CPU view), cg_slot (a hash, ~64 B of overhead an
+	 * entry), slot_owner, free_slots, gone
 	 */
-	uint32_t parked = t->max_cgroups > SLOTS_PARKED_MIN ? t->max_cgroups : SLOTS_PARKED_MIN;
+	uint64_t parked = t->max_cgroups > SLOTS_PARKED_MIN ? t->max_cgroups : SLOTS_PARKED_MIN;
 
-	return cg_stats_bytes(t->ncpus, t->max_cgroups) + cg_stats_bytes(t->ncpus, parked) +
+	return cg_hot_bytes(t->ncpus, t->max_cgroups) + cg_shard_bytes(t->nshards, t->max_cgroups) +
+	       parked * (t->sl.per_cpu ? per_cpu : 1) * sizeof(struct cgs_cg_stats) +
 	       t->max_cgroups * (12 + 64 + 8 + 4) +
 	       (2ULL * t->max_cgroups + 1024) * sizeof(struct cgs_gone) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +

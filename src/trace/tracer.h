@@ -44,6 +44,7 @@ struct tracer_opts {
 	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	bool why;                   /* --why: split each wait into its causes */
+	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */
 	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
@@ -63,14 +64,18 @@ struct tracer {
 	int nlinks;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
-	int fd_cg, fd_preempt, fd_cur, fd_drops, fd_thr;
+	int fd_hot, fd_shard, fd_preempt, fd_cur, fd_drops, fd_thr;
 	int fd_tasks;               /* per-task figures; -1: not asked for */
 	uint32_t max_task_rows;
 	uint32_t max_cgroups, max_preempt;
 	bool why;                   /* --why: the BPF side keeps waiting counts */
-	/* cg_stats, mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
-	struct cgs_cg_stats *cg;
-	size_t cg_len;
+	/* cg_hot, mmapped: CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
+	struct cgs_cg_hot *hot;
+	size_t hot_len;
+	/* cg_shard, mmapped: shard k's figures of slot s at shard[k * max_cgroups + s] */
+	struct cgs_cg_shard *shard;
+	size_t shard_len;
+	int nshards;
 	/* Which cgroup each slot holds, recycling, parked figures (slots.h). */
 	struct slot_table sl;
 	/* Held from tracer_begin_read to tracer_end_read, and by tracer_maintain: sl changes under it. */
@@ -86,14 +91,16 @@ struct tracer {
 
 /*
  * What a snapshot reads, as one read sees it (tracer_begin_read): the maps,
- * and which cgroup each cg_stats slot holds, in cgroup-id order. The tracer
+ * and which cgroup each slot holds, in cgroup-id order. The tracer
  * owns all of it; a reader only reads.
  */
 struct tracer_view {
 	uint64_t epoch;                 /* the max epoch just closed */
 	int ncpus;
 	uint32_t max_cgroups;
-	const struct cgs_cg_stats *cg;  /* mmapped: CPU c's figures of slot s at cg[c * max_cgroups + s] */
+	const struct cgs_cg_hot *hot;   /* mmapped: CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
+	const struct cgs_cg_shard *shard; /* mmapped: shard k's of slot s at shard[k * max_cgroups + s] */
+	int nshards;                    /* shard k is CPU k's own when there are ncpus */
 	uint32_t nslots;                /* slots up to the highest named + 1 */
 	const uint64_t *owner;          /* slot -> cgroup id; 0: none */
 	const uint32_t *rank;           /* slot -> its place in cgroup-id order */
@@ -105,7 +112,7 @@ struct tracer_view {
 	uint64_t recycled;              /* slots taken back so far */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
-	bool why;                       /* --why: waiting counts in CPU 0's cg_stats entries */
+	bool why;                       /* --why: waiting counts in shard 0's entries */
 	uint64_t sync_round;            /* the CPUs were asked at this read if their ran_round is this */
 };
 /*

@@ -15,19 +15,27 @@
 #include "report/json_out.h"
 #include "report/record.h"
 
-/* The BPF struct begins with the list's counters, in list order, each a __u64. */
-Test(counters, bpf_struct_follows_the_list)
+/* The BPF structs begin with the list's counters, in list order, each a __u64: the hot ones ... */
+Test(counters, bpf_structs_follow_the_list)
 {
 	size_t i = 0;
-#define AT(field, ...)                                                                          \
-	cr_assert_eq(offsetof(struct cgs_cg_stats, field), i * sizeof(__u64), "%s out of place", \
-		     #field);                                                                   \
-	cr_assert_eq(sizeof(((struct cgs_cg_stats *)0)->field), sizeof(__u64));                 \
+#define AT(type, field)                                                                             \
+	cr_assert_eq(offsetof(struct type, field), i * sizeof(__u64), "%s out of place", #field); \
+	cr_assert_eq(sizeof(((struct type *)0)->field), sizeof(__u64));                           \
 	i++;
-	CGS_CG_COUNTERS(AT)
+#define HOT(field, ...) AT(cgs_cg_hot, field)
+#define SHARD(field, ...) AT(cgs_cg_shard, field)
+	CGS_CG_HOT_COUNTERS(HOT)
+	cr_assert_eq(offsetof(struct cgs_cg_hot, runq_max), i * sizeof(__u64),
+		     "a field between the hot counters and runq_max");
+	/* ... and the shard's. */
+	i = 0;
+	CGS_CG_SHARD_COUNTERS(SHARD)
+	cr_assert_eq(offsetof(struct cgs_cg_shard, runq_slots), i * sizeof(__u64),
+		     "a field between the shard's counters and runq_slots");
+#undef HOT
+#undef SHARD
 #undef AT
-	cr_assert_eq(offsetof(struct cgs_cg_stats, runq_max), i * sizeof(__u64),
-		     "a field between the list's counters and runq_max");
 }
 
 /* The snapshot's counters: the list's, in order, then the three histograms. */
