@@ -59,7 +59,7 @@ PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc
-all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/scx_min
+all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/bench-readmodel $(OUTPUT)/scx_min
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
@@ -197,6 +197,11 @@ $(OUTPUT)/scx_min.bpf.o: tests/vm/scx_min.bpf.c | $(OUTPUT)
 $(OUTPUT)/scx_min: tests/vm/scx_min.c $(OUTPUT)/scx_min.bpf.o
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+
+# A refresh's map read at a big host's size (tests/bench/readmodel.c), the loader's own code.
+$(OUTPUT)/bench-readmodel: tests/bench/readmodel.c $(LIB_OBJS) $(PROTO_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/bench-cputime: tests/bench/cputime.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -23,10 +23,13 @@
 #
 # Prints a table and writes .output/bench.json. Never asserts a timing.
 # CGS_BENCH_ROUNDS (default 6), CGS_BENCH_LOOPS (default 100000),
-# CGS_BENCH_SCALE (default 10000; 0 skips the scale run), CGS_BENCH_MODES
+# CGS_BENCH_SCALE (default 10000; 0 skips the scale run), CGS_BENCH_BASE
+# (a cgsched binary to time beside this one: mode base), CGS_BENCH_MODES
 # (the modes of the rounds, default all; "" skips the rounds and startup),
 # CGS_BENCH_LATE (rounds of the late part, default 3; 0 skips it),
-# CGS_BENCH_LATE_BOUND (seconds one command may take there, default 40).
+# CGS_BENCH_LATE_BOUND (seconds one command may take there, default 40),
+# CGS_BENCH_BIG (0 skips the big-host guest), CGS_BENCH_BIG_CPUS (its vCPUs,
+# default 64).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CGSCHED=$ROOT/cgsched
@@ -50,7 +53,12 @@ cg_detect || exit 2
 # 4096 entries ample for the storm's 32), for what the drill-down adds.
 # why: cgsched with top --why (the split of every wait into causes).
 # timeline: cgsched with top --timeline (a Perfetto trace; waits of 10 ms or more one by one).
-modes="none floor cgsched tasks why timeline"
+# shared: cgsched with one shard shared by every CPU (CGS_SHARDS=1): the
+# atomic adds of a host with more CPUs than shards (docs/design.md, "Memory").
+# base: another build of cgsched, CGS_BENCH_BASE (for example the commit
+# before a change of the hot path), when given.
+modes="none floor cgsched shared tasks why timeline"
+[ -n "${CGS_BENCH_BASE:-}" ] && modes="$modes base"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 modes=${CGS_BENCH_MODES-$modes}
 LATE=${CGS_BENCH_LATE:-3}
@@ -97,6 +105,8 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 	floor) "$FLOOR" 2>"$T/err" & TP=$!; wait_for "$T/err" ready ;;
 	cgsched) "$CGSCHED" top -v -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing
 		sed -n 's/.*; \([0-9.]*\) ms after start/\1/p' "$T/err" >>"$T/startup" ;;
+	shared) CGS_SHARDS=1 "$CGSCHED" top -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	base) "$CGS_BENCH_BASE" top -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	tasks) "$CGSCHED" top --tasks -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why) "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	timeline) "$CGSCHED" top --timeline "$T/bench.pftrace" -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
@@ -171,6 +181,12 @@ echo >&2
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio tasks/runqlat (storm program)", "x")
 		}
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio tasks/cgsched (storm program)", "x")
+		if (("1", "shared") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "shared"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio shared/cgsched (storm program)", "x")
+		}
+		if (("1", "base") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "cgsched"] - prog[r, "floor"]) / (prog[r, "base"] - prog[r, "floor"]); stats(v, n, "ratio cgsched/base (storm program)", "x")
+		}
 		if (("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio why/runqlat (storm program)", "x")
 		}
@@ -273,9 +289,37 @@ if [ "$SCALE" -gt 0 ]; then
 	wait $FP 2>/dev/null
 fi
 
+# Big hosts at this machine's speed: a refresh's map read (the loader's own
+# code) over arrays laid out as on 64, 192 and 384 CPUs with 1,000 cgroups
+# (tests/bench/readmodel.c); the rest of a refresh does not grow with CPUs.
+models=""
+for c in $(tr ',' '\n' </sys/devices/system/cpu/possible | awk -F- '{ n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n }') 64 192 384; do
+	line=$("$ROOT/.output/bench-readmodel" "$c" 1000 21) || continue
+	echo "big host model: $line"
+	models="$models${models:+, }$(echo "${line#readmodel }" | tr ' ' '\n' | awk -F= 'NF == 2 { printf "%s\"%s\": %s", n++ ? ", " : "{", $1, $2 } END { print "}" }')"
+done
+read_models="[$models]"
+
+# Big hosts: memory and a refresh at 64 CPUs, in a 6.12 guest under QEMU
+# (TCG: memory and function, not speed) with 1,000 cgroups busy
+# (tests/live/t_memory.sh test_memory_big_host). CGS_BENCH_BIG=0 skips it.
+big="null"
+if [ "${CGS_BENCH_BIG:-1}" != 0 ]; then
+	echo "big host: a ${CGS_BENCH_BIG_CPUS:-64}-vCPU 6.12 guest, 1,000 cgroups (a few minutes under TCG)..."
+	CGS_VM_KERNEL=6.12 CGS_VM_SMP=${CGS_BENCH_BIG_CPUS:-64} CGS_VM_MEM=4G CGS_VM_TIMEOUT=1800 CGS_TEST_TIMEOUT=300 \
+		"$ROOT/tests/vm/run.sh" test_memory_big_host >"$T/big" 2>&1
+	line=$(tr -d '\r' <"$ROOT/.output/vm/6.12/console.log" | grep '^BIG-HOST ' | tail -n 1)
+	if [ -n "$line" ]; then
+		echo "big host: $line"
+		big=$(echo "${line#BIG-HOST }" | tr ' ' '\n' | awk -F= 'NF == 2 { printf "%s\"%s\": %s", n++ ? ", " : "{", $1, $2 } END { print "}" }')
+	else
+		echo "big host: no figures: $(tail -n 5 "$T/big")"
+	fi
+fi
+
 cat >"$OUT" <<EOF
 {"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
  "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "storm_loops": $STORM_LOOPS, "modes": "$modes",
- "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale}
+ "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale, "big_host": $big, "read_model": $read_models}
 EOF
 jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"
