@@ -136,6 +136,17 @@ static __always_inline __u32 log2_slot(__u64 us)
 	return (slot ^ ((slot ^ (CGS_HIST_SLOTS - 1)) & -s)) & (CGS_HIST_SLOTS - 1);
 }
 
+/* max_update for a packed maximum (cgsched.h, CGS_PMAX_*). */
+static __always_inline void max_pupdate(__u64 *m, __u64 v)
+{
+	__u64 e = epoch, tag = CGS_PMAX_TAG(e), *slot = &m[e & 1];
+
+	if (v > CGS_PMAX_VMAX)
+		v = CGS_PMAX_VMAX;
+	if ((*slot & ~CGS_PMAX_VMAX) != tag || (*slot & CGS_PMAX_VMAX) < v)
+		*slot = tag | v;
+}
+
 static __always_inline void max_update(struct cgs_max *m, __u64 v)
 {
 	__u64 e = epoch;

@@ -51,7 +51,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * refresh). Plain array lookups are also inlined on every kernel; per-CPU
  * array ones only from v6.10.
  *
- * cg_shard, the histograms and the rarer counters (616 of the 704 bytes),
+ * cg_shard, the histograms and the rarer counters (616 of the 688 bytes),
  * has targ_shards entries per slot, not one per CPU: per CPU, the whole
  * was 704 bytes x CPUs x --max-cgroups, 138 MB at the default bound on 192
  * CPUs. CPU c writes shard c % targ_shards, with atomic adds when CPUs share
@@ -604,7 +604,7 @@ static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_hot *s, 
 	s->wakeups += t->woken;
 	s->runq_count++;
 	s->runq_sum_ns += d;
-	max_update(s->runq_max, d);
+	max_pupdate(s->runq_max, d);
 	if (sh)
 		SHARD_ADD(sh->runq_slots[log2_slot(d / targ_hist_div)], 1);
 }

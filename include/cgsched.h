@@ -33,6 +33,42 @@ struct cgs_max {
 };
 
 /*
+ * The interval maximum of cg_hot, packed in 8 bytes a slot where struct
+ * cgs_max takes 16 (3 MiB at 192 CPUs and the default bound): the epoch's
+ * low 24 bits over the value's 40 (ns: up to 18 min 19 s; a longer wait is
+ * kept as that). Read as a cgs_max is, by the epoch's parity; a slot last
+ * written 2^24 epochs before (16.7 million reads) would pass for the
+ * current one. Both halves use these: the BPF side writes (max_pupdate in
+ * common.bpf.h), the loader reads and merges.
+ */
+#define CGS_PMAX_VBITS 40
+#define CGS_PMAX_VMAX ((1ULL << CGS_PMAX_VBITS) - 1)
+#define CGS_PMAX_TAG(e) (((__u64)(e) & 0xffffffULL) << CGS_PMAX_VBITS)
+
+/* The maximum of the epoch in m (0: none written in it). */
+static inline __u64 cgs_pmax_of(const __u64 *m, __u64 epoch)
+{
+	__u64 v = m[epoch & 1];
+
+	return (v & ~CGS_PMAX_VMAX) == CGS_PMAX_TAG(epoch) ? v & CGS_PMAX_VMAX : 0;
+}
+
+/* d gets the later epoch of each slot, or the larger value of the same one. */
+static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
+{
+	for (int i = 0; i < 2; i++) {
+		__u64 dt = d[i] >> CGS_PMAX_VBITS, st = s[i] >> CGS_PMAX_VBITS;
+
+		if (!s[i])
+			continue;
+		/* Later, modulo the tag's 24 bits; a zero slot was never written. */
+		if (!d[i] || (st != dt && ((st - dt) & 0xffffffULL) < 0x800000ULL) ||
+		    (st == dt && (s[i] & CGS_PMAX_VMAX) > (d[i] & CGS_PMAX_VMAX)))
+			d[i] = s[i];
+	}
+}
+
+/*
  * The counters of a cgroup that its rows sum and subtract, one entry each:
  * the one list the BPF structs below, the snapshot's sums and deltas, the
  * JSON keys, the `top` table's columns and the exporter's counter families
@@ -103,7 +139,7 @@ struct cgs_max {
  */
 #define CGS_CG_HOT_FIELDS                                          \
 	CGS_CG_HOT_COUNTERS(CGS_CG_FIELD)                          \
-	struct cgs_max runq_max[2];
+	__u64 runq_max[2];   /* packed (epoch, max): cgs_pmax_of */
 /*
  * The rest, the histograms' 512 bytes above all, in a few shards (cg_shard,
  * shard x slot): CPU c writes shard c % shards, with atomic adds where

@@ -163,7 +163,7 @@ static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_
 {
 #define SUM(field, ...) c->c.field += v->field;
 	CGS_CG_HOT_COUNTERS(SUM)
-	uint64_t m = max_of(v->runq_max, ctx->epoch);
+	uint64_t m = cgs_pmax_of(v->runq_max, ctx->epoch);
 	if (m > c->runq_max_ns)
 		c->runq_max_ns = m;
 	if (c->cpu && cpu >= 0)

@@ -333,22 +333,12 @@ out:
 	return 0;
 }
 
-static void max_merge(struct cgs_max *d, const struct cgs_max *s)
-{
-	for (int i = 0; i < 2; i++) {
-		if (s[i].epoch > d[i].epoch)
-			d[i] = s[i];
-		else if (s[i].epoch == d[i].epoch && s[i].value > d[i].value)
-			d[i].value = s[i].value;
-	}
-}
-
 /* dst += src, field by field, as a snapshot sums a cgroup's figures: the hot ones ... */
 static void hot_add(struct cgs_cg_hot *d, const struct cgs_cg_hot *s)
 {
 #define ADD(field, ...) d->field += s->field;
 	CGS_CG_HOT_COUNTERS(ADD)
-	max_merge(d->runq_max, s->runq_max);
+	cgs_pmax_merge(d->runq_max, s->runq_max);
 }
 
 /* ... and a shard's. */

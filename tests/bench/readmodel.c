@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 #define FILL_HOT(field, ...) hot[i].field = i + 1;
 		CGS_CG_HOT_COUNTERS(FILL_HOT)
 #undef FILL_HOT
-		hot[i].runq_max[0] = (struct cgs_max){ .epoch = 1, .value = i };
+		hot[i].runq_max[1] = CGS_PMAX_TAG(1) | i;
 	}
 	for (size_t i = 0; i < (size_t)nshards * slots; i++) {
 		struct cgs_cg_shard *v = &shard[i];

@@ -18,7 +18,7 @@ possible_cpus() {
 		awk -F- '{ n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n }'
 }
 
-# The two arrays at their model's size: CPUs x slots of 88 bytes, and
+# The two arrays at their model's size: CPUs x slots of 72 bytes, and
 # shards x slots of 616, the shards as many as the CPUs up to 8 (8 beyond),
 # as CGS_SHARDS says, or one per CPU with the per-CPU view.
 test_memory_layout() {
@@ -35,8 +35,9 @@ test_memory_layout() {
 		sizes=$(map_sizes "$CGS_PID")
 		cgs_stop INT || fail "cgsched failed ($1)"
 		unset CGS_SHARDS
-		hot=$(echo "$sizes" | awk '$1 == 88 { print $2 }')
-		shard=$(echo "$sizes" | awk '$1 == 616 { print $2 }')
+		# By value size and bound (a one-entry map may share a value size).
+		hot=$(echo "$sizes" | awk '$1 == 72 && $2 >= 512 { print $2 }')
+		shard=$(echo "$sizes" | awk '$1 == 616 && $2 >= 512 { print $2 }')
 		total=$(echo "$sizes" | awk '{ s += $3 } END { print s }')
 		echo "$1: cg_hot $hot entries, cg_shard $shard entries (expected $((ncpu * 512)) and $(($2 * 512))); all maps $((total / 1024)) KiB memlock on $ncpu CPUs"
 		[ "$hot" = $((ncpu * 512)) ] || fail "$1: cg_hot has $hot entries, expected $ncpu CPUs x 512"
@@ -86,7 +87,7 @@ test_shared_shard_counts_alike() {
 # cgroups, a task each waking every 500 ms, every one in top's rows, and
 # top's BPF maps (memlock, from its fds) with its own anonymous memory
 # within the 32 MiB the issue allows at 192 CPUs: at 64 the model gives
-# 10.3 MiB of arrays (docs/performance.md, "Big hosts"). Its figures, and
+# 9.3 MiB of arrays (docs/performance.md, "Big hosts"). Its figures, and
 # a refresh's CPU, go to the log for the bench. TCG: memory and function,
 # not speed.
 test_memory_big_host() {

@@ -178,3 +178,30 @@ Test(counters, every_column_reaches_the_table)
 	cr_assert(ncol > 0);
 	free(buf);
 }
+
+/* cg_hot's packed maximum (cgsched.h): read by its epoch, clamped, merged to the later. */
+Test(counters, packed_maximum)
+{
+	__u64 m[2] = { 0, 0 }, d[2] = { 0, 0 };
+
+	m[5 & 1] = CGS_PMAX_TAG(5) | 1234;
+	cr_assert_eq(cgs_pmax_of(m, 5), 1234);
+	cr_assert_eq(cgs_pmax_of(m, 7), 0, "another epoch of the same parity reads nothing");
+	cr_assert_eq(cgs_pmax_of(m, 4), 0);
+	m[0] = CGS_PMAX_TAG(6) | CGS_PMAX_VMAX;
+	cr_assert_eq(cgs_pmax_of(m, 6), CGS_PMAX_VMAX, "the largest value kept whole");
+	/* Epoch 2^24 + 5 wraps onto 5's tag: the documented limit. */
+	cr_assert_eq(cgs_pmax_of(m, (1ULL << 24) + 5), 1234);
+	cgs_pmax_merge(d, m);
+	cr_assert_eq(d[1], m[1]);
+	__u64 later[2] = { CGS_PMAX_TAG(8) | 1, CGS_PMAX_TAG(5) | 99 }, earlier[2] = { CGS_PMAX_TAG(4) | 9999, 0 };
+	cgs_pmax_merge(d, later);
+	cr_assert_eq(cgs_pmax_of(d, 8), 1, "the later epoch wins");
+	cr_assert_eq(cgs_pmax_of(d, 5), 1234, "the same epoch keeps the larger");
+	cgs_pmax_merge(d, earlier);
+	cr_assert_eq(cgs_pmax_of(d, 8), 1, "an earlier epoch does not replace a later one");
+	/* Across the tag's wrap: 0xffffff then 0 (epoch 2^24). */
+	__u64 w[2] = { CGS_PMAX_TAG(0xfffffe) | 3, 0 }, n[2] = { CGS_PMAX_TAG(1ULL << 24) | 2, 0 };
+	cgs_pmax_merge(w, n);
+	cr_assert_eq(cgs_pmax_of(w, 1ULL << 24), 2, "the wrapped epoch is the later");
+}
