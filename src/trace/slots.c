@@ -354,8 +354,7 @@ static void shard_add(struct cgs_cg_shard *d, const struct cgs_cg_shard *s)
 		d->thr_inh_by = s->thr_inh_by;
 }
 
-/* Parked figures per CPU with the per-CPU view, else one record (slots.h). */
-static int park_units(const struct slot_table *sl)
+int slots_park_units(const struct slot_table *sl)
 {
 	return sl->per_cpu ? sl->ncpus : 1;
 }
@@ -374,7 +373,7 @@ static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted,
 			p = &sl->parked[i];
 	if (!p) { /* room made by the caller */
 		p = &sl->parked[sl->nparked++];
-		*p = (struct parked){ .id = id, .v = *spare, .nv = park_units(sl) };
+		*p = (struct parked){ .id = id, .v = *spare, .nv = slots_park_units(sl) };
 		*spare = NULL;
 	}
 	/* With the per-CPU view there are as many shards as CPUs: shard k is CPU k's. */
@@ -544,7 +543,7 @@ static int release(struct slot_table *sl, uint64_t now)
 	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		if (!(v[i] = calloc(park_units(sl), sizeof(**v))))
+		if (!(v[i] = calloc(slots_park_units(sl), sizeof(**v))))
 			goto out;
 	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
 	for (uint32_t i = 0; i < n; i++) {

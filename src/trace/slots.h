@@ -115,4 +115,7 @@ int slots_init(struct slot_table *sl);
 int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot);
 void slots_free(struct slot_table *sl);
 
+/* Records a parked cgroup's figures take: one a CPU with the per-CPU view, else one. */
+int slots_park_units(const struct slot_table *sl);
+
 #endif

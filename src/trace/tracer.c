@@ -972,7 +972,7 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t parked = t->max_cgroups > SLOTS_PARKED_MIN ? t->max_cgroups : SLOTS_PARKED_MIN;
 
 	return cg_hot_bytes(t->ncpus, t->max_cgroups) + cg_shard_bytes(t->nshards, t->max_cgroups) +
-	       parked * (t->sl.per_cpu ? per_cpu : 1) * sizeof(struct cgs_cg_stats) +
+	       parked * slots_park_units(&t->sl) * sizeof(struct cgs_cg_stats) +
 	       t->max_cgroups * (12 + 64 + 8 + 4) +
 	       (2ULL * t->max_cgroups + 1024) * sizeof(struct cgs_gone) +
 	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
