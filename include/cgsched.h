@@ -394,6 +394,8 @@ enum cgs_drop {
 	CGS_DROP_PARKED_LOST,   /* loader: a recycled slot's figures discarded (memory bound): its totals restart */
 	CGS_DROP_SLOT_LOST,     /* a slot not given back to the free queue (push refused): one fewer slot */
 	CGS_DROP_THR_LAST_FULL, /* throttle history map full: a wait it would have named throttled counts as run-queue */
+	CGS_DROP_THR_END_MISSED, /* a cfs_rq throttled again with its last unthrottle unseen (a probe run skipped): that episode lost */
+	CGS_DROP_PROG_MISSED,   /* loader: runs of cgsched's programs the kernel skipped (bpf_prog_info.recursion_misses) */
 	CGS_DROP__COUNT,
 };
 

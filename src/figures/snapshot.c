@@ -28,6 +28,8 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_PARKED_LOST] = "parked_lost",
 	[CGS_DROP_SLOT_LOST] = "slot_lost",
 	[CGS_DROP_THR_LAST_FULL] = "throttle_last_full",
+	[CGS_DROP_THR_END_MISSED] = "throttle_end_missed",
+	[CGS_DROP_PROG_MISSED] = "hook_runs_missed",
 };
 
 /* The list's metric column, expanded here alone. */
@@ -358,6 +360,7 @@ static int take_drops(const struct tracer_view *t, struct snapshot *s)
 				s->drops[i] += d[cpu];
 	}
 	s->drops[CGS_DROP_PARKED_LOST] += t->parked_lost; /* counted by the loader (slots.c) */
+	s->drops[CGS_DROP_PROG_MISSED] += t->prog_missed; /* counted by the kernel (tracer.c) */
 	free(d);
 	return 0;
 }

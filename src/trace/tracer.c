@@ -532,6 +532,37 @@ static void nudge_cpus(int ncpus)
  * the scheduler does next. Returns "ipi" or, where the kernel cannot run a
  * program on a chosen CPU, "nudge" after the fallback.
  */
+/* A loaded program's kernel info; false for one never loaded (a backend not chosen). */
+static bool prog_info(const struct bpf_program *p, struct bpf_prog_info *info)
+{
+	__u32 len = sizeof(*info);
+	int fd = bpf_program__fd(p);
+
+	memset(info, 0, sizeof(*info));
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, info, &len);
+}
+
+/*
+ * Runs of the programs the kernel skipped, each an event lost: a program
+ * already running on that CPU (counted for fentry/fexit since 5.12, for
+ * tracepoints since 6.2), and kprobes while any kprobe or perf-event
+ * program, or a BPF syscall's map access (bpf_disable_instrumentation),
+ * holds the CPU's bpf_prog_active (counted since 6.7). Where the kernel
+ * does not count them, the throttle pairs are checked instead
+ * (throttle.bpf.h thr_begin and thr_end).
+ */
+static uint64_t prog_misses(const struct tracer *t)
+{
+	struct bpf_program *p;
+	struct bpf_prog_info info;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(p, t->skel->obj)
+		if (prog_info(p, &info))
+			n += info.recursion_misses;
+	return n;
+}
+
 static int seed_one(int fd, int cpu)
 {
 	__u64 args[6] = {};
@@ -861,15 +892,11 @@ void tracer_stop(struct tracer *t)
 			  (unsigned long long)t->skel->bss->moves_elsewhere);
 	if (t->skel) {
 		struct bpf_program *p;
-		bpf_object__for_each_program(p, t->skel->obj) {
-			struct bpf_prog_info info = {};
-			__u32 len = sizeof(info);
-			int fd = bpf_program__fd(p);
-			/* Runs the kernel skipped because the program was already running on that CPU. */
-			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses)
-				cgs_debug("program %s: %llu runs skipped by the kernel (recursion)", bpf_program__name(p),
+		struct bpf_prog_info info;
+		bpf_object__for_each_program(p, t->skel->obj)
+			if (prog_info(p, &info) && info.recursion_misses)
+				cgs_debug("program %s: %llu runs skipped by the kernel", bpf_program__name(p),
 					  (unsigned long long)info.recursion_misses);
-		}
 	}
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
@@ -931,7 +958,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.nshards = t->nshards,
 		.nslots = t->sl.nslots, .owner = t->sl.owner, .rank = t->sl.rank, .nowned = t->sl.nowned,
 		.parked = t->sl.parked, .nparked = t->sl.nparked, .parked_lost = t->sl.parked_lost,
-		.recycled = t->sl.recycled,
+		.prog_missed = prog_misses(t), .recycled = t->sl.recycled,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
 		.sync_round = t->skel->bss->sync_round,
@@ -987,14 +1014,10 @@ int tracer_prog_stats(struct tracer *t, void (*cb)(void *ctx, const char *name, 
 
 	if (!t->skel)
 		return -ENOENT;
-	bpf_object__for_each_program(p, t->skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(p);
-		/* Only the programs loaded: the backends not chosen were never loaded. */
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		cb(ctx, bpf_program__name(p), info.run_time_ns, info.run_cnt);
-	}
+	struct bpf_prog_info info;
+
+	bpf_object__for_each_program(p, t->skel->obj)
+		if (prog_info(p, &info))
+			cb(ctx, bpf_program__name(p), info.run_time_ns, info.run_cnt);
 	return 0;
 }

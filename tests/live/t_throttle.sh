@@ -32,6 +32,8 @@ throttled_run() {
 	_n=$1
 	shift 2
 	echo "$_n episodes of $lim, the longest (ms): $*"
+	# Episodes a skipped probe run lost (or began unseen), as cgsched counts them.
+	echo "$b: lost or unpaired: $(jq -c 'select(.kind == "summary") | .drops | {throttle_unpaired, throttle_end_missed, hook_runs_missed}' "$TMP/cgs.out" | tr -d '"')"
 }
 
 # runq_evidence PATH: what tells a long run-queue wait's causes apart: each
