@@ -124,6 +124,8 @@ __u64 unseen_switches = 0;
 __u64 moves_elsewhere = 0;
 /* Wake-ups of tasks preempted before they blocked: no wait begun, as the kernel begins none (switch_out). */
 __u64 held_wakeups = 0;
+/* Removals not queued (gone full): the loader then checks each shown cgroup's path itself. */
+__u64 gone_lost_total = 0;
 /* The loader's round of asking every CPU (tracer_sync_cpus): seed_cpu's ran_seen is of this round. */
 __u64 sync_round = 0;
 
@@ -1007,8 +1009,10 @@ static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool di
 	g.cgid = direct ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
 	/* Its name, which the loader can no longer read from the cgroupfs. */
 	bpf_probe_read_kernel_str(g.path, sizeof(g.path), path);
-	if (bpf_map_push_elem(&gone, &g, 0))
+	if (bpf_map_push_elem(&gone, &g, 0)) {
 		count_drop(CGS_DROP_GONE_LOST);
+		__sync_fetch_and_add(&gone_lost_total, 1);
+	}
 	return 0;
 }
 

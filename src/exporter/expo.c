@@ -30,22 +30,22 @@ void expo_reserve(struct expo *x, size_t n)
 	x->cap = n;
 }
 
-void expo_put(struct expo *x, const char *s, size_t len)
+/* expo_put's slow path: the buffer doubles (from 64 KB) until it fits. */
+void expo_put_grow(struct expo *x, const char *s, size_t len)
 {
+	size_t cap = x->cap ? x->cap : 65536;
+
 	if (x->oom)
 		return;
-	if (x->n + len + 1 > x->cap) {
-		size_t cap = x->cap ? x->cap : 65536;
-		while (cap < x->n + len + 1)
-			cap *= 2;
-		char *p = realloc(x->p, cap);
-		if (!p) {
-			x->oom = true;
-			return;
-		}
-		x->p = p;
-		x->cap = cap;
+	while (cap < x->n + len + 1)
+		cap *= 2;
+	char *p = realloc(x->p, cap);
+	if (!p) {
+		x->oom = true;
+		return;
 	}
+	x->p = p;
+	x->cap = cap;
 	memcpy(x->p + x->n, s, len);
 	x->n += len;
 	x->p[x->n] = 0;
@@ -127,6 +127,7 @@ void expo_family(struct expo *x, const char *name, enum expo_type t, const char 
 	x->type = t;
 	/* Samples are named from the stem: counters and info add their suffix back. */
 	x->family = name;
+	x->family_len = strlen(name);
 	expo_puts(x, "# HELP ");
 	expo_put(x, name, flen);
 	expo_put(x, " ", 1);
@@ -155,7 +156,7 @@ void expo_sample_begin(struct expo *x, const char *suffix, const char *labels, c
 {
 	bool l = labels && *labels, e = extra && *extra;
 
-	expo_puts(x, x->family);
+	expo_put(x, x->family, x->family_len);
 	if (suffix)
 		expo_puts(x, suffix);
 	if (l || e) {

@@ -48,7 +48,7 @@ struct body {
 	int refs;  /* atomic: the cache's, and each response's */
 	struct http_server *s;
 	char *p;
-	size_t n;
+	size_t n, cap;
 	uint64_t at_ns;
 };
 
@@ -292,6 +292,20 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 		struct expo x;
 		struct body *n = calloc(1, sizeof(*n));
 		expo_init(&x, f);
+		/*
+		 * The cached rendering's buffer, when no response sends it any
+		 * longer, is this one's: one body's memory instead of two (16 MB
+		 * with 10,000 cgroups), and no fresh pages for the kernel to
+		 * fault in and zero, which was a third of a scrape's CPU.
+		 */
+		if (b && __atomic_load_n(&b->refs, __ATOMIC_ACQUIRE) == 1) {
+			x.p = b->p;
+			x.cap = b->cap;
+			b->p = NULL;
+			s->cache[f] = NULL;
+			body_put(b);
+			b = NULL;
+		}
 		if (!n || s->render(s->ctx, &x) || x.oom || !x.p) {
 			/* A failure is said, never covered by older bytes. */
 			expo_free(&x);
@@ -299,7 +313,7 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 			return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
 				      strlen(failed), false);
 		} else {
-			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .at_ns = now_ns() };
+			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .cap = x.cap, .at_ns = now_ns() };
 			__atomic_add_fetch(&s->live_bodies, 1, __ATOMIC_ACQ_REL);
 			s->cache[f] = n;
 			body_put(b); /* the cache's reference to the older one */

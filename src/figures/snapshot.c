@@ -422,8 +422,10 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 	__u32 zero = 0;
 	int err = 0;
 
-	if (!before)
+	if (!before) {
+		s->n = 0; /* none read: none to free */
 		return -ENOMEM;
+	}
 	for (int try = 0;; try++) {
 		bool have = !bpf_map_lookup_elem(t->fd_cur, &zero, before), moved = false;
 		uint64_t t_before = now_ns();
@@ -462,10 +464,16 @@ int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per
 	s->slots_used = t->nowned;
 	s->slots_recycled = t->recycled;
 	ctx.epoch = t->epoch;
-	/* One allocation for every slot in use (no doubling and copying). */
-	if (t->nowned + t->nparked && !(s->cg = malloc((s->cap = t->nowned + t->nparked + 64) * sizeof(*s->cg)))) {
-		free(cur);
-		return -ENOMEM;
+	/* One allocation for every slot in use (no doubling and copying), or the last read's if as large. */
+	size_t need = t->nowned + t->nparked + 64;
+	if (t->nowned + t->nparked && need > s->cap) {
+		struct cg_sample *cg = realloc(s->cg, need * sizeof(*s->cg));
+		if (!cg) {
+			free(cur);
+			return -ENOMEM;
+		}
+		s->cg = cg;
+		s->cap = need;
 	}
 	s->n = t->nowned;
 	err = read_consistent(t, s, &ctx, cur);
@@ -501,13 +509,31 @@ int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per
 	return 0;
 }
 
+/* Empty s for another read, keeping its arrays for it. */
+static void snapshot_clear(struct snapshot *s)
+{
+	struct snapshot keep = { .cg = s->cg, .cap = s->cap, .pre = s->pre, .precap = s->precap };
+
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->cg[i].cpu);
+		free(s->cg[i].thr_cpu);
+		s->cg[i].cpu = NULL;
+		s->cg[i].thr_cpu = NULL;
+	}
+	free(s->tasks);
+	*s = keep;
+}
+
 static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
-			 bool close_epoch)
+			 bool close_epoch, bool reuse)
 {
 	struct tracer_view view;
 	int err;
 
-	memset(s, 0, sizeof(*s));
+	if (reuse)
+		snapshot_clear(s);
+	else
+		memset(s, 0, sizeof(*s));
 	if (!(err = tracer_begin_read(tr, &view, close_epoch)))
 		err = snapshot_read_view(&view, s, per_cpu, prev);
 	tracer_end_read(tr);
@@ -516,12 +542,17 @@ static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, co
 
 int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
-	return read_snapshot(tr, s, per_cpu, prev, true);
+	return read_snapshot(tr, s, per_cpu, prev, true, false);
 }
 
 int snapshot_read_totals(struct tracer *tr, struct snapshot *s)
 {
-	return read_snapshot(tr, s, false, NULL, false);
+	return read_snapshot(tr, s, false, NULL, false, false);
+}
+
+int snapshot_reread_totals(struct tracer *tr, struct snapshot *s)
+{
+	return read_snapshot(tr, s, false, NULL, false, true);
 }
 
 void snapshot_free(struct snapshot *s)

@@ -167,6 +167,12 @@ int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const stru
  */
 int snapshot_read_totals(struct tracer *t, struct snapshot *s);
 /*
+ * The same into s, zeroed or read by this function before: its arrays are
+ * reused (cgsched export's scrapes: 10,000 cgroups' samples are ~10 MB,
+ * faulted in afresh each time when allocated afresh).
+ */
+int snapshot_reread_totals(struct tracer *t, struct snapshot *s);
+/*
  * snapshot_read's work on a view already begun (s zeroed first); for
  * tests/bench/readmodel.c, which times it on arrays the size of a big host's.
  */

@@ -271,6 +271,13 @@ void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path)
 		s->gone = true;
 }
 
+bool cgfs_told_removed(struct cgfs *fs, uint64_t id)
+{
+	const struct cgfs_name *s = idtab_find(&fs->names, id);
+
+	return s && s->gone;
+}
+
 bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id)
 {
 	const struct cgfs_name *s = idtab_find(&fs->names, id);
@@ -427,7 +434,7 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 	}
 	if (s && s->path) {
 		uint64_t now;
-		if (!check_alive || (!cgfs_id(fs, s->path, &now) && now == id))
+		if (!check_alive || fs->removals_told || (!cgfs_id(fs, s->path, &now) && now == id))
 			return s->path;
 		if (last)
 			*last = s->path;

@@ -22,6 +22,13 @@ struct cgfs {
 	bool handles;         /* open_by_handle_at works: O(1) id -> path */
 	struct idtab names;   /* id -> path cache: struct cgfs_name */
 	uint64_t scans;       /* full-tree scans done (handle fallback only) */
+	/*
+	 * Every removal since tracing began has been told (cgfs_note_removed,
+	 * from cgroup_rmdir, none lost): a cached path is then trusted without
+	 * its stat. A stat per shown row was a sixth of a refresh of 10,000
+	 * rows (--json), for what the tracer already says.
+	 */
+	bool removals_told;
 };
 
 /* One mountinfo line's fields that matter; returns 0 when it parsed. */
@@ -65,7 +72,7 @@ int cgfs_id(struct cgfs *fs, const char *rel, uint64_t *id);
  * Path of an id, relative to the hierarchy, or NULL when the cgroup no
  * longer exists (*removed set; the last known path, if any, is returned
  * through *last). Paths are cached; a cached one is re-validated with one
- * stat when check_alive.
+ * stat when check_alive, unless every removal is told (removals_told).
  */
 const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last);
 /*
@@ -78,6 +85,8 @@ void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path);
 void cgfs_forget(struct cgfs *fs, uint64_t id);
 /* Its handle found removed (not merely missed by a scan), with no name from its removal yet. */
 bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id);
+/* Whether the tracer told the removal of id (cgfs_note_removed): a lookup, no stat. */
+bool cgfs_told_removed(struct cgfs *fs, uint64_t id);
 /*
  * Who the cgroup of id belongs to, read from its (last known) path
  * (lib/cgname.h): decoded once and cached with the path. NULL when the path

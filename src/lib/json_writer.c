@@ -6,6 +6,11 @@
 #include "lib/json_writer.h"
 #include "lib/util.h"
 
+/*
+ * The stream is the writer's alone while it writes (one thread writes a
+ * report): its bytes go in without stdio's lock, which --json of 10,000
+ * rows took once per piece, ~13 % of a refresh's CPU (perf).
+ */
 void jw_init(struct jw *w, FILE *f, bool pretty)
 {
 	memset(w, 0, sizeof(*w));
@@ -19,12 +24,12 @@ static void member(struct jw *w)
 	if (!w->depth)
 		return;
 	if (w->had[w->depth])
-		putc(',', w->f);
+		putc_unlocked(',', w->f);
 	w->had[w->depth] = true;
 	if (w->pretty) {
-		putc('\n', w->f);
+		putc_unlocked('\n', w->f);
 		for (int i = 0; i < w->depth; i++)
-			fputs("  ", w->f);
+			fputs_unlocked("  ", w->f);
 	}
 }
 
@@ -40,7 +45,7 @@ static void value(struct jw *w)
 static void begin(struct jw *w, char c)
 {
 	value(w);
-	putc(c, w->f);
+	putc_unlocked(c, w->f);
 	if (w->depth < JW_MAX_DEPTH)
 		w->depth++;
 	w->had[w->depth] = false;
@@ -50,11 +55,11 @@ static void end(struct jw *w, char c)
 {
 	/* json-c's pretty text breaks the line before the bracket even of an empty one. */
 	if (w->pretty) {
-		putc('\n', w->f);
+		putc_unlocked('\n', w->f);
 		for (int i = 1; i < w->depth; i++)
-			fputs("  ", w->f);
+			fputs_unlocked("  ", w->f);
 	}
-	putc(c, w->f);
+	putc_unlocked(c, w->f);
 	if (w->depth)
 		w->depth--;
 }
@@ -85,7 +90,7 @@ static void quoted(struct jw *w, const char *s)
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	putc('"', w->f);
+	putc_unlocked('"', w->f);
 	for (; *s; s++) {
 		unsigned char c = *s;
 		const char *e = NULL;
@@ -100,24 +105,24 @@ static void quoted(struct jw *w, const char *s)
 		}
 		if (!e && c >= ' ')
 			continue;
-		fwrite(run, 1, s - run, w->f);
+		fwrite_unlocked(run, 1, s - run, w->f);
 		if (e) {
-			fputs(e, w->f);
+			fputs_unlocked(e, w->f);
 		} else {
 			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-			fputs(u, w->f);
+			fputs_unlocked(u, w->f);
 		}
 		run = s + 1;
 	}
-	fwrite(run, 1, s - run, w->f);
-	putc('"', w->f);
+	fwrite_unlocked(run, 1, s - run, w->f);
+	putc_unlocked('"', w->f);
 }
 
 void jw_key(struct jw *w, const char *key)
 {
 	member(w);
 	quoted(w, key);
-	putc(':', w->f);
+	putc_unlocked(':', w->f);
 	w->after_key = true;
 }
 
@@ -146,7 +151,7 @@ static void digits(FILE *f, uint64_t v)
 	do
 		*--p = '0' + v % 10;
 	while (v /= 10);
-	fwrite(p, 1, b + sizeof(b) - p, f);
+	fwrite_unlocked(p, 1, b + sizeof(b) - p, f);
 }
 
 void jw_u64(struct jw *w, uint64_t v)
@@ -159,7 +164,7 @@ void jw_i64(struct jw *w, int64_t v)
 {
 	value(w);
 	if (v < 0)
-		putc('-', w->f);
+		putc_unlocked('-', w->f);
 	digits(w->f, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
@@ -169,34 +174,34 @@ void jw_double(struct jw *w, double v)
 
 	value(w);
 	if (isnan(v)) {
-		fputs("NaN", w->f);
+		fputs_unlocked("NaN", w->f);
 		return;
 	}
 	if (isinf(v)) {
-		fputs(v > 0 ? "Infinity" : "-Infinity", w->f);
+		fputs_unlocked(v > 0 ? "Infinity" : "-Infinity", w->f);
 		return;
 	}
 	snprintf(b, sizeof(b), "%.17g", v);
-	fputs(b, w->f);
+	fputs_unlocked(b, w->f);
 	/* A whole number still reads as a double. */
 	if (!strpbrk(b, ".e"))
-		fputs(".0", w->f);
+		fputs_unlocked(".0", w->f);
 }
 
 void jw_bool(struct jw *w, bool v)
 {
 	value(w);
-	fputs(v ? "true" : "false", w->f);
+	fputs_unlocked(v ? "true" : "false", w->f);
 }
 
 void jw_null(struct jw *w)
 {
 	value(w);
-	fputs("null", w->f);
+	fputs_unlocked("null", w->f);
 }
 
 void jw_raw(struct jw *w, const char *json)
 {
 	value(w);
-	fputs(json, w->f);
+	fputs_unlocked(json, w->f);
 }

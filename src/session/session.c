@@ -28,6 +28,12 @@ static void name_removed(void *ctx, uint64_t id, const char *path)
 	cgfs_note_removed(ctx, id, path);
 }
 
+/* Whether every removal so far was told (the tracer's word, at each read). */
+static void removals_told(void *ctx, bool all)
+{
+	((struct cgfs *)ctx)->removals_told = all;
+}
+
 static void name_forget(void *ctx, uint64_t id)
 {
 	cgfs_forget(ctx, id);
@@ -111,6 +117,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.force_thr = o->thr_backend,
 		.on_learn = name_learn,
 		.on_removed = name_removed,
+		.on_removals_told = removals_told,
 		.on_forget = name_forget,
 		.names_ctx = &s->fs,
 		.stop = &cgs_stop,

@@ -411,9 +411,10 @@ static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const str
 			continue;
 		}
 		struct bpf_link *l = bpf_program__attach(p[i]);
-		if (l)
+		if (l) {
 			t->links[t->nlinks++] = l;
-		else
+			t->rmdir_hooked |= i == 0;
+		} else
 			cgs_debug("%s not attached (%s): %s", bpf_program__name(p[i]), strerror(errno), without[i]);
 	}
 }
@@ -478,6 +479,7 @@ fail:
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	t->nlinks = 0;
+	t->rmdir_hooked = false;
 	sched_bpf__destroy(s);
 	return err;
 }
@@ -811,6 +813,8 @@ attached:
 		.on_forget = o->on_forget,
 		.names_ctx = o->names_ctx,
 	};
+	t->on_removals_told = o->on_removals_told;
+	t->names_ctx = o->names_ctx;
 	if ((err = slots_init(&t->sl)))
 		return err;
 	if (o->keep_removed_ns > t->sl.keep_ns)
@@ -953,6 +957,8 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	t->refreshed_ns = now_ns();
 	if ((err = slots_refresh(&t->sl, t->refreshed_ns, true)))
 		return err;
+	if (t->on_removals_told)
+		t->on_removals_told(t->names_ctx, t->rmdir_hooked && !t->skel->bss->gone_lost_total);
 	*v = (struct tracer_view){
 		.epoch = old, .ncpus = t->ncpus, .max_cgroups = t->max_cgroups, .hot = t->hot, .shard = t->shard,
 		.nshards = t->nshards,

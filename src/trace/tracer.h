@@ -51,6 +51,11 @@ struct tracer_opts {
 	bool (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);
 	void (*on_forget)(void *ctx, uint64_t id);
+	/*
+	 * At each snapshot read, after on_removed: whether every removal since
+	 * start has been told (cgroup_rmdir hooked, none lost); may be NULL.
+	 */
+	void (*on_removals_told)(void *ctx, bool all);
 	void *names_ctx;
 	/* Non-zero when a stop was asked for: start-up gives up with -EINTR. */
 	const volatile int *stop;
@@ -62,6 +67,9 @@ struct tracer {
 	const char *thr_backend;    /* "fentry", "kprobe" or "tracepoint" */
 	struct bpf_link *links[13]; /* kprobes and the cgroup hooks, attached by hand */
 	int nlinks;
+	bool rmdir_hooked;          /* cgroup_rmdir is traced: removals are told (slots.h) */
+	void (*on_removals_told)(void *ctx, bool all);
+	void *names_ctx;
 	bool task_storage;          /* else LRU hash by pid */
 	int ncpus;
 	int fd_hot, fd_shard, fd_preempt, fd_cur, fd_drops, fd_thr;
