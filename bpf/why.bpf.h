@@ -22,6 +22,9 @@
 #include "common.bpf.h"
 
 const volatile bool targ_why = false;
+/* Which parts (enum cgs_why_part): all with --why; make bench times them one by one. */
+const volatile __u32 targ_why_parts = 0;
+#define WHY_HAS(part) (targ_why && (targ_why_parts & (part)))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -83,7 +86,7 @@ static __always_inline __u64 own_at(const struct cgs_cpu_tl *tl, __u32 cpu, __u6
  */
 static __always_inline struct cgs_cpu_tl *why_switch_begin(__u64 now)
 {
-	if (!targ_why)
+	if (!WHY_HAS(CGS_WHY_SPLIT))
 		return NULL;
 	struct cgs_cpu_tl *tl = tl_of(bpf_get_smp_processor_id());
 	if (!tl)
@@ -91,7 +94,7 @@ static __always_inline struct cgs_cpu_tl *why_switch_begin(__u64 now)
 	if (tl->last) {
 		__u64 d = elapsed(now, tl->last);
 		tl->cum[tl->cur_kind & (CGS_KIND__COUNT - 1)] += d;
-		if (tl->cur_kind == CGS_KIND_CG && d) {
+		if (WHY_HAS(CGS_WHY_NAMES) && tl->cur_kind == CGS_KIND_CG && d) {
 			struct cgs_tl_slice *e = &tl->ring[tl->head & (CGS_TL_RING - 1)];
 			e->start = tl->last;
 			e->end = now;
@@ -107,7 +110,7 @@ static __always_inline struct cgs_cpu_tl *why_switch_begin(__u64 now)
 static __always_inline void why_switch_end(struct cgs_cpu_tl *tl, struct task_struct *next, __u64 cgid,
 					   bool direct)
 {
-	if (!targ_why || !tl)
+	if (!WHY_HAS(CGS_WHY_SPLIT) || !tl)
 		return;
 	tl->cur_kind = task_kind(next, direct);
 	tl->cur_cgid = cgid;
@@ -129,11 +132,11 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 {
 	if (!targ_why)
 		return;
-	struct cgs_cpu_tl *tl = tl_of(cpu);
+	struct cgs_cpu_tl *tl = WHY_HAS(CGS_WHY_SPLIT) ? tl_of(cpu) : NULL;
 	struct cgs_cg_shard *g = some_of(t->slot1);
 
 	t->w_cpu1 = 0;
-	if (g && !t->w_some1) {
+	if (WHY_HAS(CGS_WHY_COUNT) && g && !t->w_some1) {
 		__sync_fetch_and_add(&g->wait_n, 1);
 		if (g->wait_n == 1)
 			g->wait_since = now;
@@ -141,7 +144,7 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 		t->w_gen = t->slot_gen; /* the generation slot1 was checked in, not a newer one */
 		t->w_cgid = t->cgid;
 	}
-	if (!tl || !t->slot1)
+	if (!WHY_HAS(CGS_WHY_SPLIT) || !tl || !t->slot1)
 		return;
 	for (__u32 k = 0; k < CGS_KIND__COUNT; k++)
 		t->w_cum[k] = tl_at(tl, k, now);
@@ -152,7 +155,7 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 /* The wait of t ended now: its cgroup's waiting count falls. */
 static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 {
-	if (!targ_why || !t || !t->w_some1)
+	if (!WHY_HAS(CGS_WHY_COUNT) || !t || !t->w_some1)
 		return;
 	__u32 some1 = t->w_some1;
 	struct cgs_cg_shard *g = some_of(some1);
@@ -235,7 +238,7 @@ static __always_inline void why_name(const struct cgs_cpu_tl *tl, __u64 own, __u
  */
 static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s, __u64 d, __u64 now)
 {
-	if (!targ_why)
+	if (!WHY_HAS(CGS_WHY_SPLIT))
 		return;
 	__u32 cpu = t->w_cpu1 - 1;
 	struct cgs_cpu_tl *tl = t->w_cpu1 ? tl_of(cpu) : NULL;
@@ -264,7 +267,7 @@ static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s
 	SHARD_ADD(s->wb_same_ns, same);
 	SHARD_ADD(s->wb_other_ns, cg - same);
 	SHARD_ADD(s->wb_unknown_ns, left - cg);
-	if (cg > same)
+	if (WHY_HAS(CGS_WHY_NAMES) && cg > same)
 		why_name(tl, t->cgid, t->queued_ns, now, cg - same);
 }
 

@@ -275,6 +275,20 @@ struct cgs_preempt_val {
  * entry, a wait that began on another CPU reads that CPU's.
  */
 enum cgs_kind { CGS_KIND_CG, CGS_KIND_KTHREAD, CGS_KIND_RT, CGS_KIND_IDLE, CGS_KIND__COUNT };
+
+/*
+ * The parts of --why (rodata targ_why_parts), each with its own cost on the
+ * hot path (docs/performance.md): the split of a wait by what ran on its
+ * CPU (idle, real-time, kernel threads, its own cgroup, other cgroups); the
+ * cgroup's count of waiting tasks (its "some" time); the other cgroups
+ * named (each CPU's ring of slices, the pairs' behind_ns). Names need the split.
+ */
+enum cgs_why_part {
+	CGS_WHY_SPLIT = 1,
+	CGS_WHY_COUNT = 2,
+	CGS_WHY_NAMES = 4,
+	CGS_WHY_ALL = 7,
+};
 #define CGS_TL_RING 8 /* a power of two */
 struct cgs_tl_slice {
 	__u64 start, end;    /* hot-path clock */

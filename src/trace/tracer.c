@@ -87,6 +87,45 @@ static int shards_for(int ncpus, const struct tracer_opts *o)
 		return ncpus;
 	return CGS_SHARDS_DEFAULT;
 }
+/*
+ * --why's parts (enum cgs_why_part): all of them, unless CGS_WHY_PARTS in
+ * the environment names some ("split", "split,count", ...), for `make
+ * bench` to time each part's cost on the hot path. The parts, or -EINVAL
+ * with the error told.
+ */
+static int why_parts_for(const struct tracer_opts *o)
+{
+	static const struct { const char *name; int bit; } parts[] = {
+		{ "split", CGS_WHY_SPLIT }, { "count", CGS_WHY_COUNT }, { "names", CGS_WHY_NAMES },
+	};
+	const char *env = getenv("CGS_WHY_PARTS");
+	char buf[64], *save = NULL;
+	int v = 0;
+
+	if (!o->why)
+		return 0;
+	if (!env || !*env)
+		return CGS_WHY_ALL;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int bit = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+			if (!strcmp(tok, parts[i].name))
+				bit = parts[i].bit;
+		if (!bit) {
+			v = -1;
+			break;
+		}
+		v |= bit;
+	}
+	/* The names are found in the split's figures: not without it. */
+	if (v <= 0 || strlen(env) >= sizeof(buf) || ((v & CGS_WHY_NAMES) && !(v & CGS_WHY_SPLIT))) {
+		cgs_err("CGS_WHY_PARTS=%s: give a comma list of split, count and names (names with split)", env);
+		return -EINVAL;
+	}
+	return v;
+}
+
 struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
 	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
@@ -339,7 +378,7 @@ static int precheck(const struct backend *b, const struct thr_backend *tb, struc
 
 /* The settings and the maps' sizes, before the load; hier: the cpu hierarchy's number (or -1). */
 static void configure(struct sched_bpf *s, const struct tracer_opts *o, const struct backend *b,
-		      const struct thr_backend *tb, int hier, int nshards)
+		      const struct thr_backend *tb, int hier, int nshards, int why_parts)
 {
 	select_progs(s, b->btf, tb->id);
 	prealloc_if_needed(s->maps.preempt);
@@ -368,6 +407,7 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	s->rodata->targ_tasks = o->tasks;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
 	s->rodata->targ_why = o->why;
+	s->rodata->targ_why_parts = why_parts;
 	s->rodata->targ_long_wait_ns = o->long_wait_ns;
 	/*
 	 * Without --timeline nothing is sent there: one page, not 256 KB. The
@@ -432,7 +472,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	uint64_t t0 = now_ns();
 	if (!(s = sched_bpf__open()))
 		return -errno;
-	configure(s, o, b, tb, hier, t->nshards);
+	configure(s, o, b, tb, hier, t->nshards, t->why_parts);
 	uint64_t t1 = now_ns();
 	err = sched_bpf__load(s);
 	if (err) {
@@ -710,6 +750,8 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	}
 	if ((t->nshards = shards_for(t->ncpus, o)) < 0)
 		return t->nshards;
+	if ((t->why_parts = why_parts_for(o)) < 0)
+		return t->why_parts;
 	uint64_t big = cg_hot_bytes(t->ncpus, o->max_cgroups), sb = cg_shard_bytes(t->nshards, o->max_cgroups);
 	if (sb > big)
 		big = sb;

@@ -77,6 +77,7 @@ struct tracer {
 	uint32_t max_task_rows;
 	uint32_t max_cgroups, max_preempt;
 	bool why;                   /* --why: the BPF side keeps waiting counts */
+	int why_parts;              /* its parts (enum cgs_why_part; CGS_WHY_PARTS) */
 	/* cg_hot, mmapped: CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
 	struct cgs_cg_hot *hot;
 	size_t hot_len;

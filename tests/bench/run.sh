@@ -51,13 +51,15 @@ command -v perf >/dev/null || { echo "bench: perf missing (make deps)" >&2; exit
 cg_detect || exit 2
 # tasks: cgsched with top --tasks (every cgroup's tasks, the per-task map's
 # 4096 entries ample for the storm's 32), for what the drill-down adds.
-# why: cgsched with top --why (the split of every wait into causes).
+# why: cgsched with top --why (the split of every wait into causes);
+# why-split and why-count: --why's parts alone (CGS_WHY_PARTS): the split by
+# what ran, then with the waiting count, without the naming of other cgroups.
 # timeline: cgsched with top --timeline (a Perfetto trace; waits of 10 ms or more one by one).
 # shared: cgsched with one shard shared by every CPU (CGS_SHARDS=1): the
 # atomic adds of a host with more CPUs than shards (docs/design.md, "Memory").
 # base: another build of cgsched, CGS_BENCH_BASE (for example the commit
 # before a change of the hot path), when given.
-modes="none floor cgsched shared tasks why timeline"
+modes="none floor cgsched shared tasks why why-split why-count timeline"
 [ -n "${CGS_BENCH_BASE:-}" ] && modes="$modes base"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 modes=${CGS_BENCH_MODES-$modes}
@@ -109,6 +111,8 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 	base) "$CGS_BENCH_BASE" top -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	tasks) "$CGSCHED" top --tasks -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why) "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	why-split) CGS_WHY_PARTS=split "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	why-count) CGS_WHY_PARTS=split,count "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	timeline) "$CGSCHED" top --timeline "$T/bench.pftrace" -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	runqlat) stdbuf -oL runqlat 3600 >"$T/err" 2>&1 & TP=$!; wait_for "$T/err" Tracing ;;
 	esac
@@ -187,11 +191,16 @@ echo >&2
 		if (("1", "base") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "cgsched"] - prog[r, "floor"]) / (prog[r, "base"] - prog[r, "floor"]); stats(v, n, "ratio cgsched/base (storm program)", "x")
 		}
-		if (("1", "runqlat") in pipe) {
-			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio why/runqlat (storm program)", "x")
+		# --why and its parts alone, each against runqlat and the default path.
+		for (k = 1; k in M; k++) {
+			if (M[k] !~ /^why/ || !(("1", M[k]) in pipe))
+				continue
+			if (("1", "runqlat") in pipe) {
+				n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, M[k]] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio " M[k] "/runqlat (storm program)", "x")
+			}
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, M[k]] - prog[r, "floor"]) / prog[r, "floor"]; stats(v, n, "ratio " M[k] " less floor/floor (storm program)", "x")
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, M[k]] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio " M[k] "/cgsched (storm program)", "x")
 		}
-		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / prog[r, "floor"]; stats(v, n, "ratio why less floor/floor (storm program)", "x")
-		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio why/cgsched (storm program)", "x")
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio timeline/cgsched (storm program)", "x")
 		if (("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio timeline/runqlat (storm program)", "x")

@@ -94,6 +94,33 @@ test_why_other_cgroup() {
 	done
 }
 
+# --why's parts alone (CGS_WHY_PARTS, make bench's knob): the split by what
+# ran is whole without the waiting count and the naming, and each part left
+# out is absent, not made up. A bad list: one line, exit 2.
+test_why_parts_alone() {
+	CGS_WHY_PARTS=split,bogus "$CGSCHED" top --why -n 1 -i 1 >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || fail "CGS_WHY_PARTS=split,bogus: exit $rc, $(cat "$TMP/err")"
+	cg_create parts-a && A=$CG
+	cg_create parts-b && B=$CG
+	export CGS_WHY_PARTS=split
+	cgs_start top --why --cgroup "$A" --cgroup "$B" --json -i 1h || fail "cgsched refused"
+	burn_in "$B" 1 2 0 >/dev/null &
+	pb=$!
+	burn_in "$A" 1 2 0 >/dev/null || fail "burn failed"
+	wait_bounded "$pb" 20 "B's burn"
+	cgs_stop INT || fail "cgsched failed"
+	w=$(cgs_summary "$A" '.waited')
+	echo "split alone: $(echo "$w" | jq -c '{total_ns, some_ns, other_cgroups_ns, causes: [.causes[] | {cause, path}]}')"
+	rq=$(cgs_summary "$A" .runq.sum_ns)
+	parts=$(echo "$w" | jq '.same_cgroup_ns + .other_cgroups_ns + .kernel_threads_ns + .realtime_ns + .idle_cpu_ns + .unattributed_ns')
+	[ "$parts" = "$rq" ] || fail "the parts sum to $parts, the run-queue waits are $rq"
+	other=$(echo "$w" | jq .other_cgroups_ns)
+	[ $((other * 10)) -ge $((rq * 9)) ] || fail "only $other of $rq ns behind other cgroups"
+	[ "$(echo "$w" | jq '[.causes[] | select(.path != null)] | length')" = 0 ] || fail "a cgroup named without the naming part"
+	[ "$(echo "$w" | jq .some_ns)" = 0 ] || fail "a waiting time without the count part"
+}
+
 # Four busy threads of one cgroup on one CPU: they wait behind each other.
 test_why_same_cgroup() {
 	cg_create why-same && A=$CG
