@@ -85,7 +85,8 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
  *   The metric (src/exporter/metrics.c), MX(family, label, flags, help) or
  *   MX_NONE: the counter family "cgsched_<family>" it is a series of, with
  *   the label that tells it from the family's other counters; the help on
- *   the family's first entry. Flags: MX_SEC (ns shown as seconds), MX_WHY
+ *   the family's first entry. Flags: MX_SEC (ns shown as seconds), MX_SPLIT
+ *   (with the split of waits), MX_WHY
  *   (traced only with --why), MX_LIM (shown from 0 on while the cgroup has a
  *   quota), MX_OWNQ (its own quota's part: less thr_inh_ns). Only userspace
  *   expands it.
@@ -110,22 +111,22 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 	X(thr_wait_ns,    CGJ_THR_WAIT, "wait_ns",      0,         1,                                \
 	  MX("wait_seconds_total", "cause=\"own_quota\"", MX_SEC | MX_OWNQ, "Time the cgroup's tasks waited, " \
 	     "summed over tasks, by what they waited behind: its own or an ancestor's quota (throttled), " \
-	     "and with --why what ran on the CPU meanwhile")) \
+	     "or what ran on the CPU meanwhile")) \
 	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1, /* of them, an ancestor's quota */ \
 	  MX("wait_seconds_total", "cause=\"ancestor_quota\"", MX_SEC, 0)) \
-	/* Why run-queue waits lasted (--why): what ran on the CPU meanwhile (docs/design.md). */ \
+	/* Why run-queue waits lasted (the split: export's default, --why): what ran on the CPU meanwhile (docs/design.md). */ \
 	X(wb_same_ns,     CGJ_WHY,      "same_cgroup_ns",    0,  1, /* its own cgroup's other tasks */ \
-	  MX("wait_seconds_total", "cause=\"same_cgroup\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"same_cgroup\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_other_ns,    CGJ_WHY,      "other_cgroups_ns",  0,  1, /* tasks of other cgroups */ \
-	  MX("wait_seconds_total", "cause=\"other_cgroups\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"other_cgroups\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_kthread_ns,  CGJ_WHY,      "kernel_threads_ns", 0,  1, /* kernel threads (not real-time) */ \
-	  MX("wait_seconds_total", "cause=\"kernel_threads\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"kernel_threads\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_rt_ns,       CGJ_WHY,      "realtime_ns",       0,  1, /* real-time, deadline, stop tasks */ \
-	  MX("wait_seconds_total", "cause=\"realtime\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"realtime\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_idle_ns,     CGJ_WHY,      "idle_cpu_ns",       0,  1, /* the CPU idle: waking it, or a pull */ \
-	  MX("wait_seconds_total", "cause=\"idle_cpu\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"idle_cpu\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_unknown_ns,  CGJ_WHY,      "unattributed_ns",   0,  1, /* no mark at its start (see drops) */ \
-	  MX("wait_seconds_total", "cause=\"unattributed\"", MX_SEC | MX_WHY, 0)) \
+	  MX("wait_seconds_total", "cause=\"unattributed\"", MX_SEC | MX_SPLIT, 0)) \
 	X(some_ns,        CGJ_WHY,      "some_ns",           0,  1, /* wall time with >= 1 task waiting */ \
 	  MX("waiting_seconds_total", 0, MX_SEC | MX_WHY, "Wall time with at least one task of the cgroup " \
 	     "waiting for a CPU (--why; cgsched's PSI \"some\")"))

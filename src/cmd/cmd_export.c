@@ -18,8 +18,10 @@ static const char usage[] =
 	"cgsched_cgroup_info, and cgsched's own drops and costs (docs/metrics.md).\n"
 	"\n"
 	EXPORT_OPTS_HELP
-	"      --why                also the causes of the waits (what ran meanwhile; costs more,\n"
-	"                           docs/performance.md)\n"
+	"      --why                also the other cgroups named and the waiting time (costs\n"
+	"                           2.4 times the default path, docs/performance.md)\n"
+	"      --no-causes          without the split of waits by what ran (its own cgroup,\n"
+	"                           others, kernel threads, real-time, idle; on by default)\n"
 	"      --cgroup PATH        only this cgroup and its descendants (repeatable)\n"
 	"      --max-cgroups N      bound of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B, --throttle-backend B   as for top\n"
@@ -45,6 +47,10 @@ static int export_opt(void *ctx, int c, const char *arg)
 		o->quiet = true;
 		return 0;
 	}
+	if (c == OPT_NO_CAUSES) {
+		o->c.so.causes = false;
+		return 0;
+	}
 	return exporter_opt(&o->x, c, arg);
 }
 
@@ -53,6 +59,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option longs[] = {
 		EXPORT_LONG_OPTS,
 		WHY_LONG_OPT,
+		{ "no-causes", no_argument, NULL, OPT_NO_CAUSES },
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -65,6 +72,7 @@ int cmd_export(int argc, char **argv)
 
 	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
 	common_init(&o.c);
+	o.c.so.causes = true; /* the split of waits: its cost is the default path's 1.16 (docs/performance.md) */
 	exporter_opts_init(&o.x);
 	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
 		return err;
@@ -80,7 +88,7 @@ int cmd_export(int argc, char **argv)
 		exporter_close(x);
 		return err;
 	}
-	exporter_attach(x, &s, o.c.so.why);
+	exporter_attach(x, &s, o.c.so.why, o.c.so.causes);
 	if (!o.quiet) {
 		char desc[512];
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; serving %s; SIGTERM or Ctrl-C to stop\n", s.tr.ncpus,

@@ -29,6 +29,8 @@ enum long_opt {
 	OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
 	/* top and record (common_opt, where WHY_LONG_OPT lists it) */
 	OPT_WHY,
+	/* export (cmd_export.c) */
+	OPT_NO_CAUSES,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
 	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS,
 	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them) */

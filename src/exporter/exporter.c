@@ -54,7 +54,7 @@ struct exporter {
 	struct http_server *http;
 	pthread_mutex_t lock;
 	struct session *s;     /* NULL until attached: scrapes get 500 */
-	bool why;
+	bool why, split;
 	struct kstat_src ks;
 	bool ks_open;
 	struct idtab tab;      /* id -> struct xcg */
@@ -287,6 +287,7 @@ static int render(void *ctx, struct expo *out)
 	tracer_prog_stats(&s->tr, prog_cb, &progs);
 	struct metrics_input in = {
 		.why = x->why,
+		.split = x->split,
 		.n = n,
 		.cg = cg,
 		.snap = cur,
@@ -366,13 +367,14 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 	return 0;
 }
 
-int exporter_attach(struct exporter *x, struct session *s, bool why)
+int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)
 {
 	exporter_lock(x);
 	/* The iterator where the kernel has it (one pass for every cgroup), else the files. */
 	x->ks_open = !kstat_src_open(&x->ks, &s->fs, KSTAT_AUTO);
 	x->s = s;
 	x->why = why;
+	x->split = why || split;
 	x->last_check_ns = now_ns();
 	exporter_unlock(x);
 	return 0;

@@ -33,7 +33,7 @@ struct exporter;
  */
 int exporter_open(struct exporter **x, const struct exporter_opts *o);
 /* Serve the session's figures (why: the session traces the wait causes). 0 or CGS_EXIT_USAGE. */
-int exporter_attach(struct exporter *x, struct session *s, bool why);
+int exporter_attach(struct exporter *x, struct session *s, bool why, bool split);
 const char *exporter_url(const struct exporter *x);
 /*
  * The lock around the session's maps and cgroup cache, held by every scrape:

@@ -31,11 +31,17 @@ static bool limited(const struct mx_cg *c)
 	return c->k && c->k->ok && c->k->quota_us >= 0;
 }
 
+/* Whether a counter of the list is traced: --why's only with it, the split's with the split. */
+static bool traced_now(const struct metrics_input *in, unsigned flags)
+{
+	return (!(flags & MX_WHY) || in->why) && (!(flags & MX_SPLIT) || in->split || in->why);
+}
+
 /* A counter of the list as its family shows it: 0 where it is not traced. */
 static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_counters *c,
 				const struct cg_counter_def *d)
 {
-	if ((d->m.flags & MX_WHY) && !in->why)
+	if (!traced_now(in, d->m.flags))
 		return 0;
 	return d->m.flags & MX_OWNQ ? cg_own_quota_ns(c) : cg_counter(c, d);
 }
@@ -65,7 +71,7 @@ static void cg_counter_families(struct expo *x, const struct metrics_input *in)
 			if (k < f)
 				first = false; /* shown with its first counter */
 			mem[n++] = k;
-			traced |= !(o->flags & MX_WHY) || in->why;
+			traced |= traced_now(in, o->flags);
 		}
 		if (!first || !traced)
 			continue;

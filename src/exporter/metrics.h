@@ -52,6 +52,7 @@ struct mx_self {
 
 struct metrics_input {
 	bool why;                        /* the wait causes were traced (--why) */
+	bool split;                      /* the split of waits by what ran was (export's default; --why implies it) */
 	bool host_psi_ok;
 	uint64_t host_psi_us;            /* /proc/pressure/cpu "some" total */
 	size_t n;

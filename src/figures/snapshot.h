@@ -73,7 +73,8 @@ static inline uint64_t cg_own_quota_ns(const struct cg_counters *c)
 }
 
 /* The exporter's family of a counter (the list's MX column; src/exporter/metrics.c). */
-enum { MX_SEC = 1, MX_WHY = 2, MX_LIM = 4, MX_OWNQ = 8 };
+/* MX_WHY: only with --why; MX_SPLIT: with the split of waits by what ran (export's default, or --why). */
+enum { MX_SEC = 1, MX_WHY = 2, MX_LIM = 4, MX_OWNQ = 8, MX_SPLIT = 16 };
 struct cg_metric {
 	const char *family;    /* after "cgsched_"; NULL: not a counter family of its own */
 	const char *label;     /* what tells it from the family's other counters; NULL: none */

@@ -107,6 +107,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.tasks = o->tasks,
 		.max_task_rows = o->max_task_rows,
 		.why = o->why,
+		.causes = o->causes,
 		.per_cpu = o->per_cpu,
 		.long_wait_ns = o->long_wait_ns,
 		.keep_removed_ns = o->keep_removed_ns,

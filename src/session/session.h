@@ -23,6 +23,7 @@ struct session_opts {
 	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
 	uint32_t max_task_rows;    /* --max-tasks */
 	bool why;                  /* --why: the causes of the waits (top, record) */
+	bool causes;               /* without --why, the split of waits by what ran (export's default) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
 	/*
 	 * How long removed cgroups' figures are kept (0: a minute; UINT64_MAX:

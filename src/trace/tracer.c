@@ -103,7 +103,7 @@ static int why_parts_for(const struct tracer_opts *o)
 	int v = 0;
 
 	if (!o->why)
-		return 0;
+		return o->causes ? CGS_WHY_SPLIT : 0;
 	if (!env || !*env)
 		return CGS_WHY_ALL;
 	snprintf(buf, sizeof(buf), "%s", env);
@@ -406,7 +406,7 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	s->rodata->targ_tasks = o->tasks;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
-	s->rodata->targ_why = o->why;
+	s->rodata->targ_why = why_parts != 0;
 	s->rodata->targ_why_parts = why_parts;
 	s->rodata->targ_long_wait_ns = o->long_wait_ns;
 	/*
@@ -419,7 +419,7 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 		bpf_map__set_max_entries(s->maps.waits, getpagesize());
 	else if (ring && atoi(ring) >= getpagesize() && !(atoi(ring) & (atoi(ring) - 1)))
 		bpf_map__set_max_entries(s->maps.waits, atoi(ring));
-	bpf_map__set_max_entries(s->maps.cpu_tl, o->why ? libbpf_num_possible_cpus() : 1);
+	bpf_map__set_max_entries(s->maps.cpu_tl, why_parts ? libbpf_num_possible_cpus() : 1);
 	bpf_map__set_max_entries(s->maps.moved_at, libbpf_num_possible_cpus());
 	if (!b->task_storage) {
 		bpf_map__set_type(s->maps.tasks, BPF_MAP_TYPE_LRU_HASH);

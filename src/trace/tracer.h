@@ -44,6 +44,7 @@ struct tracer_opts {
 	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
 	bool why;                   /* --why: split each wait into its causes */
+	bool causes;                /* without --why: the split by what ran alone (CGS_WHY_SPLIT) */
 	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */

@@ -171,6 +171,42 @@ test_export_formats_monotonic() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
 
+# The split of waits by what ran is on by default: two cgroups on one CPU,
+# each waits behind the other; the causes add up to the run-queue waits,
+# exactly (the same waits, the same read, after the burns ended), and
+# --why's waiting time is not there. --no-causes leaves the split out.
+test_export_causes_default() {
+	exp_need curl
+	P1=$(exp_port 0)
+	cg_create exp-ca && A=$CG
+	cg_create exp-cb && B=$CG
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	burn_in "$B" 1 1 0 >/dev/null &
+	pb=$!
+	burn_in "$A" 1 1 0 >/dev/null || fail "burn failed"
+	wait_bounded "$pb" 20 "B's burn"
+	nap 0.3 # past a rendering the burns' last scrape could share
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	# ns of a series of A: sample name and label filter.
+	a_ns() { awk -v a="cgroup=\"$A\"," -v n="$1" -v l="$2" 'index($1, n "{") == 1 && index($1, a) && (l == "" || index($1, l)) { t += int($2 * 1e9 + 0.5) } END { printf "%d\n", t }' "$TMP/m.txt"; }
+	parts=$(a_ns cgsched_wait_seconds_total cause=)
+	own=$(a_ns cgsched_wait_seconds_total quota\")
+	other=$(a_ns cgsched_wait_seconds_total other_cgroups)
+	rq=$(a_ns cgsched_runqueue_latency_seconds_sum "")
+	echo "$A: run-queue waits $rq ns; by cause $((parts - own)) ns, of them behind other cgroups $other ns"
+	[ "$rq" -gt 0 ] || fail "no run-queue waits for $A"
+	[ $((parts - own)) = "$rq" ] || fail "the causes sum to $((parts - own)) ns, the run-queue waits are $rq ns"
+	[ $((other * 10)) -ge $((rq * 9)) ] || fail "only $other of $rq ns behind other cgroups"
+	! grep -q "^cgsched_waiting_seconds_total{" "$TMP/m.txt" || fail "--why's waiting time without --why"
+	cgs_start export --no-causes --listen "127.0.0.1:$P1" || fail "export --no-causes refused"
+	burn_in "$A" 1 0.3 0 >/dev/null || fail "burn failed"
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	! grep -q 'cause="\(same_cgroup\|other_cgroups\|idle_cpu\|unattributed\)"' "$TMP/m2.txt" || fail "--no-causes: the split's causes are there"
+	grep -q "^cgsched_runqueue_latency_seconds_count{cgroup=\"$A\"" "$TMP/m2.txt" || fail "--no-causes: no run-queue waits"
+}
+
 # TLS and basic auth from --web-config: the right password gets the figures,
 # a wrong one or none gets 401 and nothing else; plain HTTP gets nothing.
 test_export_tls_auth() {

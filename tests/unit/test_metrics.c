@@ -156,7 +156,7 @@ Test(metrics, families)
 	cr_assert(strstr(x.p, "\ncgsched_wakeups_total{cgroup=\"/d\",cgroup_id=\"6\"} 3\n"));
 	cr_assert(strstr(x.p, "cgsched_runqueue_latency_seconds_count{cgroup=\"/a\",cgroup_id=\"5\"} 1\n"));
 	cr_assert(strstr(x.p, "cgsched_wait_seconds_total{cgroup=\"/a\",cgroup_id=\"5\",cause=\"own_quota\"} 0.0000001\n"));
-	/* --why's causes only with --why */
+	/* the split's causes only with the split (or --why) */
 	cr_assert_null(strstr(x.p, "cause=\"same_cgroup\""));
 	/* The most frequent preemptor only. */
 	cr_assert(strstr(x.p, "cgsched_preemptions_total{cgroup=\"/a\",cgroup_id=\"5\",by_cgroup=\"/c\",by_cgroup_id=\"9\"} 30\n"));
@@ -203,6 +203,36 @@ Test(metrics, openmetrics_families)
 			cr_assert(*q != '"' || q[-1] == '\\', "raw quote in %.*s", (int)(e - h), h);
 	}
 	cr_assert(!strcmp(x.p + x.n - 6, "# EOF\n"));
+	expo_free(&x);
+}
+
+/*
+ * The split of waits by what ran (export's default) without the rest of
+ * --why: its causes are shown, the waiting time and the named cgroups not;
+ * with neither, none of them.
+ */
+Test(metrics, split_without_why)
+{
+	struct cg_sample s = { .id = 5 };
+	struct snapshot snap = {};
+	struct mx_cg cg[] = { { .id = 5, .labels = "cgroup=\"/a\",cgroup_id=\"5\"", .s = &s } };
+	struct metrics_input in = { .split = true, .n = 1, .cg = cg, .snap = &snap, .by_labels = by,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
+	struct expo x;
+
+	s.c.wb_same_ns = 2000000000ULL;
+	s.c.wb_other_ns = 500000000ULL;
+	s.c.some_ns = 1000000000ULL;
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	cr_assert(strstr(x.p, "cgsched_wait_seconds_total{cgroup=\"/a\",cgroup_id=\"5\",cause=\"same_cgroup\"} 2\n"));
+	cr_assert(strstr(x.p, "cgsched_wait_seconds_total{cgroup=\"/a\",cgroup_id=\"5\",cause=\"other_cgroups\"} 0.5\n"));
+	cr_assert_null(strstr(x.p, "cgsched_waiting_seconds_total{"), "--why's waiting time without --why");
+	expo_free(&x);
+	in.split = false;
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	cr_assert_null(strstr(x.p, "cause=\"same_cgroup\""), "the split's causes without the split");
 	expo_free(&x);
 }
 
