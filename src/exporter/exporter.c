@@ -374,7 +374,7 @@ int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)
 	x->ks_open = !kstat_src_open(&x->ks, &s->fs, KSTAT_AUTO);
 	x->s = s;
 	x->why = why;
-	x->split = why || split;
+	x->split = split; /* --why implies it (metrics.c traced_now) */
 	x->last_check_ns = now_ns();
 	exporter_unlock(x);
 	return 0;

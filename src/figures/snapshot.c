@@ -557,13 +557,9 @@ int snapshot_reread_totals(struct tracer *tr, struct snapshot *s)
 
 void snapshot_free(struct snapshot *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->cg[i].cpu);
-		free(s->cg[i].thr_cpu);
-	}
+	snapshot_clear(s);
 	free(s->cg);
 	free(s->pre);
-	free(s->tasks);
 	memset(s, 0, sizeof(*s));
 }
 
