@@ -181,10 +181,13 @@ echo >&2
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (scpu[r, "cgsched"] - scpu[r, "none"]) / (scpu[r, "runqlat"] - scpu[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm cpu)", "x")
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (storm[r, "cgsched"] - storm[r, "none"]) / (storm[r, "runqlat"] - storm[r, "none"]); stats(v, n, "ratio cgsched/runqlat (storm wall)", "x")
 		}
-		if (("1", "runqlat") in pipe) {
+		# A ratio only where both of its modes ran (CGS_BENCH_MODES may leave some out).
+		if (("1", "tasks") in pipe && ("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio tasks/runqlat (storm program)", "x")
 		}
-		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio tasks/cgsched (storm program)", "x")
+		if (("1", "tasks") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "tasks"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio tasks/cgsched (storm program)", "x")
+		}
 		if (("1", "shared") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "shared"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio shared/cgsched (storm program)", "x")
 		}
@@ -201,8 +204,10 @@ echo >&2
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, M[k]] - prog[r, "floor"]) / prog[r, "floor"]; stats(v, n, "ratio " M[k] " less floor/floor (storm program)", "x")
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, M[k]] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio " M[k] "/cgsched (storm program)", "x")
 		}
-		n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio timeline/cgsched (storm program)", "x")
-		if (("1", "runqlat") in pipe) {
+		if (("1", "timeline") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio timeline/cgsched (storm program)", "x")
+		}
+		if (("1", "timeline") in pipe && ("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio timeline/runqlat (storm program)", "x")
 		}
 		n = 0; for (r = 1; r <= R; r++) v[++n] = (pipe[r, "cgsched"] - pipe[r, "none"]) / (pipe[r, "floor"] - pipe[r, "none"]); stats(v, n, "ratio cgsched/floor (pipe)", "x")
