@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cgsched export: a daemon serving every cgroup's figures to Prometheus (docs/metrics.md). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,6 +72,15 @@ int cmd_export(int argc, char **argv)
 	int err;
 
 	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
+	/*
+	 * A scrape's large buffers (the body, the samples: megabytes with
+	 * thousands of cgroups) are kept for the next, so each is one mapping
+	 * of its own, grown in place (mremap) and given back whole. glibc's
+	 * moving threshold put them in the heap after the first was freed,
+	 * where the buffers outgrown on the way left ~24 MB resident for good
+	 * (docs/performance.md).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	common_init(&o.c);
 	o.c.so.causes = true; /* the split of waits: its cost is the default path's 1.16 (docs/performance.md) */
 	exporter_opts_init(&o.x);

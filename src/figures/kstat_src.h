@@ -17,9 +17,10 @@ struct cgstat_bpf;
 struct bpf_link;
 struct cgs_kstat;
 
+/* A cgroup's record of the last pass: its place in the iterator's records (read in place when asked). */
 struct kstat_ent {
 	uint64_t id;
-	struct kstat k;
+	uint32_t rec;
 };
 
 enum kstat_method { KSTAT_AUTO, KSTAT_ITER, KSTAT_FILES };

@@ -64,7 +64,12 @@ void *idtab_put(struct idtab *t, uint64_t id, bool *fresh)
 		if (*p == id)
 			return p;
 	}
-	if ((t->used + 1) * 2 > t->cap) {
+	/*
+	 * Up to three quarters full: Fibonacci hashing spreads the ids, and a
+	 * probe stays short (2.5 entries on average for a hit). At half full,
+	 * 10,000 cgroups took 32,768 entries, 2.8 MB of the exporter's.
+	 */
+	if ((t->used + 1) * 4 > t->cap * 3) {
 		if (grow(t))
 			return NULL;
 		p = id_at(t->e, t->esize, probe(t->e, t->esize, t->cap, id));
