@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cgsched.h"
+#include "trace/mapwin.h"
 
 /* Parked figures are bounded by --max-cgroups cgroups' worth, or this many if more. */
 #define SLOTS_PARKED_MIN 1024
@@ -47,6 +48,7 @@ struct slot_table {
 	/* cg_hot and cg_shard, mmapped read-write (zeroed before reuse) */
 	struct cgs_cg_hot *hot;     /* CPU c's of slot s at hot[c * max + s] */
 	struct cgs_cg_shard *shard; /* shard k's of slot s at shard[k * max + s] */
+	struct mapwin *hotw, *shardw; /* their mappings: covered up to nslots (mapwin.h) */
 	int nshards;
 	bool per_cpu;               /* the per-CPU view: parked figures kept per CPU */
 	/* Which cgroup each slot holds, once seen in slot_owner; 0: none. */

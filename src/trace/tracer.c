@@ -809,24 +809,23 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 attached:
 	t->fd_hot = bpf_map__fd(t->skel->maps.cg_hot);
 	t->fd_shard = bpf_map__fd(t->skel->maps.cg_shard);
-	t->hot_len = cg_hot_bytes(t->ncpus, o->max_cgroups);
-	t->shard_len = cg_shard_bytes(t->nshards, o->max_cgroups);
-	/* Writable: the loader zeroes a slot's figures before it is reused (slots.c). */
-	t->hot = mmap(NULL, t->hot_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_hot, 0);
-	if (t->hot == MAP_FAILED)
-		t->hot = NULL;
-	if (t->hot)
-		t->shard = mmap(NULL, t->shard_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd_shard, 0);
-	if (t->shard == MAP_FAILED)
-		t->shard = NULL;
-	if (!t->hot || !t->shard) {
-		err = -errno;
+	/*
+	 * Writable: the loader zeroes a slot's figures before it is reused
+	 * (slots.c). Mapped as far as slots are in use (slots_refresh covers
+	 * each one learnt), tried here with the first slots: a kernel that
+	 * refuses is told now, not at the first read.
+	 */
+	if ((err = mapwin_open(&t->hotw, t->fd_hot, sizeof(struct cgs_cg_hot), t->ncpus, o->max_cgroups)) ||
+	    (err = mapwin_open(&t->shardw, t->fd_shard, sizeof(struct cgs_cg_shard), t->nshards, o->max_cgroups)) ||
+	    (err = mapwin_cover(&t->hotw, 1)) || (err = mapwin_cover(&t->shardw, 1))) {
 		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
 		return err;
 	}
-	cgs_debug("per-cgroup figures: each CPU's own (%zu KiB) and %d shard%s (%zu KiB, %s adds)", t->hot_len >> 10,
-		  t->nshards, t->nshards == 1 ? "" : "s", t->shard_len >> 10,
-		  t->nshards < t->ncpus ? "atomic" : "plain");
+	t->hot = t->hotw.base;
+	t->shard = t->shardw.base;
+	cgs_debug("per-cgroup figures: each CPU's own (%zu KiB) and %d shard%s (%zu KiB, %s adds)",
+		  cg_hot_bytes(t->ncpus, o->max_cgroups) >> 10, t->nshards, t->nshards == 1 ? "" : "s",
+		  cg_shard_bytes(t->nshards, o->max_cgroups) >> 10, t->nshards < t->ncpus ? "atomic" : "plain");
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
@@ -844,6 +843,7 @@ attached:
 	t->max_preempt = o->max_cgroups * 4;
 	t->sl = (struct slot_table){
 		.max = o->max_cgroups, .ncpus = t->ncpus, .hot = t->hot, .shard = t->shard, .nshards = t->nshards,
+		.hotw = &t->hotw, .shardw = &t->shardw,
 		.per_cpu = o->per_cpu, .gen = &t->skel->bss->slot_gen,
 		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
@@ -950,10 +950,8 @@ void tracer_stop(struct tracer *t)
 	/* Destroying the skeleton detaches every other link and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
-	if (t->hot)
-		munmap((void *)t->hot, t->hot_len);
-	if (t->shard)
-		munmap((void *)t->shard, t->shard_len);
+	mapwin_close(&t->hotw);
+	mapwin_close(&t->shardw);
 	t->hot = NULL;
 	t->shard = NULL;
 	slots_free(&t->sl);

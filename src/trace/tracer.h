@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "cgsched.h"
+#include "trace/mapwin.h"
 #include "trace/slots.h"
 
 struct sched_bpf;
@@ -79,12 +80,12 @@ struct tracer {
 	uint32_t max_cgroups, max_preempt;
 	bool why;                   /* --why: the BPF side keeps waiting counts */
 	int why_parts;              /* its parts (enum cgs_why_part; CGS_WHY_PARTS) */
-	/* cg_hot, mmapped: CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
+	/* cg_hot, mmapped as far as slots are in use (mapwin.h): CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
 	struct cgs_cg_hot *hot;
-	size_t hot_len;
-	/* cg_shard, mmapped: shard k's figures of slot s at shard[k * max_cgroups + s] */
+	struct mapwin hotw;
+	/* cg_shard, the same: shard k's figures of slot s at shard[k * max_cgroups + s] */
 	struct cgs_cg_shard *shard;
-	size_t shard_len;
+	struct mapwin shardw;
 	int nshards;
 	/* Which cgroup each slot holds, recycling, parked figures (slots.h). */
 	struct slot_table sl;
