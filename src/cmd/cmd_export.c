@@ -75,9 +75,9 @@ int cmd_export(int argc, char **argv)
 	/*
 	 * A scrape's large buffers (the body, the samples: megabytes with
 	 * thousands of cgroups) are kept for the next, so each is one mapping
-	 * of its own, grown in place (mremap) and given back whole. glibc's
-	 * moving threshold put them in the heap after the first was freed,
-	 * where the buffers outgrown on the way left ~24 MB resident for good
+	 * of its own, grown in place (mremap) and given back whole. Under
+	 * main()'s thresholds for top (blocks kept in the heap) the buffers a
+	 * first scrape outgrew stayed resident, ~24 MB at 10,000 cgroups
 	 * (docs/performance.md).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
