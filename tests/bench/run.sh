@@ -58,9 +58,10 @@ cg_detect || exit 2
 # shared: cgsched with one shard shared by every CPU (CGS_SHARDS=1): the
 # atomic adds of a host with more CPUs than shards (docs/design.md, "Memory").
 # base: another build of cgsched, CGS_BENCH_BASE (for example the commit
-# before a change of the hot path), when given.
+# before a change of the hot path), when given; base-split: the same with
+# the split alone (CGS_WHY_PARTS=split), for a change of the split.
 modes="none floor cgsched shared tasks why why-split why-count timeline"
-[ -n "${CGS_BENCH_BASE:-}" ] && modes="$modes base"
+[ -n "${CGS_BENCH_BASE:-}" ] && modes="$modes base base-split"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 modes=${CGS_BENCH_MODES-$modes}
 LATE=${CGS_BENCH_LATE:-3}
@@ -109,6 +110,7 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 		sed -n 's/.*; \([0-9.]*\) ms after start/\1/p' "$T/err" >>"$T/startup" ;;
 	shared) CGS_SHARDS=1 "$CGSCHED" top -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	base) "$CGS_BENCH_BASE" top -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	base-split) CGS_WHY_PARTS=split "$CGS_BENCH_BASE" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	tasks) "$CGSCHED" top --tasks -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why) "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why-split) CGS_WHY_PARTS=split "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
@@ -193,6 +195,12 @@ echo >&2
 		}
 		if (("1", "base") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "cgsched"] - prog[r, "floor"]) / (prog[r, "base"] - prog[r, "floor"]); stats(v, n, "ratio cgsched/base (storm program)", "x")
+		}
+		if (("1", "base-split") in pipe && ("1", "why-split") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "why-split"] - prog[r, "floor"]) / (prog[r, "base-split"] - prog[r, "floor"]); stats(v, n, "ratio why-split/base-split (storm program)", "x")
+		}
+		if (("1", "base-split") in pipe && ("1", "runqlat") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "base-split"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio base-split/runqlat (storm program)", "x")
 		}
 		# --why and its parts alone, each against runqlat and the default path.
 		for (k = 1; k in M; k++) {
