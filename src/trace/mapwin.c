@@ -15,8 +15,11 @@
 
 int mapwin_open(struct mapwin *w, int fd, size_t esize, uint32_t nparts, uint32_t max)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
 	memset(w, 0, sizeof(*w));
-	w->len = (size_t)nparts * max * esize;
+	/* To whole pages, as the kernel maps the array (and checks a mapping's end against). */
+	w->len = ((size_t)nparts * max * esize + page - 1) / page * page;
 	w->esize = esize;
 	w->nparts = nparts;
 	w->max = max;
@@ -42,10 +45,9 @@ int mapwin_cover(struct mapwin *w, uint32_t n)
 	for (uint32_t k = 0; k < w->nparts; k++) {
 		/* Part k's entries [win, want), to whole pages; a page shared with the next part is mapped twice, the same bytes. */
 		size_t from = ((size_t)k * w->max + w->win) * w->esize / page * page;
-		size_t to = ((size_t)k * w->max + want) * w->esize;
-		to = (to + page - 1) / page * page;
+		size_t to = (((size_t)k * w->max + want) * w->esize + page - 1) / page * page;
 		if (to > w->len)
-			to = (w->len + page - 1) / page * page;
+			to = w->len;
 		void *p = mmap((char *)w->base + from, to - from, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 			       w->fd, (off_t)from);
 		if (p == MAP_FAILED)
@@ -58,6 +60,6 @@ int mapwin_cover(struct mapwin *w, uint32_t n)
 void mapwin_close(struct mapwin *w)
 {
 	if (w->base)
-		munmap(w->base, (w->len + (size_t)sysconf(_SC_PAGESIZE) - 1) & ~((size_t)sysconf(_SC_PAGESIZE) - 1));
+		munmap(w->base, w->len);
 	memset(w, 0, sizeof(*w));
 }

@@ -18,7 +18,7 @@
 
 struct mapwin {
 	void *base;        /* the reserved range; NULL: not open */
-	size_t len;        /* nparts * max * esize */
+	size_t len;        /* nparts * max * esize, to whole pages */
 	size_t esize;
 	uint32_t nparts, max;
 	uint32_t win;      /* entries of each part mapped */

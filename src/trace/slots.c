@@ -788,8 +788,7 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	uint32_t unnamed = snapshot ? tell_learnt(sl) : 0;
 	take_gone(sl, now);
 	/* Every slot learnt mapped before anything reads its figures (mapwin.h). */
-	if ((sl->hotw && (err = mapwin_cover(sl->hotw, sl->nslots))) ||
-	    (sl->shardw && (err = mapwin_cover(sl->shardw, sl->nslots))))
+	if ((err = mapwin_cover(sl->hotw, sl->nslots)) || (err = mapwin_cover(sl->shardw, sl->nslots)))
 		return err;
 	if (unnamed)
 		await_removals(sl, now);
