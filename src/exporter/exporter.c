@@ -2,9 +2,9 @@
 /*
  * One scrape: read the maps (cumulative since tracing began, so counters
  * never go back), the kernel's figures in one pass, each cgroup's names
- * from the cache; render. Series are keyed by cgroup id as well as path: a
- * cgroup removed and made again at the same path is a new series, as it is
- * a new cgroup to the kernel.
+ * from the cache; render, a piece at a time as the client reads. Series
+ * are keyed by cgroup id as well as path: a cgroup removed and made again
+ * at the same path is a new series, as it is a new cgroup to the kernel.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,6 +46,44 @@ struct xcg {
 	uint64_t seen;         /* the last scrape whose figures had it */
 };
 
+struct progs {
+	struct mx_prog p[32];
+	size_t n;
+};
+
+/*
+ * The pieces an answer is rendered in. The exposition of 10,000 cgroups is
+ * 23 MB: written whole before sending, it was a third of the exporter's
+ * RSS; written as sent, a piece this size at a time.
+ */
+#define PIECE_BYTES (128 * 1024)
+/* Answers sent at once, each with a view of its own; more are told to retry (503). */
+#define VIEWS_MAX 4
+
+/*
+ * An answer's working set: the figures of one moment, and where its
+ * rendering is. The first is kept for the next scrape: allocated afresh,
+ * the ~13 MB of 10,000 cgroups' samples and rows were pages faulted in and
+ * zeroed by the kernel each time, 40 % of a scrape's CPU (perf). The
+ * others, for scrapes that overlap one being sent, go when their answer
+ * ends.
+ */
+struct view {
+	struct exporter *x;
+	bool busy;
+	struct snapshot snap;
+	struct mx_cg *cg;
+	struct kstat *kfig;
+	size_t cgcap;
+	struct progs progs;
+	struct metrics_input in;
+	struct mx_cursor cur;
+	struct expo out;        /* the piece being sent */
+	size_t sent;            /* of out */
+	bool done;              /* every family rendered */
+	uint64_t cpu_ns, wall_ns; /* spent gathering and rendering, the sending between pieces not counted */
+};
+
 struct exporter {
 	struct exporter_opts o;
 	struct webconfig wc[2]; /* the one in force, wc[wcur]; the other for a reload */
@@ -59,16 +97,12 @@ struct exporter {
 	bool ks_open;
 	struct idtab tab;      /* id -> struct xcg */
 	uint64_t scrapes;
-	size_t last_bytes;     /* the last scrape's size: the next one's buffer */
+	struct view *views[VIEWS_MAX];
 	/*
-	 * A scrape's working memory, kept for the next: allocated afresh, the
-	 * ~13 MB of 10,000 cgroups' samples and rows were pages faulted in
-	 * and zeroed by the kernel each time, 40 % of a scrape's CPU (perf).
+	 * Answers being sent: while any is, no cgroup's labels or names are
+	 * freed (its rows point at them); the tick frees them after.
 	 */
-	struct snapshot snap;
-	struct mx_cg *cg;
-	struct kstat *kfig;
-	size_t cgcap;
+	unsigned answering;
 	uint64_t last_check_ns;
 	double start_time;
 };
@@ -131,11 +165,6 @@ static const char *by_labels(void *ctx, uint64_t id)
 		c->by_labels = label_block("by_", c->path, id);
 	return c->by_labels;
 }
-
-struct progs {
-	struct mx_prog p[32];
-	size_t n;
-};
 
 static void prog_cb(void *ctx, const char *name, uint64_t run_ns, uint64_t runs)
 {
@@ -210,51 +239,63 @@ static void monotonic(struct xcg *c, struct cg_counters *k)
 }
 
 /* Room for n cgroups' rows, zeroed. 0 or -ENOMEM. */
-static int rows_for(struct exporter *x, size_t n)
+static int rows_for(struct view *v, size_t n)
 {
-	if (n > x->cgcap) {
-		struct mx_cg *cg = realloc(x->cg, n * sizeof(*cg));
+	if (n > v->cgcap) {
+		struct mx_cg *cg = realloc(v->cg, n * sizeof(*cg));
 		if (cg)
-			x->cg = cg;
-		struct kstat *ks = realloc(x->kfig, n * sizeof(*ks));
+			v->cg = cg;
+		struct kstat *ks = realloc(v->kfig, n * sizeof(*ks));
 		if (ks)
-			x->kfig = ks;
+			v->kfig = ks;
 		if (!cg || !ks)
 			return -ENOMEM;
-		x->cgcap = n;
+		v->cgcap = n;
 	}
 	if (n) {
-		memset(x->cg, 0, n * sizeof(*x->cg));
-		memset(x->kfig, 0, n * sizeof(*x->kfig));
+		memset(v->cg, 0, n * sizeof(*v->cg));
+		memset(v->kfig, 0, n * sizeof(*v->kfig));
 	}
 	return 0;
 }
 
-/* One scrape, in libmicrohttpd's thread. */
-static int render(void *ctx, struct expo *out)
+static void xcg_free_labels(struct xcg *c)
 {
-	struct exporter *x = ctx;
-	uint64_t w0 = now_ns(), c0 = thread_cpu_ns();
-	struct progs progs = {};
+	free(c->labels);
+	free(c->by_labels);
+	c->labels = c->by_labels = NULL;
+}
+
+static void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	metrics_cursor_free(&v->cur);
+	snapshot_free(&v->snap);
+	free(v->cg);
+	free(v->kfig);
+	expo_free(&v->out);
+	free(v);
+}
+
+/* A scrape's figures into v (in libmicrohttpd's thread, with the lock held): 0 or -errno. */
+static int gather(struct exporter *x, struct view *v)
+{
+	struct session *s = x->s;
+	struct snapshot *cur = &v->snap;
+	uint64_t w0 = now_ns();
 	int err;
 
-	pthread_mutex_lock(&x->lock);
-	if (!x->s) {
-		pthread_mutex_unlock(&x->lock);
-		return -EAGAIN;
-	}
-	struct session *s = x->s;
-	struct snapshot *cur = &x->snap;
 	if ((err = snapshot_reread_totals(&s->tr, cur))) {
 		cgs_warn("scrape: reading the BPF maps failed: %s", strerror(-err));
-		goto out;
+		return err;
 	}
 	/* No kernel figures this time rather than stale ones, when the pass fails. */
 	bool kfigs = x->ks_open && !kstat_src_refresh(&x->ks);
-	if ((err = rows_for(x, cur->n)))
-		goto out;
-	struct mx_cg *cg = x->cg;
-	struct kstat *ks = x->kfig;
+	if ((err = rows_for(v, cur->n)))
+		return err;
+	struct mx_cg *cg = v->cg;
+	struct kstat *ks = v->kfig;
 	size_t n = 0, grace = 0;
 	for (size_t i = 0; i < cur->n; i++) {
 		struct xcg *c = xcg_get(x, cur->cg[i].id);
@@ -264,9 +305,8 @@ static int render(void *ctx, struct expo *out)
 			continue;
 		if (c->gone_ns && w0 - c->gone_ns > x->o.grace_ns) {
 			c->hidden = true; /* its last figures had their grace period: gone for good */
-			free(c->labels);
-			free(c->by_labels);
-			c->labels = c->by_labels = NULL;
+			if (!x->answering)
+				xcg_free_labels(c); /* else the tick's, once no answer shows them */
 			continue;
 		}
 		/* Told removed at this read (the periodic check stats only where removals are not told). */
@@ -284,8 +324,9 @@ static int render(void *ctx, struct expo *out)
 			cg[n].psi_ok = true;
 		n++;
 	}
-	tracer_prog_stats(&s->tr, prog_cb, &progs);
-	struct metrics_input in = {
+	v->progs.n = 0;
+	tracer_prog_stats(&s->tr, prog_cb, &v->progs);
+	v->in = (struct metrics_input){
 		.why = x->why,
 		.split = x->split,
 		.n = n,
@@ -308,27 +349,119 @@ static int render(void *ctx, struct expo *out)
 			.shown = n,
 			.grace = grace,
 			.bpf_stats = bpf_stats_on(),
-			.nprogs = progs.n,
-			.progs = progs.p,
+			.nprogs = v->progs.n,
+			.progs = v->progs.p,
 			.scrapes = ++x->scrapes,
 			.start_time = x->start_time,
 		},
 	};
-	in.host_psi_ok = !psi_read_host(&in.host_psi_us);
-	self_process(&in.self);
-	expo_reserve(out, x->last_bytes + x->last_bytes / 8);
-	metrics_render(out, &in);
-	expo_family(out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,
-		    "CPU time this scrape took to gather and render, before sending");
-	expo_sample_sec(out, NULL, NULL, thread_cpu_ns() - c0);
-	expo_family(out, "cgsched_scrape_duration_seconds", EXPO_GAUGE,
-		    "Wall time this scrape took to gather and render, before sending");
-	expo_sample_sec(out, NULL, NULL, now_ns() - w0);
-	expo_finish(out);
-	x->last_bytes = out->n;
+	v->in.host_psi_ok = !psi_read_host(&v->in.host_psi_us);
+	self_process(&v->in.self);
+	return 0;
+}
+
+/* A scrape begins (http_source.open): a free view, its figures gathered now. */
+static void *answer_open(void *ctx, enum expo_format f, int *err)
+{
+	struct exporter *x = ctx;
+	uint64_t w0 = now_ns(), c0 = thread_cpu_ns();
+	struct view *v = NULL;
+
+	pthread_mutex_lock(&x->lock);
+	*err = -EAGAIN;
+	if (!x->s)
+		goto out;
+	*err = -EBUSY;
+	for (size_t i = 0; i < VIEWS_MAX && !v; i++) {
+		if (!x->views[i] && !(x->views[i] = calloc(1, sizeof(*v)))) {
+			*err = -ENOMEM;
+			break;
+		}
+		if (!x->views[i]->busy)
+			v = x->views[i];
+	}
+	if (!v)
+		goto out;
+	v->x = x;
+	if ((*err = gather(x, v))) {
+		v = NULL;
+		goto out;
+	}
+	metrics_cursor_free(&v->cur);
+	metrics_cursor_init(&v->cur);
+	v->out.fmt = f;
+	v->out.n = v->sent = 0;
+	v->out.oom = false;
+	expo_reserve(&v->out, PIECE_BYTES + PIECE_BYTES / 8);
+	v->done = false;
+	v->busy = true;
+	x->answering++;
+	v->cpu_ns = thread_cpu_ns() - c0;
+	v->wall_ns = now_ns() - w0;
 out:
 	pthread_mutex_unlock(&x->lock);
-	return err;
+	return v;
+}
+
+/* The next piece, rendered under the lock (by_labels names preemptors from the cache). */
+static void render_piece(struct view *v)
+{
+	struct exporter *x = v->x;
+	uint64_t w0 = now_ns(), c0 = thread_cpu_ns();
+
+	pthread_mutex_lock(&x->lock);
+	v->out.n = v->sent = 0;
+	if (metrics_render_some(&v->out, &v->in, &v->cur, PIECE_BYTES)) {
+		v->done = true;
+		v->cpu_ns += thread_cpu_ns() - c0;
+		v->wall_ns += now_ns() - w0;
+		expo_family(&v->out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,
+			    "CPU time this scrape took to gather and render, the sending between its pieces not counted");
+		expo_sample_sec(&v->out, NULL, NULL, v->cpu_ns);
+		expo_family(&v->out, "cgsched_scrape_duration_seconds", EXPO_GAUGE,
+			    "Wall time this scrape took to gather and render, the sending between its pieces not counted");
+		expo_sample_sec(&v->out, NULL, NULL, v->wall_ns);
+		expo_finish(&v->out);
+	} else {
+		v->cpu_ns += thread_cpu_ns() - c0;
+		v->wall_ns += now_ns() - w0;
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* http_source.read: the rest of the piece at hand, or the next one. */
+static ssize_t answer_read(void *answer, char *buf, size_t max)
+{
+	struct view *v = answer;
+
+	if (v->sent == v->out.n) {
+		if (v->done)
+			return 0;
+		render_piece(v);
+	}
+	if (v->out.oom)
+		return -1; /* cut short: the client sees a broken body, never a partial one that parses */
+	size_t n = v->out.n - v->sent < max ? v->out.n - v->sent : max;
+	memcpy(buf, v->out.p + v->sent, n);
+	v->sent += n;
+	return n;
+}
+
+static void answer_close(void *answer)
+{
+	struct view *v = answer;
+	struct exporter *x = v->x;
+
+	pthread_mutex_lock(&x->lock);
+	v->busy = false;
+	x->answering--;
+	/* The first view stays for the next scrape; one for an overlapping scrape goes. */
+	for (size_t i = 1; i < VIEWS_MAX; i++)
+		if (x->views[i] == v) {
+			view_free(v);
+			x->views[i] = NULL;
+		}
+	pthread_mutex_unlock(&x->lock);
 }
 
 int exporter_open(struct exporter **out, const struct exporter_opts *o)
@@ -357,7 +490,11 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 		}
 		x->have_wc = true;
 	}
-	struct http_opts ho = { x->o.listen, x->have_wc ? &x->wc[0] : NULL, render, x };
+	struct http_opts ho = {
+		.listen = x->o.listen,
+		.wc = x->have_wc ? &x->wc[0] : NULL,
+		.src = { .open = answer_open, .read = answer_read, .close = answer_close, .ctx = x },
+	};
 	if (http_start(&x->http, &ho, err, sizeof(err))) {
 		cgs_err("%s", err);
 		exporter_close(x);
@@ -406,6 +543,8 @@ void exporter_tick(struct exporter *x)
 		return;
 	exporter_lock(x);
 	x->last_check_ns = now;
+	/* No answer in flight shows a cgroup's labels or name: they may go. */
+	bool quiet = !x->answering;
 	uint64_t *drop = NULL;
 	size_t ndrop = 0;
 	for (size_t i = 0; i < x->tab.cap; i++) {
@@ -418,24 +557,21 @@ void exporter_tick(struct exporter *x)
 		 * those): one named only as a preemptor (by_cgroup), outside
 		 * --cgroup. Hidden now, and dropped below once no scrape meets it.
 		 */
-		if (c && !c->hidden && c->gone_ns && now - c->gone_ns > x->o.grace_ns) {
+		if (c && !c->hidden && c->gone_ns && now - c->gone_ns > x->o.grace_ns)
 			c->hidden = true;
-			free(c->labels);
-			free(c->by_labels);
-			c->labels = c->by_labels = NULL;
-		}
+		if (c && c->hidden && quiet)
+			xcg_free_labels(c);
 		/*
 		 * Hidden and no longer in the figures (the tracer let its parked
 		 * figures go): it cannot come back, so its entry goes, or a host
 		 * where containers come and go would grow the table for ever.
 		 */
-		if (c && c->hidden && c->seen != x->scrapes && (drop || (drop = calloc(x->tab.cap, sizeof(*drop)))))
+		if (c && c->hidden && quiet && c->seen != x->scrapes && (drop || (drop = calloc(x->tab.cap, sizeof(*drop)))))
 			drop[ndrop++] = c->id;
 	}
 	for (size_t i = 0; i < ndrop; i++) {
 		struct xcg *c = idtab_find(&x->tab, drop[i]);
-		free(c->labels);
-		free(c->by_labels);
+		xcg_free_labels(c);
 		free(c->path);
 		free(c->who);
 		idtab_del(&x->tab, drop[i]);
@@ -484,9 +620,8 @@ void exporter_close(struct exporter *x)
 		}
 	}
 	idtab_free(&x->tab);
-	snapshot_free(&x->snap);
-	free(x->cg);
-	free(x->kfig);
+	for (size_t i = 0; i < VIEWS_MAX; i++)
+		view_free(x->views[i]);
 	if (x->ks_open)
 		kstat_src_close(&x->ks);
 	if (x->have_wc)

@@ -35,30 +35,24 @@
 #define PER_IP_LIMIT 8u
 #define CONN_MEMORY 32768u /* a request head and its answer's headers */
 /*
- * A rendering younger than this is served again from its bytes: a burst of
- * scrapes (replicas, retries) renders, and takes the tracer's lock, once;
- * short enough that a scrape a moment after an event shows it. At most
- * BODIES_MAX held at once.
+ * An answer of /metrics has this long to be read to its end: each holds a
+ * working set of its own (figures of one moment, ~1 KB a cgroup) while it
+ * is sent, and a client reading a byte now and then would hold it for ever
+ * (a scrape's timeout is at most its interval, minutes at the most).
  */
-#define BODY_FRESH_NS 250000000ULL
-#define BODIES_MAX 4
+#define ANSWER_DEADLINE_S 120
+/* The pieces libmicrohttpd asks for (what a connection's memory leaves for them, under CONN_MEMORY). */
+#define ANSWER_BLOCK 16384
 
-/* One rendering's bytes, shared by the responses that send it. */
-struct body {
-	int refs;  /* atomic: the cache's, and each response's */
-	struct http_server *s;
-	char *p;
-	size_t n, cap;
-	uint64_t at_ns;
-};
-
-/* A connection, from accept until its head is in (the reaper's list). */
+/* A connection, from accept until closed (the reaper's list). */
 struct conn {
 	struct conn *next, *prev;
 	int fd;            /* our dup of its socket: shutdown() here ends it, the number never reused meanwhile */
-	uint64_t start_ns;  /* of the head being waited for: accept, or the last request's end */
-	uint64_t limit_ns;  /* how long that head may take */
-	bool head_done, reaped;
+	uint64_t start_ns;  /* of what is timed: a head (from accept, or the last request's end), or an answer */
+	uint64_t limit_ns;  /* how long that may take */
+	bool timed;         /* a head or an answer is on the clock; false while a request is handled */
+	bool reaped;
+	bool answering;     /* the clock is an answer's (counted apart, for -v) */
 };
 
 struct http_server {
@@ -66,33 +60,17 @@ struct http_server {
 	int fd;
 	int family;      /* of the listening socket */
 	struct webconfig *wc;
-	http_render_fn render;
-	void *ctx;
+	struct http_source src;
 	char url[128];
 	char log[256];   /* libmicrohttpd's last message: the reason a start failed */
-	struct body *cache[2]; /* per format (enum expo_format), the newest rendering */
-	int live_bodies;       /* atomic: renderings still held (cache or responses) */
 	pthread_mutex_t lock;  /* conns, and the reaper's stop */
 	pthread_cond_t wake;
 	struct conn *conns;
 	pthread_t reaper;
 	bool reaper_on, stopping;
 	uint64_t reaped;       /* slow heads ended, for -v */
+	uint64_t reaped_answers; /* answers not read within ANSWER_DEADLINE_S, for -v */
 };
-
-static void body_put(struct body *b)
-{
-	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		__atomic_sub_fetch(&b->s->live_bodies, 1, __ATOMIC_ACQ_REL);
-		free(b->p);
-		free(b);
-	}
-}
-
-static void body_free_cb(void *cls)
-{
-	body_put(cls);
-}
 
 /* libmicrohttpd's thread: each connection into the reaper's list when accepted, out when closed. */
 static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode what)
@@ -110,6 +88,7 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Co
 		}
 		k->start_ns = now_ns();
 		k->limit_ns = HEAD_DEADLINE_S * 1000000000ULL;
+		k->timed = true;
 		pthread_mutex_lock(&s->lock);
 		k->next = s->conns;
 		if (s->conns)
@@ -142,13 +121,34 @@ static void on_done(void *cls, struct MHD_Connection *c, void **req, enum MHD_Re
 	if (!k)
 		return;
 	pthread_mutex_lock(&s->lock);
-	k->head_done = false;
+	k->timed = true;
+	k->answering = false;
 	k->start_ns = now_ns();
 	k->limit_ns = IDLE_S * 1000000000ULL;
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Every half second: a connection whose head is not in after HEAD_DEADLINE_S is ended. */
+/* The connection's clock (SOCKET_CONTEXT: its entry in the reaper's list): a limit from now, or off (0). */
+static void conn_clock(struct http_server *s, struct MHD_Connection *c, uint64_t limit_ns, bool answering)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->lock);
+	k->timed = limit_ns != 0;
+	k->answering = answering;
+	k->start_ns = now_ns();
+	k->limit_ns = limit_ns;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Every half second: a connection whose head is not in after
+ * HEAD_DEADLINE_S, or whose answer is not read after ANSWER_DEADLINE_S, is
+ * ended.
+ */
 static void *reaper(void *arg)
 {
 	struct http_server *s = arg;
@@ -165,10 +165,13 @@ static void *reaper(void *arg)
 		pthread_cond_timedwait(&s->wake, &s->lock, &until);
 		uint64_t now = now_ns();
 		for (struct conn *k = s->conns; k; k = k->next)
-			if (!k->head_done && !k->reaped && now - k->start_ns > k->limit_ns) {
+			if (k->timed && !k->reaped && now - k->start_ns > k->limit_ns) {
 				shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads the end, and closes it */
 				k->reaped = true;
-				s->reaped++;
+				if (k->answering)
+					s->reaped_answers++;
+				else
+					s->reaped++;
 			}
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -280,55 +283,62 @@ static enum webauth authorised(struct http_server *s, struct MHD_Connection *c)
 	return a;
 }
 
-/* /metrics: the newest rendering of that format if fresh (or if BODIES_MAX are held), else a new one. */
+/* An answer of /metrics in flight: the source's, and whose source it is. */
+struct answer {
+	struct http_server *s;
+	void *a;
+};
+
+/* libmicrohttpd asks for the answer's next piece: the source's, as rendered. */
+static ssize_t answer_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct answer *w = cls;
+	ssize_t n = w->s->src.read(w->a, buf, max);
+
+	return n > 0 ? n : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/* Read to its end, cut short, or never read (HEAD): libmicrohttpd lets it go. */
+static void answer_close(void *cls)
+{
+	struct answer *w = cls;
+
+	w->s->src.close(w->a);
+	free(w);
+}
+
+/*
+ * /metrics: an answer sent as it is rendered (chunked), so the exposition
+ * (23 MB at 10,000 cgroups) is never all in memory; its length is not
+ * known before its end.
+ */
 static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 {
 	static char failed[] = "500 internal error: the metrics could not be gathered (see cgsched's log)\n";
+	static char busy[] = "503 busy: as many scrapes as cgsched answers at once are being sent; retry\n";
 	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-	struct body *b = s->cache[f];
-	uint64_t now = now_ns();
+	struct answer *w = calloc(1, sizeof(*w));
+	int err = -ENOMEM;
 
-	if (!b || (now - b->at_ns > BODY_FRESH_NS && __atomic_load_n(&s->live_bodies, __ATOMIC_ACQUIRE) < BODIES_MAX)) {
-		struct expo x;
-		struct body *n = calloc(1, sizeof(*n));
-		expo_init(&x, f);
-		/*
-		 * The cached rendering's buffer, when no response sends it any
-		 * longer, is this one's: one body's memory instead of two (16 MB
-		 * with 10,000 cgroups), and no fresh pages for the kernel to
-		 * fault in and zero, which was a third of a scrape's CPU.
-		 */
-		if (b && __atomic_load_n(&b->refs, __ATOMIC_ACQUIRE) == 1) {
-			x.p = b->p;
-			x.cap = b->cap;
-			b->p = NULL;
-			s->cache[f] = NULL;
-			body_put(b);
-			b = NULL;
-		}
-		if (!n || s->render(s->ctx, &x) || x.oom || !x.p) {
-			/* A failure is said, never covered by older bytes. */
-			expo_free(&x);
-			free(n);
-			return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed,
-				      strlen(failed), false);
-		} else {
-			*n = (struct body){ .refs = 1, .s = s, .p = x.p, .n = x.n, .cap = x.cap, .at_ns = now_ns() };
-			__atomic_add_fetch(&s->live_bodies, 1, __ATOMIC_ACQ_REL);
-			s->cache[f] = n;
-			body_put(b); /* the cache's reference to the older one */
-			b = n;
-		}
+	if (!w || !(w->a = s->src.open(s->src.ctx, f, &err))) {
+		free(w);
+		/* A failure is said, never covered by older bytes. */
+		if (err == -EBUSY)
+			return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
+		return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed, strlen(failed), false);
 	}
-	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
-	struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(b->n, b->p, body_free_cb, b);
+	w->s = s;
+	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ANSWER_BLOCK, answer_read, w,
+								   answer_close);
 	if (!r) {
-		body_put(b);
+		answer_close(w);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, expo_content_type(f));
 	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
+	if (ret == MHD_YES)
+		conn_clock(s, c, ANSWER_DEADLINE_S * 1000000000ULL, true);
 	return ret;
 }
 
@@ -345,13 +355,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	struct http_server *s = cls;
 
 	if (!*req) { /* the headers are in: answer on the next call, with any body drained */
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-		struct conn *k = ci ? ci->socket_context : NULL;
-		if (k) { /* the reaper leaves it be now: its head came in time */
-			pthread_mutex_lock(&s->lock);
-			k->head_done = true;
-			pthread_mutex_unlock(&s->lock);
-		}
+		conn_clock(s, c, 0, false); /* the reaper leaves it be now: its head came in time */
 		*req = s;
 		return MHD_YES;
 	}
@@ -383,7 +387,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 }
 
 /* A server's own state, its reaper running (every signal blocked there, as in libmicrohttpd's thread). */
-static struct http_server *server_new(struct webconfig *wc, http_render_fn render, void *ctx)
+static struct http_server *server_new(struct webconfig *wc, const struct http_source *src)
 {
 	struct http_server *s = calloc(1, sizeof(*s));
 	pthread_condattr_t ca;
@@ -391,7 +395,7 @@ static struct http_server *server_new(struct webconfig *wc, http_render_fn rende
 
 	if (!s)
 		return NULL;
-	*s = (struct http_server){ .fd = -1, .wc = wc, .render = render, .ctx = ctx };
+	*s = (struct http_server){ .fd = -1, .wc = wc, .src = *src };
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -410,7 +414,7 @@ static struct http_server *server_new(struct webconfig *wc, http_render_fn rende
 	return s;
 }
 
-/* After its daemon stopped (no response holds a rendering then). */
+/* After its daemon stopped (every answer closed then). */
 static void server_free(struct http_server *s)
 {
 	pthread_mutex_lock(&s->lock);
@@ -419,8 +423,6 @@ static void server_free(struct http_server *s)
 	pthread_mutex_unlock(&s->lock);
 	if (s->reaper_on)
 		pthread_join(s->reaper, NULL);
-	for (size_t f = 0; f < ARRAY_SIZE(s->cache); f++)
-		body_put(s->cache[f]);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -506,7 +508,7 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		snprintf(err, errlen, "--web-config asks for TLS, and this libmicrohttpd was built without it");
 		return -1;
 	}
-	if (!(s = server_new(o->wc, o->render, o->ctx))) {
+	if (!(s = server_new(o->wc, &o->src))) {
 		snprintf(err, errlen, "out of memory, or no thread");
 		return -1;
 	}
@@ -562,7 +564,7 @@ const char *http_url(const struct http_server *s)
 
 int http_restart(struct http_server **sp, struct webconfig *wc, const char *listen, char *err, size_t errlen)
 {
-	struct http_server *old = *sp, *s = server_new(wc, old->render, old->ctx);
+	struct http_server *old = *sp, *s = server_new(wc, &old->src);
 	bool tls = wc && wc->cert_pem;
 
 	if (!s) {
@@ -616,5 +618,8 @@ void http_stop(struct http_server *s)
 	if (s->reaped)
 		cgs_debug("http: %llu connection%s ended for a request head not in within %d s",
 			  (unsigned long long)s->reaped, s->reaped == 1 ? "" : "s", HEAD_DEADLINE_S);
+	if (s->reaped_answers)
+		cgs_debug("http: %llu answer%s ended, not read to the end within %d s",
+			  (unsigned long long)s->reaped_answers, s->reaped_answers == 1 ? "" : "s", ANSWER_DEADLINE_S);
 	server_free(s);
 }

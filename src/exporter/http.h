@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The /metrics endpoint over libmicrohttpd (docs/dependencies.md): its own
- * thread answers requests one at a time, asks the caller to render, and
+ * thread answers requests, sends what the caller renders as it is written, and
  * checks TLS and basic auth as --web-config says (exporter/webconfig.h).
  */
 #ifndef CGS_HTTP_H
@@ -9,20 +9,31 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "exporter/expo.h"
 
 struct webconfig;
 struct http_server;
 
-/* Fill out with the exposition in format f; 0, or -errno (answered 500). Called from the server's thread. */
-typedef int (*http_render_fn)(void *ctx, struct expo *out);
+/*
+ * Where /metrics comes from: an answer is opened, read piece by piece as
+ * the client takes it, and closed (also when the client goes away early).
+ * Called from the server's thread.
+ */
+struct http_source {
+	/* An answer in format f; NULL with -errno in *err: -EBUSY answers 503, any other 500. */
+	void *(*open)(void *ctx, enum expo_format f, int *err);
+	/* Up to max bytes of it into buf: their count; 0 at its end; -1 if it failed (the body is cut short). */
+	ssize_t (*read)(void *answer, char *buf, size_t max);
+	void (*close)(void *answer);
+	void *ctx;
+};
 
 struct http_opts {
 	const char *listen;          /* "ADDR:PORT", "[ADDR]:PORT" or ":PORT" (every address) */
 	struct webconfig *wc;        /* NULL: plain HTTP, no authentication */
-	http_render_fn render;
-	void *ctx;
+	struct http_source src;
 };
 
 /*

@@ -47,237 +47,171 @@ static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_
 }
 
 /*
- * The counter families of the list (CG_COUNTERS' metric column), in list
- * order: each at its first counter, with every counter of the list under
- * the same name, cgroup by cgroup. A series is shown once its figure is not
- * 0 (or, MX_LIM, while the cgroup has a quota). A family whose counters are
- * all --why's is left out without it.
+ * A rendering is a list of steps, a family each: the counter families of
+ * the list first (a step per counter of the list, those that do not start a
+ * family left out), then the rest below. Step by step and cgroup by
+ * cgroup, so that a rendering can stop when its buffer is full and go on
+ * from there (metrics_render_some): the exporter sends the exposition as it
+ * writes it, and never holds all of it.
  */
-static void cg_counter_families(struct expo *x, const struct metrics_input *in)
+enum {
+	ST_RUNQ,
+	ST_THR,
+	ST_HOST_PSI,
+	ST_PSI,
+	ST_PRE,
+	ST_BEHIND,
+	ST_KSTAT,                   /* one step per kernel counter (kstat_counters) */
+	ST_QUOTA = ST_KSTAT + 5,
+	ST_PERIOD,
+	ST_BURST,
+	ST_WEIGHT,
+	ST_INFO,
+	ST_SELF,
+	ST__COUNT,
+};
+#define NSTEPS (CG_NCOUNTERS + ST__COUNT)
+
+/* The kernel's own figures: cpu.stat's counters. */
+static const struct kstat_counter {
+	const char *name, *help;
+	size_t off;
+	bool seconds, bursts;
+} kstat_counters[] = {
+	{ "cgsched_cpu_stat_nr_periods_total", "The kernel's cpu.stat nr_periods: enforcement periods that had runnable tasks",
+	  offsetof(struct kstat, nr_periods), false, false },
+	{ "cgsched_cpu_stat_nr_throttled_total", "The kernel's cpu.stat nr_throttled: periods in which the cgroup was throttled",
+	  offsetof(struct kstat, nr_throttled), false, false },
+	{ "cgsched_cpu_stat_throttled_seconds_total", "The kernel's cpu.stat throttled_usec (v2) or throttled_time (v1): throttled time summed over CPUs",
+	  offsetof(struct kstat, throttled_ns), true, false },
+	{ "cgsched_cpu_stat_nr_bursts_total", "The kernel's cpu.stat nr_bursts: periods in which the cgroup ran into its burst",
+	  offsetof(struct kstat, nr_bursts), false, true },
+	{ "cgsched_cpu_stat_burst_seconds_total", "The kernel's cpu.stat burst_usec (v2) or burst_time (v1): time run beyond the quota on burst",
+	  offsetof(struct kstat, burst_ns), true, true },
+};
+_Static_assert(ARRAY_SIZE(kstat_counters) == ST_QUOTA - ST_KSTAT, "a step per kernel counter");
+
+/*
+ * A counter family of the list (CG_COUNTERS' metric column) at its first
+ * counter: every counter of the list under the same name, cgroup by
+ * cgroup. Left out (false) where c->step is not a family's first counter,
+ * or where its counters are all --why's and --why is off.
+ */
+static bool counter_begin(struct expo *x, const struct metrics_input *in, struct mx_cursor *c)
 {
-	char name[128];
+	const struct cg_metric *m = &cg_counter_defs[c->step].m;
+	bool traced = false;
 
-	for (size_t f = 0; f < CG_NCOUNTERS; f++) {
-		const struct cg_metric *m = &cg_counter_defs[f].m;
-		size_t mem[CG_NCOUNTERS], n = 0;
-		bool first = true, traced = false;
-
-		if (!m->family)
+	if (!m->family)
+		return false;
+	c->nmem = 0;
+	for (size_t k = 0; k < CG_NCOUNTERS; k++) {
+		const struct cg_metric *o = &cg_counter_defs[k].m;
+		if (!o->family || strcmp(o->family, m->family))
 			continue;
-		for (size_t k = 0; k < CG_NCOUNTERS && first; k++) {
-			const struct cg_metric *o = &cg_counter_defs[k].m;
-			if (!o->family || strcmp(o->family, m->family))
-				continue;
-			if (k < f)
-				first = false; /* shown with its first counter */
-			mem[n++] = k;
-			traced |= traced_now(in, o->flags);
-		}
-		if (!first || !traced)
+		if (k < c->step)
+			return false; /* shown with its first counter */
+		c->mem[c->nmem++] = k;
+		traced |= traced_now(in, o->flags);
+	}
+	if (!traced)
+		return false;
+	/* The cursor's: the writer names samples from it while the family lasts. */
+	snprintf(c->name, sizeof(c->name), "cgsched_%s", m->family);
+	expo_family(x, c->name, EXPO_COUNTER, m->help);
+	return true;
+}
+
+/* A series is shown once its figure is not 0 (or, MX_LIM, while the cgroup has a quota). */
+static void counter_cg(struct expo *x, const struct metrics_input *in, const struct mx_cursor *c,
+		       const struct mx_cg *g)
+{
+	for (size_t k = 0; k < c->nmem; k++) {
+		const struct cg_counter_def *d = &cg_counter_defs[c->mem[k]];
+		uint64_t v = cg_metric_value(in, &g->s->c, d);
+		if (!v && !((d->m.flags & MX_LIM) && limited(g)))
 			continue;
-		snprintf(name, sizeof(name), "cgsched_%s", m->family);
-		expo_family(x, name, EXPO_COUNTER, m->help);
-		for (size_t i = 0; i < in->n; i++)
-			for (size_t k = 0; k < n; k++) {
-				const struct cg_counter_def *d = &cg_counter_defs[mem[k]];
-				uint64_t v = cg_metric_value(in, &in->cg[i].s->c, d);
-				if (!v && !((d->m.flags & MX_LIM) && limited(&in->cg[i])))
-					continue;
-				if (d->m.flags & MX_SEC)
-					expo_sample_sec(x, in->cg[i].labels, d->m.label, v);
-				else
-					expo_sample_u64(x, in->cg[i].labels, d->m.label, v);
-			}
+		if (d->m.flags & MX_SEC)
+			expo_sample_sec(x, g->labels, d->m.label, v);
+		else
+			expo_sample_u64(x, g->labels, d->m.label, v);
 	}
 }
 
-/* The kernel's pressure beside cgsched's waits: the host's, and with --why each cgroup's (v2). */
-static void cg_pressure(struct expo *x, const struct metrics_input *in)
-{
-	if (in->host_psi_ok) {
-		expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,
-			    "The kernel's PSI: /proc/pressure/cpu \"some\" total, wall time with a task waiting for a CPU");
-		expo_sample_sec(x, NULL, NULL, in->host_psi_us * 1000);
-	}
-	if (!in->why)
-		return;
-	/* The kernel's own beside it, where it keeps one per cgroup (v2). */
-	expo_family(x, "cgsched_cpu_pressure_some_seconds_total", EXPO_COUNTER,
-		    "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU");
-	for (size_t i = 0; i < in->n; i++)
-		if (in->cg[i].psi_ok)
-			expo_sample_sec(x, in->cg[i].labels, NULL, in->cg[i].psi_us * 1000);
-}
-
-static void cg_hists(struct expo *x, const struct metrics_input *in)
-{
-	expo_family(x, "cgsched_runqueue_latency_seconds", EXPO_HISTOGRAM,
-		    "Run-queue latency of the cgroup's tasks: wake-up or preemption to running (log2 buckets)");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct cg_counters *c = &in->cg[i].s->c;
-		if (c->runq_count)
-			expo_hist_us(x, in->cg[i].labels, c->runq_slots, CGS_HIST_SLOTS, c->runq_sum_ns);
-	}
-	expo_family(x, "cgsched_throttle_episode_seconds", EXPO_HISTOGRAM,
-		    "Throttle episodes of the cgroup's own quota, per CPU: throttle to unthrottle (log2 buckets)");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct cg_counters *c = &in->cg[i].s->c;
-		if (c->thr_count || limited(&in->cg[i]))
-			expo_hist_us(x, in->cg[i].labels, c->thr_slots, CGS_HIST_SLOTS, c->thr_ns);
-	}
-}
-
-/* Each cgroup's most frequent preemptors (the pairs are sorted by victim). */
-static void cg_preemptors(struct expo *x, const struct metrics_input *in, bool behind)
+/*
+ * A cgroup's most frequent preemptors: the pairs are sorted by victim and
+ * the cgroups by id, so the cursor walks the pairs once, leaving out those
+ * of cgroups not shown (gone).
+ */
+static void preemptors_cg(struct expo *x, const struct metrics_input *in, struct mx_cursor *c,
+			  const struct mx_cg *g, bool behind)
 {
 	const struct snapshot *s = in->snap;
 	enum { MAXTOP = 16 };
 	unsigned top = in->top_preemptors < MAXTOP ? in->top_preemptors : MAXTOP;
-	size_t c = 0; /* the cgroup of the pairs at hand (both sorted by id) */
+	const struct preempt_sample *best[MAXTOP];
+	unsigned nb = 0;
+	size_t j;
 
-	if (behind)
-		expo_family(x, "cgsched_behind_seconds_total", EXPO_COUNTER,
-			    "Run-queue wait of the cgroup's tasks while a task of by_cgroup ran on their CPU (--why), for its top preemptors");
-	else
-		expo_family(x, "cgsched_preemptions_total", EXPO_COUNTER,
-			    "Times a task of by_cgroup took the CPU from a runnable task of the cgroup: its most frequent preemptors");
-	for (size_t i = 0; top && i < s->npre;) {
-		uint64_t victim = s->pre[i].victim;
-		size_t j = i;
-		while (j < s->npre && s->pre[j].victim == victim)
-			j++;
-		while (c < in->n && in->cg[c].id < victim)
-			c++;
-		if (c == in->n || in->cg[c].id != victim) {
-			i = j; /* not shown (gone) */
+	while (c->pi < s->npre && s->pre[c->pi].victim < g->id)
+		c->pi++;
+	for (j = c->pi; j < s->npre && s->pre[j].victim == g->id; j++) {
+		/* The top by count: a partial selection, top is small. */
+		const struct preempt_sample *p = &s->pre[j];
+		unsigned at = nb;
+		while (at > 0 && best[at - 1]->count < p->count)
+			at--;
+		if (at >= top)
 			continue;
-		}
-		/* The top of i..j by count: a partial selection, n is small. */
-		const struct preempt_sample *best[MAXTOP];
-		unsigned nb = 0;
-		for (size_t k = i; k < j; k++) {
-			const struct preempt_sample *p = &s->pre[k];
-			unsigned at = nb;
-			while (at > 0 && best[at - 1]->count < p->count)
-				at--;
-			if (at >= top)
-				continue;
-			if (nb < top)
-				nb++;
-			memmove(&best[at + 1], &best[at], (nb - 1 - at) * sizeof(best[0]));
-			best[at] = p;
-		}
-		for (unsigned k = 0; k < nb; k++) {
-			const char *by = in->by_labels(in->ctx, best[k]->preemptor);
-			if (!by)
-				continue; /* gone past its grace, or out of memory: without its labels it would repeat another's series */
-			if (behind && best[k]->behind_ns)
-				expo_sample_sec(x, in->cg[c].labels, by, best[k]->behind_ns);
-			else if (!behind)
-				expo_sample_u64(x, in->cg[c].labels, by, best[k]->count);
-		}
-		i = j;
+		if (nb < top)
+			nb++;
+		memmove(&best[at + 1], &best[at], (nb - 1 - at) * sizeof(best[0]));
+		best[at] = p;
 	}
-}
-
-/* The kernel's own figures: cpu.stat's counters and the configured limits. */
-static void cg_kernel(struct expo *x, const struct metrics_input *in)
-{
-	static const struct {
-		const char *name, *help;
-		size_t off;
-		bool seconds, bursts;
-	} kc[] = {
-		{ "cgsched_cpu_stat_nr_periods_total", "The kernel's cpu.stat nr_periods: enforcement periods that had runnable tasks",
-		  offsetof(struct kstat, nr_periods), false, false },
-		{ "cgsched_cpu_stat_nr_throttled_total", "The kernel's cpu.stat nr_throttled: periods in which the cgroup was throttled",
-		  offsetof(struct kstat, nr_throttled), false, false },
-		{ "cgsched_cpu_stat_throttled_seconds_total", "The kernel's cpu.stat throttled_usec (v2) or throttled_time (v1): throttled time summed over CPUs",
-		  offsetof(struct kstat, throttled_ns), true, false },
-		{ "cgsched_cpu_stat_nr_bursts_total", "The kernel's cpu.stat nr_bursts: periods in which the cgroup ran into its burst",
-		  offsetof(struct kstat, nr_bursts), false, true },
-		{ "cgsched_cpu_stat_burst_seconds_total", "The kernel's cpu.stat burst_usec (v2) or burst_time (v1): time run beyond the quota on burst",
-		  offsetof(struct kstat, burst_ns), true, true },
-	};
-	for (size_t f = 0; f < ARRAY_SIZE(kc); f++) {
-		expo_family(x, kc[f].name, EXPO_COUNTER, kc[f].help);
-		for (size_t i = 0; i < in->n; i++) {
-			const struct kstat *k = in->cg[i].k;
-			/* A cgroup never limited has only zeros here: left out. */
-			if (!k || !k->ok || (k->quota_us < 0 && !k->nr_periods) || (kc[f].bursts && !k->has_bursts))
-				continue;
-			uint64_t v = *(const uint64_t *)((const char *)k + kc[f].off);
-			if (kc[f].seconds)
-				expo_sample_sec(x, in->cg[i].labels, NULL, v);
-			else
-				expo_sample_u64(x, in->cg[i].labels, NULL, v);
-		}
-	}
-	expo_family(x, "cgsched_cpu_quota_seconds", EXPO_GAUGE,
-		    "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited");
-	for (size_t i = 0; i < in->n; i++) {
-		if (limited(&in->cg[i]))
-			expo_sample_sec(x, in->cg[i].labels, NULL, (uint64_t)in->cg[i].k->quota_us * 1000);
-	}
-	expo_family(x, "cgsched_cpu_period_seconds", EXPO_GAUGE,
-		    "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct kstat *k = in->cg[i].k;
-		if (k && k->ok && k->period_us)
-			expo_sample_sec(x, in->cg[i].labels, NULL, k->period_us * 1000);
-	}
-	expo_family(x, "cgsched_cpu_burst_seconds", EXPO_GAUGE,
-		    "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set");
-	for (size_t i = 0; i < in->n; i++) {
-		if (limited(&in->cg[i]) && in->cg[i].k->has_bursts)
-			expo_sample_sec(x, in->cg[i].labels, NULL, in->cg[i].k->burst_us * 1000);
-	}
-	expo_family(x, "cgsched_cpu_weight", EXPO_GAUGE,
-		    "The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct kstat *k = in->cg[i].k;
-		if (k && k->ok && k->weight)
-			expo_sample_u64(x, in->cg[i].labels, NULL, k->weight);
+	c->pi = j;
+	for (unsigned k = 0; k < nb; k++) {
+		const char *by = in->by_labels(in->ctx, best[k]->preemptor);
+		if (!by)
+			continue; /* gone past its grace, or out of memory: without its labels it would repeat another's series */
+		if (behind && best[k]->behind_ns)
+			expo_sample_sec(x, g->labels, by, best[k]->behind_ns);
+		else if (!behind)
+			expo_sample_u64(x, g->labels, by, best[k]->count);
 	}
 }
 
 /* Names a person knows, on a series of their own: join on cgroup_id. */
-static void cg_info(struct expo *x, const struct metrics_input *in)
+static void info_cg(struct expo *x, struct mx_cursor *c, const struct mx_cg *g)
 {
-	struct expo t = {};
+	const struct cgname *w = g->who;
+	struct expo *t = &c->scratch; /* one buffer for every cgroup's extra labels */
 	char buf[1024];
 
-	expo_family(x, "cgsched_cgroup_info", EXPO_INFO,
-		    "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod");
-	for (size_t i = 0; i < in->n; i++) {
-		const struct cgname *w = in->cg[i].who;
-		if (!w)
+	if (!w)
+		return;
+	const struct { const char *k, *v; } l[] = {
+		{ "kind", cgname_kind(w) }, { "unit", w->unit }, { "runtime", w->runtime },
+		{ "container_id", w->container }, { "container", w->container_name },
+		{ "pod_uid", w->pod_uid }, { "pod", w->pod_name }, { "namespace", w->pod_namespace },
+		{ "qos", w->qos },
+	};
+	t->n = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(l); k++) {
+		if (!l[k].v[0])
 			continue;
-		const struct { const char *k, *v; } l[] = {
-			{ "kind", cgname_kind(w) }, { "unit", w->unit }, { "runtime", w->runtime },
-			{ "container_id", w->container }, { "container", w->container_name },
-			{ "pod_uid", w->pod_uid }, { "pod", w->pod_name }, { "namespace", w->pod_namespace },
-			{ "qos", w->qos },
-		};
-		t.n = 0; /* one buffer for every cgroup's extra labels */
-		for (size_t k = 0; k < ARRAY_SIZE(l); k++) {
-			if (!l[k].v[0])
-				continue;
-			if (t.n)
-				expo_puts(&t, ",");
-			expo_puts(&t, l[k].k);
-			expo_puts(&t, "=\"");
-			/* Names come from paths and runtimes' files: anyone's bytes; labels must be UTF-8. */
-			expo_label_value(&t, utf8_valid(l[k].v, buf, sizeof(buf)));
-			expo_puts(&t, "\"");
-		}
-		if (t.oom)
-			break;
-		expo_sample_u64(x, in->cg[i].labels, t.p, 1);
+		if (t->n)
+			expo_puts(t, ",");
+		expo_puts(t, l[k].k);
+		expo_puts(t, "=\"");
+		/* Names come from paths and runtimes' files: anyone's bytes; labels must be UTF-8. */
+		expo_label_value(t, utf8_valid(l[k].v, buf, sizeof(buf)));
+		expo_puts(t, "\"");
 	}
-	expo_free(&t);
-	if (t.oom)
+	if (t->oom) {
 		x->oom = true;
+		return;
+	}
+	expo_sample_u64(x, g->labels, t->p, 1);
 }
 
 static void self_metrics(struct expo *x, const struct metrics_input *in)
@@ -363,15 +297,175 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 	expo_sample_f(x, NULL, NULL, m->start_time);
 }
 
+
+/*
+ * The header of the step at hand; true when samples follow cgroup by
+ * cgroup (step_cg), false when it is left out or was written whole.
+ */
+static bool step_begin(struct expo *x, const struct metrics_input *in, struct mx_cursor *c)
+{
+	if (c->step < CG_NCOUNTERS)
+		return counter_begin(x, in, c);
+	unsigned st = c->step - CG_NCOUNTERS;
+	switch (st) {
+	case ST_RUNQ:
+		expo_family(x, "cgsched_runqueue_latency_seconds", EXPO_HISTOGRAM,
+			    "Run-queue latency of the cgroup's tasks: wake-up or preemption to running (log2 buckets)");
+		return true;
+	case ST_THR:
+		expo_family(x, "cgsched_throttle_episode_seconds", EXPO_HISTOGRAM,
+			    "Throttle episodes of the cgroup's own quota, per CPU: throttle to unthrottle (log2 buckets)");
+		return true;
+	case ST_HOST_PSI:
+		/* The kernel's pressure beside cgsched's waits: the host's, and with --why each cgroup's (v2). */
+		if (in->host_psi_ok) {
+			expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,
+				    "The kernel's PSI: /proc/pressure/cpu \"some\" total, wall time with a task waiting for a CPU");
+			expo_sample_sec(x, NULL, NULL, in->host_psi_us * 1000);
+		}
+		return false;
+	case ST_PSI:
+		if (!in->why)
+			return false;
+		expo_family(x, "cgsched_cpu_pressure_some_seconds_total", EXPO_COUNTER,
+			    "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU");
+		return true;
+	case ST_PRE:
+		expo_family(x, "cgsched_preemptions_total", EXPO_COUNTER,
+			    "Times a task of by_cgroup took the CPU from a runnable task of the cgroup: its most frequent preemptors");
+		c->pi = 0;
+		return in->top_preemptors > 0;
+	case ST_BEHIND:
+		if (!in->why)
+			return false;
+		expo_family(x, "cgsched_behind_seconds_total", EXPO_COUNTER,
+			    "Run-queue wait of the cgroup's tasks while a task of by_cgroup ran on their CPU (--why), for its top preemptors");
+		c->pi = 0;
+		return in->top_preemptors > 0;
+	case ST_QUOTA:
+		expo_family(x, "cgsched_cpu_quota_seconds", EXPO_GAUGE,
+			    "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited");
+		return true;
+	case ST_PERIOD:
+		expo_family(x, "cgsched_cpu_period_seconds", EXPO_GAUGE,
+			    "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)");
+		return true;
+	case ST_BURST:
+		expo_family(x, "cgsched_cpu_burst_seconds", EXPO_GAUGE,
+			    "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set");
+		return true;
+	case ST_WEIGHT:
+		expo_family(x, "cgsched_cpu_weight", EXPO_GAUGE,
+			    "The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)");
+		return true;
+	case ST_INFO:
+		expo_family(x, "cgsched_cgroup_info", EXPO_INFO,
+			    "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod");
+		return true;
+	case ST_SELF:
+		self_metrics(x, in);
+		return false;
+	default: /* a kernel counter */
+		expo_family(x, kstat_counters[st - ST_KSTAT].name, EXPO_COUNTER, kstat_counters[st - ST_KSTAT].help);
+		return true;
+	}
+}
+
+/* Cgroup i's samples of the step at hand. */
+static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cursor *c, size_t i)
+{
+	const struct mx_cg *g = &in->cg[i];
+	const struct cg_counters *cc = &g->s->c;
+	const struct kstat *k = g->k;
+
+	if (c->step < CG_NCOUNTERS) {
+		counter_cg(x, in, c, g);
+		return;
+	}
+	unsigned st = c->step - CG_NCOUNTERS;
+	switch (st) {
+	case ST_RUNQ:
+		if (cc->runq_count)
+			expo_hist_us(x, g->labels, cc->runq_slots, CGS_HIST_SLOTS, cc->runq_sum_ns);
+		return;
+	case ST_THR:
+		if (cc->thr_count || limited(g))
+			expo_hist_us(x, g->labels, cc->thr_slots, CGS_HIST_SLOTS, cc->thr_ns);
+		return;
+	case ST_PSI:
+		if (g->psi_ok)
+			expo_sample_sec(x, g->labels, NULL, g->psi_us * 1000);
+		return;
+	case ST_PRE:
+	case ST_BEHIND:
+		preemptors_cg(x, in, c, g, st == ST_BEHIND);
+		return;
+	case ST_QUOTA:
+		if (limited(g))
+			expo_sample_sec(x, g->labels, NULL, (uint64_t)k->quota_us * 1000);
+		return;
+	case ST_PERIOD:
+		if (k && k->ok && k->period_us)
+			expo_sample_sec(x, g->labels, NULL, k->period_us * 1000);
+		return;
+	case ST_BURST:
+		if (limited(g) && k->has_bursts)
+			expo_sample_sec(x, g->labels, NULL, k->burst_us * 1000);
+		return;
+	case ST_WEIGHT:
+		if (k && k->ok && k->weight)
+			expo_sample_u64(x, g->labels, NULL, k->weight);
+		return;
+	case ST_INFO:
+		info_cg(x, c, g);
+		return;
+	default: { /* a kernel counter */
+		const struct kstat_counter *kc = &kstat_counters[st - ST_KSTAT];
+		/* A cgroup never limited has only zeros here: left out. */
+		if (!k || !k->ok || (k->quota_us < 0 && !k->nr_periods) || (kc->bursts && !k->has_bursts))
+			return;
+		uint64_t v = *(const uint64_t *)((const char *)k + kc->off);
+		if (kc->seconds)
+			expo_sample_sec(x, g->labels, NULL, v);
+		else
+			expo_sample_u64(x, g->labels, NULL, v);
+	}
+	}
+}
+
+void metrics_cursor_init(struct mx_cursor *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void metrics_cursor_free(struct mx_cursor *c)
+{
+	expo_free(&c->scratch);
+}
+
+bool metrics_render_some(struct expo *x, const struct metrics_input *in, struct mx_cursor *c, size_t until)
+{
+	while (c->step < NSTEPS && !x->oom) {
+		if (!c->begun) {
+			c->begun = true;
+			c->i = step_begin(x, in, c) ? 0 : in->n;
+		}
+		for (; c->i < in->n; c->i++) {
+			if (x->n >= until)
+				return false;
+			step_cg(x, in, c, c->i);
+		}
+		c->step++;
+		c->begun = false;
+	}
+	return true;
+}
+
 void metrics_render(struct expo *x, const struct metrics_input *in)
 {
-	cg_counter_families(x, in);
-	cg_hists(x, in);
-	cg_pressure(x, in);
-	cg_preemptors(x, in, false);
-	if (in->why)
-		cg_preemptors(x, in, true);
-	cg_kernel(x, in);
-	cg_info(x, in);
-	self_metrics(x, in);
+	struct mx_cursor c;
+
+	metrics_cursor_init(&c);
+	metrics_render_some(x, in, &c, SIZE_MAX);
+	metrics_cursor_free(&c);
 }

@@ -67,6 +67,26 @@ struct metrics_input {
 
 /* Every family into x (then expo_finish). Scrape timing is the caller's: it comes last. */
 void metrics_render(struct expo *x, const struct metrics_input *in);
+
+/* Where a rendering stopped: the family step at hand and its next cgroup. */
+struct mx_cursor {
+	size_t step, i;
+	bool begun;                /* the step's header is written */
+	size_t pi;                 /* preemptor families: the next pair */
+	size_t mem[CG_NCOUNTERS], nmem; /* a counter family: its counters */
+	char name[128];            /* a counter family's name (the writer names samples from it) */
+	struct expo scratch;       /* the info family's extra labels */
+};
+
+void metrics_cursor_init(struct mx_cursor *c);
+void metrics_cursor_free(struct mx_cursor *c);
+/*
+ * Render from c on, cgroup by cgroup, until x holds at least until bytes
+ * (checked before each cgroup's samples: one cgroup's lines may go past
+ * it): true when every family is written. in must not change meanwhile.
+ * Every piece rendered this way, concatenated, is metrics_render's text.
+ */
+bool metrics_render_some(struct expo *x, const struct metrics_input *in, struct mx_cursor *c, size_t until);
 /* The label block of a cgroup: cgroup="<path>",cgroup_id="<id>" (prefix "by_" for preemptors). */
 void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id);
 

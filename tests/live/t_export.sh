@@ -412,7 +412,7 @@ test_export_removed_grace() {
 	echo "series of removed $G (id $id1): there 7 s after rmdir, gone $((7 + gone / 2)) s after"
 	mkdir "$CG_ROOT$G" || fail "mkdir again"
 	cg_run "$G" true
-	nap 0.3 # past the last scrape's rendering, which scrapes within 250 ms of it share
+	nap 0.3 # the cgroup made, seen by the tracer (its task ran)
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m3.txt"
 	id2=$(sed -n "s/^cgsched_oncpu_seconds_total{cgroup=\"$(echo "$G" | sed 's|/|\\/|g')\",cgroup_id=\"\([0-9]*\)\"}.*/\1/p" "$TMP/m3.txt")
 	echo "made again: id $id2"

@@ -291,3 +291,74 @@ Test(metrics, every_listed_family_reaches_the_exposition)
 	cr_assert_geq(shown, 14, "the list's families: %zu", shown);
 	expo_free(&x);
 }
+
+/*
+ * Rendered in pieces (as the exporter sends it), the exposition is the same
+ * text as rendered whole, byte for byte, for any piece size: 40 cgroups,
+ * every family and preemptor pairs for some (one pair of a cgroup not
+ * shown), with and without --why, in both formats.
+ */
+Test(metrics, pieces_make_the_whole)
+{
+	static struct cg_sample s[40];
+	static struct kstat k[40];
+	static struct mx_cg cg[40];
+	static char lab[40][64];
+	struct cgname who = { .unit = "a.service", .container = "c1" };
+	struct preempt_sample pre[200];
+	size_t np = 0;
+
+	for (int i = 0; i < 40; i++) {
+		s[i].id = 10 + i * 3;
+		for (size_t j = 0; j < CG_NCOUNTERS; j++)
+			*(uint64_t *)((char *)&s[i].c + cg_counter_defs[j].offset) = i % 3 ? 1000 * i + j : 0;
+		s[i].c.runq_count = i % 4;
+		s[i].c.runq_slots[i % 20] = i % 4;
+		s[i].c.thr_count = s[i].c.thr_slots[3] = i % 5 == 0;
+		k[i] = (struct kstat){ .ok = i % 7 != 0, .quota_us = i % 2 ? 25000 : -1, .period_us = 100000,
+				       .nr_periods = i, .weight = 100 + i, .has_bursts = i % 3 == 0, .burst_us = 5 };
+		snprintf(lab[i], sizeof(lab[i]), "cgroup=\"/c%d\",cgroup_id=\"%d\"", i, 10 + i * 3);
+		cg[i] = (struct mx_cg){ .id = s[i].id, .labels = lab[i], .s = &s[i], .k = i % 11 ? &k[i] : NULL,
+					.who = i % 2 ? &who : NULL, .psi_ok = i % 2, .psi_us = i };
+		/* i % 9 == 0: the pairs of an id between two cgroups', one not shown */
+		for (int p = 0; p < i % 5; p++)
+			pre[np++] = (struct preempt_sample){ s[i].id + (i % 9 == 0), 10 + p, 5 * p + i, 7 * p };
+	}
+	struct snapshot snap = { .npre = np, .pre = pre };
+	struct mx_prog pr[] = { { "a", 5, 6 }, { "b", 7, 8 } };
+	struct metrics_input in = { .split = true, .n = 40, .cg = cg, .snap = &snap, .top_preemptors = 2, .by_labels = by2,
+				    .host_psi_ok = true, .host_psi_us = 77,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files",
+					      .bpf_stats = true, .nprogs = 2, .progs = pr } };
+
+	for (int c = 0; c < 4; c++) {
+		struct expo whole, piece, joined;
+		in.why = c & 1;
+		expo_init(&whole, c & 2 ? EXPO_OPENMETRICS : EXPO_TEXT);
+		metrics_render(&whole, &in);
+		cr_assert(strstr(whole.p, "cgsched_behind_seconds_total{") || !in.why);
+		for (size_t until = 1; until < 100000; until *= 7) {
+			struct mx_cursor cur;
+			size_t pieces = 0;
+			bool done = false;
+			expo_init(&piece, whole.fmt);
+			expo_init(&joined, whole.fmt);
+			metrics_cursor_init(&cur);
+			while (!done && pieces < 100000) {
+				piece.n = 0;
+				done = metrics_render_some(&piece, &in, &cur, until);
+				expo_put(&joined, piece.p, piece.n);
+				pieces++;
+			}
+			metrics_cursor_free(&cur);
+			cr_assert(done);
+			cr_assert_eq(joined.n, whole.n, "in pieces of %zu: %zu bytes, whole %zu", until, joined.n, whole.n);
+			cr_assert(!memcmp(joined.p, whole.p, whole.n), "in pieces of %zu: not the same text", until);
+			/* a piece stops at the first cgroup past the bound: many pieces for a small one */
+			cr_assert(until > whole.n || pieces > 1, "%zu pieces of %zu", pieces, until);
+			expo_free(&piece);
+			expo_free(&joined);
+		}
+		expo_free(&whole);
+	}
+}
