@@ -172,17 +172,19 @@ cg_spawn() {
 }
 
 # Kill what is left in this run's cgroups and remove them, deepest first.
-# Found by name, so it works from any subshell and after any failure.
+# Found by name, so it works from any subshell and after any failure. The
+# processes of a whole tree at once: a fleet of 300 cgroups, a nap each,
+# took 30 s.
 cg_cleanup() {
 	for top in "$CG_ROOT"/cgs-test-$CGS_RUN-*; do
 		[ -d "$top" ] || continue
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			pids=$(find "$top" -name cgroup.procs -exec cat {} + 2>/dev/null)
+			[ -z "$pids" ] && break
+			kill -9 $pids 2>/dev/null
+			nap 0.1
+		done
 		for d in $(find "$top" -depth -type d); do
-			for i in 1 2 3 4 5 6 7 8 9 10; do
-				pids=$(cat "$d/cgroup.procs" 2>/dev/null)
-				[ -z "$pids" ] && break
-				kill -9 $pids 2>/dev/null
-				nap 0.1
-			done
 			rmdir "$d" 2>/dev/null || echo "cleanup: could not remove $d" >&2
 		done
 	done

@@ -353,6 +353,44 @@ test_export_hostile_clients() {
 	grep "connections* ended for a request head" "$TMP/cgs.err"
 }
 
+# Answers are sent as they are rendered (docs/metrics.md, "Security"), each
+# from a working set of its own: clients that ask and do not read hold at
+# most four (a fifth is told 503, busy), and each is ended at its deadline
+# (4 s here, CGSCHED_TEST_ANSWER_DEADLINE; 120 s by default), after which a
+# scrape is answered whole again. 300 busy cgroups make an answer (~600 KB)
+# larger than what the sockets' buffers take from a client that reads
+# nothing (a 2 KB receive buffer), so the exporter holds the rest.
+test_export_slow_readers() {
+	T0=$(date +%s.%N)
+	exp_need curl python3
+	P1=$(exp_port 0)
+	cg_create sr && F=$CG
+	cg_enable_children "$F"
+	"$CGWORK" fleet "$CG_ROOT$F" 300 120 500 >"$TMP/fleet" 2>&1 &
+	CGS_BG="$CGS_BG $!"
+	wait_line "$TMP/fleet" ready
+	export CGSCHED_TEST_ANSWER_DEADLINE=4
+	cgs_start export --listen "127.0.0.1:$P1" -v || fail "export refused"
+	nap 2 # every cgroup of the fleet woken, and in the figures
+	python3 "$ROOT/tests/live/slow_readers.py" 127.0.0.1 "$P1" 5 "$(scaled 7)" >"$TMP/slow" 2>&1 &
+	SLOW=$!
+	CGS_BG="$CGS_BG $SLOW"
+	wait_line "$TMP/slow" status=
+	code=$(curl -sS --max-time "$(scaled 10)" -o "$TMP/busy.txt" -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+	wait_bounded "$SLOW" "$(scaled 40)" "the slow readers"
+	echo "slow readers: $(tr '\n' ' ' <"$TMP/slow"); a scrape meanwhile: $code $(head -c 80 "$TMP/busy.txt")"
+	grep -q "^status=200 status=200 status=200 status=200 status=503$" "$TMP/slow" ||
+		fail "four answers held, the fifth should be busy: $(head -n 1 "$TMP/slow")"
+	[ "$code" = 503 ] || fail "a scrape while four answers are held: $code, expected 503"
+	grep -q "^complete=0 cut=4$" "$TMP/slow" || fail "held answers should be ended at their deadline: $(tail -n 1 "$TMP/slow")"
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	n=$(grep -c "^cgsched_runqueue_latency_seconds_count{cgroup=\"$F/" "$TMP/m.txt")
+	tail -n 1 "$TMP/m.txt" | grep -q "^cgsched_scrape_duration_seconds " || fail "the scrape after them is not whole: $(tail -n 1 "$TMP/m.txt")"
+	[ "$n" -ge 300 ] || fail "the scrape after them has $n of the fleet's 300 cgroups"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	grep "answers* ended, not read" "$TMP/cgs.err" || fail "-v does not count the answers ended: $(tail -n 3 "$TMP/cgs.err")"
+}
+
 # Bad input: one line, exit 2, and nothing traced (the checks come first).
 test_export_bad_input() {
 	exp_need perl
