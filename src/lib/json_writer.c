@@ -9,13 +9,56 @@
 /*
  * The stream is the writer's alone while it writes (one thread writes a
  * report): its bytes go in without stdio's lock, which --json of 10,000
- * rows took once per piece, ~13 % of a refresh's CPU (perf).
+ * rows took once per piece, ~13 % of a refresh's CPU (perf); and in
+ * blocks from the writer's buffer (json_writer.h).
  */
 void jw_init(struct jw *w, FILE *f, bool pretty)
 {
-	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->pretty = pretty;
+	w->after_key = false;
+	w->depth = 0;
+	w->n = 0;
+	memset(w->had, 0, sizeof(w->had));
+}
+
+static void flush(struct jw *w)
+{
+	if (w->n)
+		fwrite_unlocked(w->buf, 1, w->n, w->f);
+	w->n = 0;
+}
+
+static inline void put(struct jw *w, const char *s, size_t n)
+{
+	if (w->n + n > sizeof(w->buf)) {
+		flush(w);
+		if (n > sizeof(w->buf)) {
+			fwrite_unlocked(s, 1, n, w->f);
+			return;
+		}
+	}
+	memcpy(w->buf + w->n, s, n);
+	w->n += n;
+}
+
+static inline void putch(struct jw *w, char c)
+{
+	if (w->n == sizeof(w->buf))
+		flush(w);
+	w->buf[w->n++] = c;
+}
+
+static void putstr(struct jw *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+/* After a value: at the top, it is whole, and goes to the stream. */
+static inline void done(struct jw *w)
+{
+	if (!w->depth)
+		flush(w);
 }
 
 /* Before an array's element or an object's key: the comma, and in pretty text the new line. */
@@ -24,12 +67,12 @@ static void member(struct jw *w)
 	if (!w->depth)
 		return;
 	if (w->had[w->depth])
-		putc_unlocked(',', w->f);
+		putch(w, ',');
 	w->had[w->depth] = true;
 	if (w->pretty) {
-		putc_unlocked('\n', w->f);
+		putch(w, '\n');
 		for (int i = 0; i < w->depth; i++)
-			fputs_unlocked("  ", w->f);
+			put(w, "  ", 2);
 	}
 }
 
@@ -45,7 +88,7 @@ static void value(struct jw *w)
 static void begin(struct jw *w, char c)
 {
 	value(w);
-	putc_unlocked(c, w->f);
+	putch(w, c);
 	if (w->depth < JW_MAX_DEPTH)
 		w->depth++;
 	w->had[w->depth] = false;
@@ -55,13 +98,14 @@ static void end(struct jw *w, char c)
 {
 	/* json-c's pretty text breaks the line before the bracket even of an empty one. */
 	if (w->pretty) {
-		putc_unlocked('\n', w->f);
+		putch(w, '\n');
 		for (int i = 1; i < w->depth; i++)
-			fputs_unlocked("  ", w->f);
+			put(w, "  ", 2);
 	}
-	putc_unlocked(c, w->f);
+	putch(w, c);
 	if (w->depth)
 		w->depth--;
+	done(w);
 }
 
 void jw_object(struct jw *w)
@@ -84,15 +128,26 @@ void jw_end_array(struct jw *w)
 	end(w, ']');
 }
 
-/* json-c's escapes: the two-letter ones, other control bytes as \u00xx; '/' as it is. */
+/* The bytes json-c escapes: control bytes, the quote, the backslash ('/' as it is). */
+static const bool escape[256] = {
+	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
+};
+
+/* json-c's escapes: the two-letter ones, other control bytes as \u00xx. */
 static void quoted(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	putc_unlocked('"', w->f);
-	for (; *s; s++) {
+	putch(w, '"');
+	for (;; s++) {
+		/* Most strings (keys, paths) have nothing to escape: one copy at their end. */
+		while (!escape[(unsigned char)*s])
+			s++;
 		unsigned char c = *s;
+		put(w, run, s - run);
+		if (!c)
+			break;
 		const char *e = NULL;
 		switch (c) {
 		case '\b': e = "\\b"; break;
@@ -103,26 +158,22 @@ static void quoted(struct jw *w, const char *s)
 		case '"': e = "\\\""; break;
 		case '\\': e = "\\\\"; break;
 		}
-		if (!e && c >= ' ')
-			continue;
-		fwrite_unlocked(run, 1, s - run, w->f);
 		if (e) {
-			fputs_unlocked(e, w->f);
+			put(w, e, 2);
 		} else {
-			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-			fputs_unlocked(u, w->f);
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			put(w, u, 6);
 		}
 		run = s + 1;
 	}
-	fwrite_unlocked(run, 1, s - run, w->f);
-	putc_unlocked('"', w->f);
+	putch(w, '"');
 }
 
 void jw_key(struct jw *w, const char *key)
 {
 	member(w);
 	quoted(w, key);
-	putc_unlocked(':', w->f);
+	putch(w, ':');
 	w->after_key = true;
 }
 
@@ -134,6 +185,7 @@ void jw_string(struct jw *w, const char *s)
 	}
 	value(w);
 	quoted(w, s);
+	done(w);
 }
 
 void jw_name(struct jw *w, const char *s)
@@ -144,28 +196,30 @@ void jw_name(struct jw *w, const char *s)
 }
 
 /* Digits by hand: a row has some forty numbers, and printf's parsing would be most of their cost. */
-static void digits(FILE *f, uint64_t v)
+static void digits(struct jw *w, uint64_t v)
 {
 	char b[24], *p = b + sizeof(b);
 
 	do
 		*--p = '0' + v % 10;
 	while (v /= 10);
-	fwrite_unlocked(p, 1, b + sizeof(b) - p, f);
+	put(w, p, b + sizeof(b) - p);
 }
 
 void jw_u64(struct jw *w, uint64_t v)
 {
 	value(w);
-	digits(w->f, v);
+	digits(w, v);
+	done(w);
 }
 
 void jw_i64(struct jw *w, int64_t v)
 {
 	value(w);
 	if (v < 0)
-		putc_unlocked('-', w->f);
-	digits(w->f, v < 0 ? -(uint64_t)v : (uint64_t)v);
+		putch(w, '-');
+	digits(w, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	done(w);
 }
 
 void jw_double(struct jw *w, double v)
@@ -173,35 +227,37 @@ void jw_double(struct jw *w, double v)
 	char b[64];
 
 	value(w);
-	if (isnan(v)) {
-		fputs_unlocked("NaN", w->f);
-		return;
+	if (isnan(v))
+		putstr(w, "NaN");
+	else if (isinf(v))
+		putstr(w, v > 0 ? "Infinity" : "-Infinity");
+	else {
+		int n = snprintf(b, sizeof(b), "%.17g", v);
+		put(w, b, n);
+		/* A whole number still reads as a double. */
+		if (!strpbrk(b, ".e"))
+			put(w, ".0", 2);
 	}
-	if (isinf(v)) {
-		fputs_unlocked(v > 0 ? "Infinity" : "-Infinity", w->f);
-		return;
-	}
-	snprintf(b, sizeof(b), "%.17g", v);
-	fputs_unlocked(b, w->f);
-	/* A whole number still reads as a double. */
-	if (!strpbrk(b, ".e"))
-		fputs_unlocked(".0", w->f);
+	done(w);
 }
 
 void jw_bool(struct jw *w, bool v)
 {
 	value(w);
-	fputs_unlocked(v ? "true" : "false", w->f);
+	putstr(w, v ? "true" : "false");
+	done(w);
 }
 
 void jw_null(struct jw *w)
 {
 	value(w);
-	fputs_unlocked("null", w->f);
+	putstr(w, "null");
+	done(w);
 }
 
 void jw_raw(struct jw *w, const char *json)
 {
 	value(w);
-	fputs_unlocked(json, w->f);
+	putstr(w, json);
+	done(w);
 }

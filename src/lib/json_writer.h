@@ -20,12 +20,22 @@
 
 #define JW_MAX_DEPTH 32
 
+/*
+ * The writer's own buffer: pieces of a few bytes each (a key, a comma, a
+ * number) cost a copy, not a stdio call; it goes to the stream when full
+ * and when a value at the top ends (so text written to the stream between
+ * two values stays in its place).
+ */
+#define JW_BUF 16384
+
 struct jw {
 	FILE *f;
 	bool pretty;
 	bool after_key;              /* a key is written: its value comes next */
 	int depth;
 	bool had[JW_MAX_DEPTH + 1];  /* the container at each depth has a member already */
+	size_t n;                    /* bytes in buf */
+	char buf[JW_BUF];
 };
 
 void jw_init(struct jw *w, FILE *f, bool pretty);

@@ -344,7 +344,7 @@ test_export_hostile_clients() {
 	awk -v l="$longest" 'BEGIN { exit !(l <= 13) }' || fail "a slow head lived $longest s (deadline 10 s)"
 	echo "$codes" | grep -q " 503" || fail "no guess was turned away once bcrypt's budget was spent:$codes"
 	echo "$codes" | grep -q " 401" || fail "no guess was checked:$codes"
-	# 256 connections of 32 KiB, 4 renderings of this host's few cgroups (well under 1 MB each).
+	# 256 connections of 32 KiB, 4 answers of this host's few cgroups (well under 1 MB each).
 	[ $((peak - rss0)) -le 16384 ] || fail "RSS grew by $((peak - rss0)) KiB under hostile clients (bound 16 MiB)"
 	kill $PROM
 	wait_bounded $PROM 20 "prometheus after SIGTERM"
