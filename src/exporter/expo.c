@@ -200,6 +200,7 @@ void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, uns
 {
 	/* The upper bounds of the slots, "le" as text: 2^(i+1) us (made once; renders are serialised). */
 	static char le[40][48];
+	static size_t le_len[40];
 	static unsigned nle;
 	uint64_t total = 0;
 	int hi = -1;
@@ -211,6 +212,7 @@ void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, uns
 			expo_puts(&t, "le=\"");
 			expo_ns_sec(&t, (1ULL << (i + 1)) * 1000ULL);
 			expo_puts(&t, "\"");
+			le_len[i] = t.n;
 		}
 		nle = 40;
 	}
@@ -222,10 +224,30 @@ void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, uns
 	/* The last slot holds everything above it: only +Inf bounds it. */
 	if (hi >= (int)nslots - 1)
 		hi = nslots - 2;
+	/*
+	 * Every bucket's line begins alike, "name_bucket{labels,": made once
+	 * and copied (a scrape of 10,000 cgroups has 150,000 bucket lines).
+	 */
+	char pre[512];
+	size_t llen = labels ? strlen(labels) : 0;
+	struct expo t = { .p = pre, .cap = sizeof(pre) };
+	if (x->family_len + llen + 10 < sizeof(pre)) {
+		expo_put(&t, x->family, x->family_len);
+		expo_put(&t, "_bucket{", 8);
+		expo_put(&t, labels, llen);
+		if (llen)
+			expo_put(&t, ",", 1);
+	}
 	uint64_t cum = 0;
 	for (int i = 0; i <= hi && i < (int)nle; i++) {
 		cum += slots[i];
-		expo_sample_begin(x, "_bucket", labels, le[i]);
+		if (t.n) {
+			expo_put(x, pre, t.n);
+			expo_put(x, le[i], le_len[i]);
+			expo_put(x, "} ", 2);
+		} else {
+			expo_sample_begin(x, "_bucket", labels, le[i]);
+		}
 		expo_u64(x, cum);
 		expo_sample_end(x);
 	}
