@@ -213,6 +213,28 @@ void jw_u64(struct jw *w, uint64_t v)
 	done(w);
 }
 
+void jw_u64s(struct jw *w, const uint64_t *v, size_t n)
+{
+	if (w->pretty || !n) {
+		/* json-c's layout of an array, a line an element: the general way. */
+		jw_array(w);
+		for (size_t i = 0; i < n; i++)
+			jw_u64(w, v[i]);
+		jw_end_array(w);
+		return;
+	}
+	/* Plain: "[a,b,c]" straight (a row has three histograms, ~30 numbers). */
+	value(w);
+	putch(w, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putch(w, ',');
+		digits(w, v[i]);
+	}
+	putch(w, ']');
+	done(w);
+}
+
 void jw_i64(struct jw *w, int64_t v)
 {
 	value(w);
@@ -231,6 +253,8 @@ void jw_double(struct jw *w, double v)
 		putstr(w, "NaN");
 	else if (isinf(v))
 		putstr(w, v > 0 ? "Infinity" : "-Infinity");
+	else if (v == 0 && !signbit(v))
+		put(w, "0.0", 3); /* most rows' throttled share: no printf for it */
 	else {
 		int n = snprintf(b, sizeof(b), "%.17g", v);
 		put(w, b, n);

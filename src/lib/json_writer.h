@@ -49,6 +49,8 @@ void jw_string(struct jw *w, const char *s);
 /* A name from the cgroup tree or a task: anyone's bytes, valid UTF-8 always (broken bytes as U+FFFD); NULL: null. */
 void jw_name(struct jw *w, const char *s);
 void jw_u64(struct jw *w, uint64_t v);
+/* An array of n numbers (json-c's text: "[]" for none). */
+void jw_u64s(struct jw *w, const uint64_t *v, size_t n);
 void jw_i64(struct jw *w, int64_t v);
 /* As json-c writes a double: %.17g, ".0" after a whole number, NaN and Infinity by name. */
 void jw_double(struct jw *w, double v);

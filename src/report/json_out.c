@@ -13,10 +13,7 @@ void json_hist(struct jw *w, const uint64_t *slots)
 	for (int i = 0; i < CGS_HIST_SLOTS; i++)
 		if (slots[i])
 			last = i;
-	jw_array(w);
-	for (int i = 0; i <= last; i++)
-		jw_u64(w, slots[i]);
-	jw_end_array(w);
+	jw_u64s(w, slots, last + 1);
 }
 
 void json_drops(struct jw *w, const uint64_t *d)

@@ -104,6 +104,12 @@ static struct json_object *dom(void)
 	json_object_array_add(a, in);
 	json_object_array_add(a, json_object_new_array());
 	json_object_object_add(o, "a", a);
+	struct json_object *nums = json_object_new_array();
+	json_object_array_add(nums, json_object_new_uint64(3));
+	json_object_array_add(nums, json_object_new_uint64(0));
+	json_object_array_add(nums, json_object_new_uint64(UINT64_MAX));
+	json_object_object_add(o, "nums", nums);
+	json_object_object_add(o, "no_nums", json_object_new_array());
 	json_object_object_add(o, "last", json_object_new_string("end"));
 	return o;
 }
@@ -137,6 +143,11 @@ static void doc(struct jw *w, void *arg)
 	jw_array(w);
 	jw_end_array(w);
 	jw_end_array(w);
+	static const uint64_t nums[] = { 3, 0, UINT64_MAX };
+	jw_key(w, "nums");
+	jw_u64s(w, nums, 3);
+	jw_key(w, "no_nums");
+	jw_u64s(w, NULL, 0);
 	jw_kstring(w, "last", "end");
 	jw_end_object(w);
 }
