@@ -34,7 +34,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 CFLAGS   ?= -O2 -g
 CGS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	-Iinclude -Isrc -I$(OUTPUT) -D_GNU_SOURCE
-LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lmicrohttpd -lyaml -lcrypt -lprotobuf-c -lm -pthread
+LDLIBS   := -lbpf -lelf -lz -ljson-c -linih -lmicrohttpd -lyaml -lcrypt -lprotobuf-c -lncursesw -lm -pthread
 # Sanitizers: the loader and unit tests again with ASan and UBSan (any report
 # fails), and the libFuzzer harnesses of tests/fuzz.
 SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -63,14 +63,15 @@ all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
-# pkg-config, libmicrohttpd-dev libyaml-dev libcrypt-dev (export); tests:
+# pkg-config, libmicrohttpd-dev libyaml-dev libcrypt-dev (export), libncurses-dev
+# (top's screen); tests: tmux (the screen's),
 # libcriterion-dev stress-ng jq gojq, prometheus curl openssl perl (export's), libclang-rt-dev (ASan, UBSan,
 # libFuzzer); the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
 # ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq gojq \
 	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
-	libprotobuf-c-dev protobuf-c-compiler python3-venv \
+	libprotobuf-c-dev protobuf-c-compiler python3-venv libncurses-dev tmux \
 	pkg-config make gcc libcriterion-dev stress-ng \
 	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
 deps:

@@ -13,6 +13,7 @@
 #include "report/json_out.h"
 #include "session/refresh.h"
 #include "session/timeline_rec.h"
+#include "ui/screen.h"
 
 static const char usage[] =
 	"Usage: cgsched [top] [OPTIONS]\n"
@@ -26,6 +27,9 @@ static const char usage[] =
 	"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
 	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr, path\n"
 	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
+	"  -b, --batch            a table per interval, one after another, also on a\n"
+	"                         terminal (where top otherwise draws one screen in place:\n"
+	"                         keys < > c l m w t n sort, / filter, p pause, ? help, q quit)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --group-by KEY     one row per unit, container or pod (summed), or per\n"
 	"                         path (default); the WHO column says whose a cgroup is\n"
@@ -62,7 +66,7 @@ struct top_opts {
 	uint64_t rows;
 	enum sort_key sort;
 	enum group_by group;
-	bool json, quiet;
+	bool json, quiet, batch;
 };
 
 static int top_opt(void *ctx, int c, const char *arg)
@@ -103,6 +107,9 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case 'b':
+		o->batch = true;
+		return 0;
 	}
 	return 1;
 }
@@ -114,6 +121,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "rows", required_argument, NULL, 'r' },
+		{ "batch", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		TASKS_LONG_OPTS("tasks"),
@@ -123,7 +131,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "top", usage, "i:n:s:r:qvh", longs, top_opt, o, &o->c, NULL, 0, NULL };
+	const struct cmd_spec spec = { "top", usage, "i:n:s:r:bqvh", longs, top_opt, o, &o->c, NULL, 0, NULL };
 	int first;
 
 	common_init(&o->c);
@@ -217,6 +225,100 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	refresh_free(&f);
 }
 
+/*
+ * The screen's refresh (screen.h): every row's path resolved (the filter
+ * and the sort by name need them), sorted as the keys say, and kept, so
+ * that a key draws the same rows again at once.
+ */
+static void screen_refresh(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct tl_rec *tl,
+			   const struct snapshot *prev, const struct snapshot *cur, struct refresh *f, bool *have,
+			   const struct screen_view *v)
+{
+	const struct refresh_opts ro = {
+		.group = o->group, .ks = ks, .why = o->c.so.why,
+		.sort = true, .key = v->sort, .shown = 0,
+	};
+
+	if (*have)
+		refresh_free(f);
+	*have = !refresh_make(f, s, &ro, prev, cur);
+	if (*have && tl)
+		tl_rec_rows(tl, &f->r, cur->t_ns);
+}
+
+static void screen_show(const struct top_opts *o, struct session *s, uint64_t drops, const struct refresh *f,
+			const struct screen_view *v)
+{
+	char desc[512];
+	const struct screen_head h = {
+		.desc = session_describe(s, desc, sizeof(desc)),
+		.ncpus = s->tr.ncpus,
+		.interval_ns = o->interval_ns,
+		.drops = drops,
+	};
+
+	screen_draw(&h, &f->r, v);
+}
+
+/*
+ * top on a terminal: one screen, redrawn each interval and at each key.
+ * Tracing and the intervals go on while paused; the screen keeps the
+ * rows it shows. 0, or -1 when the terminal could not be taken (the
+ * caller prints lines instead).
+ */
+static int screen_loop(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct tl_rec *tl,
+		       struct snapshot *prev, bool *have_prev)
+{
+	struct screen_view v = { .sort = o->sort };
+	struct refresh f;
+	struct snapshot cur;
+	bool have = false;
+	uint64_t drops = 0; /* since start, as of the rows shown */
+	uint64_t deadline = s->tr.attached_ns + o->interval_ns;
+	int err = 0;
+
+	if (screen_open(&v))
+		return -1;
+	for (uint64_t n = 0; !o->count || n < o->count;) {
+		int w = session_wait_input(s, deadline, STDIN_FILENO);
+		if (w < 0)
+			break;
+		if (w > 0) {
+			if (screen_keys(&v) && have) {
+				if (v.quit)
+					break;
+				if (v.resort)
+					report_sort(&f.r, &s->fs, v.sort, 0);
+				v.resort = false;
+				screen_show(o, s, drops, &f, &v);
+			}
+			if (v.quit)
+				break;
+			continue;
+		}
+		deadline += o->interval_ns;
+		n++;
+		if ((err = snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
+			screen_close();
+			cgs_err("reading the BPF maps failed: %s", strerror(-err));
+			break;
+		}
+		if (!v.paused) {
+			screen_refresh(o, s, ks, tl, *have_prev ? prev : &s->base, &cur, &f, &have, &v);
+			drops = drops_total(cur.drops); /* the maps' counts: since attach */
+			if (have)
+				screen_show(o, s, drops, &f, &v);
+		}
+		snapshot_free(prev);
+		*prev = cur;
+		*have_prev = true;
+	}
+	screen_close();
+	if (have)
+		refresh_free(&f);
+	return err ? -2 : 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = {};
@@ -258,11 +360,16 @@ int cmd_top(int argc, char **argv)
 	session_describe(&s, desc, sizeof(desc));
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; Ctrl-C to stop\n", s.tr.ncpus, desc);
-	if (!o.json)
-		printf("%s\n\n", desc);
 	bool have_prev = false;
+	/* A terminal gets one screen (ui/screen.h); anything else, or --batch, the tables one after another. */
+	bool screen = screen_wanted(o.batch, o.json) && !o.c.tasks;
+	int sl = screen ? screen_loop(&o, &s, &ks, tlp, &prev, &have_prev) : -1;
+	if (sl == -2)
+		err = CGS_EXIT_FAIL;
+	if (!o.json && sl == -1)
+		printf("%s\n\n", desc);
 	uint64_t deadline = s.tr.attached_ns;
-	for (uint64_t n = 0; !o.count || n < o.count; n++) {
+	for (uint64_t n = 0; sl == -1 && (!o.count || n < o.count); n++) {
 		deadline += o.interval_ns;
 		if (!session_sleep_until(&s, deadline))
 			break;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -167,6 +168,29 @@ bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
 	}
 	return false;
+}
+
+int session_wait_input(struct session *s, uint64_t deadline_ns, int fd)
+{
+	while (!cgs_stop && !output_closed()) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return 0;
+		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
+		tracer_recheck_limits(&s->tr);
+		tracer_maintain(&s->tr);
+		tracer_poll(&s->tr, 0); /* the events so far; the wait is for the keys */
+		/*
+		 * A key within 100 ms of its press. A signal interrupts the poll:
+		 * a stop is seen at the loop's head; any other (the terminal's
+		 * SIGWINCH: curses tells the new size as a key) is input too.
+		 */
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, left_ms > 100 ? 100 : (int)left_ms);
+		if (r > 0 || (r < 0 && errno == EINTR && !cgs_stop))
+			return 1;
+	}
+	return -1;
 }
 
 void session_json_meta(const struct session *s, const char *kind, struct json_meta *m)

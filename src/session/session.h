@@ -79,5 +79,11 @@ void session_trace_info(const struct session *s, struct trace_info *ti);
 const char *session_cgroup_name(void *session, uint64_t id);
 /* Sleep until deadline (monotonic ns) or a stop signal, collecting episodes; false when stopped. */
 bool session_sleep_until(struct session *s, uint64_t deadline_ns);
+/*
+ * The same, and also woken by input on fd (top's screen: a key): 1 when fd
+ * has input, 0 at the deadline, -1 when asked to stop. The tracer's events
+ * are taken every 100 ms at most meanwhile.
+ */
+int session_wait_input(struct session *s, uint64_t deadline_ns, int fd);
 
 #endif

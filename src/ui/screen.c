@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* top's screen (screen.h): ncurses draws, the report's own table gives the rows. */
+#include <curses.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+#include "ui/screen.h"
+
+static bool on;           /* the terminal is ours (between screen_open and screen_close) */
+static bool colour;
+static bool typing;       /* '/' pressed: keys go to the filter until Enter or Esc */
+static bool help;         /* '?' pressed: the keys' help until the next key */
+static char typed[SCREEN_FILTER_MAX];
+
+enum { PAIR_HEAD = 1, PAIR_THR, PAIR_TITLE };
+
+bool screen_wanted(bool batch, bool json)
+{
+	const char *t = getenv("TERM");
+
+	if (batch || json || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return false;
+	/* A terminal without cursor addressing cannot redraw in place: lines, then. */
+	return t && *t && strcmp(t, "dumb");
+}
+
+void screen_close(void)
+{
+	if (!on)
+		return;
+	on = false;
+	endwin();
+}
+
+/*
+ * A crash of the drawing code must not leave the terminal raw and blank:
+ * the terminal back, then the signal's own action (a core dump, where
+ * enabled). endwin is not async-signal-safe; a process about to die of
+ * the signal has nothing left to lose by calling it.
+ */
+static void fatal(int sig)
+{
+	screen_close();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int screen_open(struct screen_view *v)
+{
+	static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	static bool registered;
+
+	if (!newterm(NULL, stdout, stdin))
+		return -1;
+	on = true;
+	if (!registered) {
+		atexit(screen_close);
+		registered = true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_sigs); i++)
+		signal(fatal_sigs[i], fatal);
+	cbreak();
+	noecho();
+	set_escdelay(25); /* Esc alone (the filter's cancel) needs no second's wait */
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	/* Colour only where it helps reading, and never where NO_COLOR is set (no-color.org). */
+	const char *nc = getenv("NO_COLOR");
+	colour = has_colors() && !(nc && *nc);
+	if (colour) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
+		init_pair(PAIR_THR, COLOR_RED, -1);
+		init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+	}
+	v->quit = v->resort = false;
+	typing = help = false;
+	return 0;
+}
+
+static const char *const sort_names[] = { "cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path" };
+
+/* Whether a row shows under the filter: its name or its WHO holds the text. */
+static bool row_matches(const struct row *w, const char *filter)
+{
+	char name[PATH_MAX + 32], who[1024];
+	const char *x;
+
+	if (!*filter)
+		return true;
+	if (strstr(row_name(w, name, sizeof(name)), filter))
+		return true;
+	return (x = row_who(w, who, sizeof(who))) && strstr(x, filter);
+}
+
+/* One line at y, clipped to the window's width, in attribute a. */
+static void line_at(int y, const char *s, size_t len, attr_t a)
+{
+	int cols = COLS;
+
+	if (y >= LINES)
+		return;
+	attron(a);
+	mvaddnstr(y, 0, s, (int)len < cols ? (int)len : cols);
+	attroff(a);
+}
+
+static void draw_help(void)
+{
+	static const char *const lines[] = {
+		"cgsched top: keys",
+		"",
+		"  <  >      sort by the column left or right of the one in use",
+		"  c l m     sort by CPU%, run-queue p99 (latency), run-queue max",
+		"  w t n     sort by wake-ups, throttling (THR%), name (path)",
+		"  /         filter: rows whose path or WHO holds the text (Enter; Esc clears)",
+		"  p         pause: the screen stays, tracing goes on",
+		"  ?         this help (any key closes it)",
+		"  q         quit (the summary since start is printed after)",
+	};
+	erase();
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		line_at(1 + i, lines[i], strlen(lines[i]), i ? A_NORMAL : A_BOLD);
+	refresh();
+}
+
+void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v)
+{
+	struct utsname u;
+	char buf[512], dur[16];
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!on)
+		return;
+	if (help) {
+		draw_help();
+		return;
+	}
+	erase();
+	uname(&u);
+	/* Header: the host, what traces it, and the state of the keys. */
+	snprintf(buf, sizeof(buf), "cgsched top - %s, Linux %s, %d CPUs, every %s%s", u.nodename, u.release,
+		 h->ncpus, fmt_duration(dur, sizeof(dur), h->interval_ns), v->paused ? "  [paused]" : "");
+	line_at(0, buf, strlen(buf), A_BOLD);
+	line_at(1, h->desc, strlen(h->desc), colour ? COLOR_PAIR(PAIR_HEAD) : A_NORMAL);
+	size_t shown = 0;
+	for (size_t i = 0; i < r->n; i++)
+		shown += row_matches(&r->rows[i], v->filter);
+	snprintf(buf, sizeof(buf), "%zu cgroup%s active, %zu shown; sort %s%s%s%s; drops %llu%s", r->n, r->n == 1 ? "" : "s", shown,
+		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
+		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
+	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+	/* The rows: the table's own text (the same columns as the line output), as far as the window goes. */
+	int room = LINES - 5;
+	struct report f = *r;
+	struct row *rows = room > 0 && r->n ? malloc(r->n * sizeof(*rows)) : NULL;
+	FILE *m = open_memstream(&text, &len);
+	if (m && (rows || !r->n)) {
+		f.n = 0;
+		f.rows = rows;
+		for (size_t i = 0; i < r->n && f.n < (size_t)room; i++)
+			if (row_matches(&r->rows[i], v->filter))
+				rows[f.n++] = r->rows[i];
+		report_table(m, &f, 0);
+	}
+	if (m)
+		fclose(m);
+	int y = 4;
+	for (char *p = text, *e; p && *p && y < LINES - 1; p = e + 1, y++) {
+		e = strchrnul(p, '\n');
+		size_t i = y - 5; /* the row this line is (the first line: the columns' names) */
+		attr_t a = y == 4 ? (colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) :
+			   colour && i < f.n && f.rows[i].thr_pct > 0 ? COLOR_PAIR(PAIR_THR) : A_NORMAL;
+		line_at(y, p, e - p, a);
+		if (!*e)
+			break;
+	}
+	free(text);
+	free(rows);
+	/* Footer: the keys, or the filter being typed. */
+	if (typing)
+		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
+	else
+		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  ? help");
+	line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
+	refresh();
+}
+
+static void sort_by(struct screen_view *v, enum sort_key k)
+{
+	if (v->sort != k) {
+		v->sort = k;
+		v->resort = true;
+	}
+}
+
+bool screen_keys(struct screen_view *v)
+{
+	bool changed = false;
+	int c;
+
+	while (on && (c = getch()) != ERR) {
+		changed = true;
+		if (c == KEY_RESIZE)
+			continue; /* ncurses has the new size: drawn again below */
+		if (help) {
+			help = false;
+			continue;
+		}
+		if (typing) {
+			size_t n = strlen(typed);
+			if (c == '\n' || c == KEY_ENTER) {
+				typing = false;
+				snprintf(v->filter, sizeof(v->filter), "%s", typed);
+			} else if (c == 27) { /* Esc: no filter */
+				typing = false;
+				v->filter[0] = 0;
+			} else if ((c == KEY_BACKSPACE || c == 127 || c == 8) && n) {
+				typed[n - 1] = 0;
+			} else if (c >= ' ' && c < 127 && n + 1 < sizeof(typed)) {
+				typed[n] = c;
+				typed[n + 1] = 0;
+			}
+			continue;
+		}
+		switch (c) {
+		case 'q':
+		case 'Q':
+			v->quit = true;
+			break;
+		case 'p':
+		case ' ':
+			v->paused = !v->paused;
+			break;
+		case '?':
+		case 'h':
+			help = true;
+			break;
+		case '/':
+			typing = true;
+			snprintf(typed, sizeof(typed), "%s", v->filter);
+			break;
+		case '<':
+			sort_by(v, v->sort ? v->sort - 1 : SORT_PATH);
+			break;
+		case '>':
+			sort_by(v, v->sort == SORT_PATH ? SORT_CPU : v->sort + 1);
+			break;
+		case 'c': sort_by(v, SORT_CPU); break;
+		case 'l': sort_by(v, SORT_P99); break;
+		case 'm': sort_by(v, SORT_MAX); break;
+		case 'w': sort_by(v, SORT_WAKEUPS); break;
+		case 't': sort_by(v, SORT_THR); break;
+		case 'n': sort_by(v, SORT_PATH); break;
+		}
+	}
+	return changed;
+}

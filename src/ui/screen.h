@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cgsched top on a terminal: one screen redrawn in place (ncurses,
+ * docs/dependencies.md), as top and htop draw theirs. It shows what a
+ * refresh made (report/report.h) and turns keys into what to show next:
+ * the sort, a filter, a pause. Everything it needs comes in; it reads no
+ * map and no file. The terminal is put back on every way out: its close,
+ * exit, a fatal signal (screen_open installs the handlers).
+ */
+#ifndef CGS_SCREEN_H
+#define CGS_SCREEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/report.h"
+
+/* Whether top draws a screen: stdin and stdout a terminal that can address the cursor, and no --batch or --json. */
+bool screen_wanted(bool batch, bool json);
+
+#define SCREEN_FILTER_MAX 128
+
+/* What the keys ask for, read by the command's loop. */
+struct screen_view {
+	enum sort_key sort;
+	bool paused;
+	char filter[SCREEN_FILTER_MAX]; /* a row shows when its path or WHO holds it; "" all */
+	bool quit;
+	bool resort;                    /* the sort changed: the rows drawn again in its order */
+};
+
+/* What the header says, from the session. */
+struct screen_head {
+	const char *desc;      /* the session's one-line description (backends, cgroup version) */
+	int ncpus;
+	uint64_t interval_ns;
+	uint64_t drops;        /* every drop counter summed since start */
+};
+
+/* Take the terminal (alternate screen, no echo, keys one by one). 0, or -1 when the terminal refuses. */
+int screen_open(struct screen_view *v);
+/* Give it back as it was. Safe to call twice, and from atexit. */
+void screen_close(void);
+/* Draw a refresh's rows (sorted already) under the header, as far as the window has room. */
+void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v);
+/* The keys typed so far, into v; true when something to draw again changed. */
+bool screen_keys(struct screen_view *v);
+
+#endif

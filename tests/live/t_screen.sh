@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# top on a terminal (ui/screen.c): driven in tmux, which is a real terminal
+# to it, with keys sent and the pane read back as the user sees it.
+
+# scr_need: tmux, or the test is skipped (make deps installs it).
+scr_need() {
+	command -v tmux >/dev/null || { echo "no tmux here: a test for the host, where make deps installs it"; exit 77; }
+}
+
+# scr_start: a tmux server of this test's own, one window of 200x40 with a
+# shell; TM runs tmux against it. Its server is killed with the test.
+scr_start() {
+	TM="tmux -L cgs-$CGS_RUN-$$"
+	$TM new-session -d -x 200 -y 40 sh || fail "tmux would not start"
+	CGS_BG="$CGS_BG $($TM display -p '#{pid}')"
+}
+
+# scr_wait PATTERN [SECONDS]: until the pane shows a line matching the
+# extended regex PATTERN (bounded, default 10 s, scaled); the pane in $TMP/pane.
+scr_wait() {
+	deadline "${2:-10}"
+	until $TM capture-pane -p >"$TMP/pane" && grep -Eq "$1" "$TMP/pane"; do
+		past_deadline && fail "the screen never showed /$1/: $(cat "$TMP/pane")"
+		nap 0.2
+	done
+}
+
+# scr_field FILE ROWPREFIX COLUMN: the value in COLUMN of the table row
+# starting with ROWPREFIX, the columns found by the header line's names.
+scr_field() {
+	awk -v row="$2" -v col="$3" '
+		$1 == "CGROUP" { for (i = 1; i <= NF; i++) if ($i == col) c = i }
+		c && index($0, row) == 1 { print $c; exit }' "$1"
+}
+
+# The screen shows a throttled cgroup's row with its figures, redraws in
+# place, sorts by the keys, filters, shows its help, follows the window's
+# size, and gives the terminal back as it was (stty's settings, the shell's
+# screen) on q and on SIGTERM. Two cgroups on CPU 1: A with a quota of 20 %
+# of a CPU, throttled every period; B unlimited, taking the rest (~80 %).
+test_top_screen() {
+	scr_need
+	cg_create scra && A=$CG
+	cg_create scrb && B=$CG
+	cg_quota "$A" 20000 100000
+	cg_spawn "$A" "$CGWORK" burn 1 60 1
+	cg_spawn "$B" "$CGWORK" burn 1 60 1
+	scr_start
+	$TM send-keys "stty -g >$TMP/stty.before; $CGSCHED top -q -i 0.5 --cgroup $A --cgroup $B; stty -g >$TMP/stty.after; echo CGS-DONE" Enter
+	# Both rows, A's throttled, after an interval or two of both running.
+	scr_wait "^$B "
+	deadline 10
+	while :; do
+		$TM capture-pane -p >"$TMP/pane"
+		cpu=$(scr_field "$TMP/pane" "$A " CPU%)
+		thr=$(scr_field "$TMP/pane" "$A " THR%)
+		awk -v t="${thr:-0}" 'BEGIN { exit !(t > 0) }' && break
+		past_deadline && fail "A's row never showed throttling: $(cat "$TMP/pane")"
+		nap 0.2
+	done
+	cat "$TMP/pane"
+	echo "A: CPU% $cpu, THR% $thr"
+	# 20 % of a CPU over an interval of 500 ms: 5 periods of 100 ms, of
+	# which the two at its ends are partial, each giving 0-20 ms of its
+	# quota, so 80-120 ms in the interval: 16-24 %.
+	awk -v c="$cpu" 'BEGIN { exit !(c >= 16 && c <= 24) }' || fail "A's CPU% $cpu on the screen, its quota 20 %"
+	awk -v t="$thr" 'BEGIN { exit !(t > 0) }' || fail "A's THR% $thr on the screen: it is throttled every period"
+	grep -q "^q quit" "$TMP/pane" || fail "no footer of keys"
+	# Redrawn in place: one header, however many intervals went by.
+	[ "$(grep -c '^cgsched top - ' "$TMP/pane")" = 1 ] || fail "the header is there more than once: not one screen"
+	# Sorted by CPU% (default): B first; by THR% (t): A first; by name (n): A first.
+	first=$(grep -E "^/cgs-test-" "$TMP/pane" | head -n 1 | cut -d' ' -f1)
+	[ "$first" = "$B" ] || fail "sorted by CPU%, the first row is $first, not B ($B)"
+	$TM send-keys t
+	scr_wait "sort thr"
+	first=$(grep -E "^/cgs-test-" "$TMP/pane" | head -n 1 | cut -d' ' -f1)
+	[ "$first" = "$A" ] || fail "sorted by THR%, the first row is $first, not A ($A)"
+	$TM send-keys c
+	scr_wait "sort cpu"
+	# The filter: only B's row.
+	$TM send-keys /
+	$TM send-keys -l -- -scrb
+	$TM send-keys Enter
+	scr_wait 'filter "-scrb"'
+	grep -q "^$B " "$TMP/pane" && ! grep -q "^$A " "$TMP/pane" ||
+		fail "filtered by -scrb, the rows are: $(grep -E '^/cgs-test-' "$TMP/pane")"
+	$TM send-keys / Escape
+	scr_wait "2 shown"
+	# Help, and any key closes it.
+	$TM send-keys '?'
+	scr_wait "cgsched top: keys"
+	$TM send-keys x
+	scr_wait "^q quit"
+	# Colour where it helps: A's throttled row in red (SGR 31), B's not.
+	$TM capture-pane -p -e >"$TMP/pane.e"
+	grep -a "$A " "$TMP/pane.e" | grep -q "$(printf '\033')\[31m" || fail "A's throttled row is not in colour"
+	# The window made smaller: drawn again to its size (the footer on its last line).
+	$TM resize-window -x 120 -y 20
+	deadline 10
+	until $TM capture-pane -p >"$TMP/pane" && [ "$(sed -n 20p "$TMP/pane" | cut -c1-6)" = "q quit" ]; do
+		past_deadline && fail "not drawn again at 20 lines: $(cat "$TMP/pane")"
+		nap 0.2
+	done
+	# q: the summary after, the shell's screen back, stty as it was.
+	$TM send-keys q
+	scr_wait "^CGS-DONE"
+	grep -q "^Summary over" "$TMP/pane" || fail "no summary after q: $(cat "$TMP/pane")"
+	cmp -s "$TMP/stty.before" "$TMP/stty.after" || fail "the terminal's settings changed: $(cat "$TMP/stty.before") / $(cat "$TMP/stty.after")"
+	# SIGTERM while the screen is up: the same.
+	$TM send-keys "clear; NO_COLOR=1 $CGSCHED top -q -i 0.5 --cgroup $A; stty -g >$TMP/stty.after2; echo CGS-DONE2" Enter
+	scr_wait "^q quit"
+	$TM capture-pane -p -e >"$TMP/pane.e"
+	! grep -a "$A " "$TMP/pane.e" | grep -q "$(printf '\033')\[31m" || fail "colour with NO_COLOR set"
+	pkill -TERM -f "^$CGSCHED top -q -i 0.5 --cgroup $A\$" || fail "no cgsched to stop"
+	scr_wait "^CGS-DONE2"
+	cmp -s "$TMP/stty.before" "$TMP/stty.after2" || fail "the terminal's settings changed after SIGTERM"
+	echo "after q and SIGTERM: stty as before ($(cut -c1-40 "$TMP/stty.before")...)"
+}
+
+# Not a terminal, or --batch: the tables one after another, as before.
+test_top_batch_lines() {
+	scr_need
+	scr_start
+	$TM send-keys "$CGSCHED top -q -b -i 0.3 -n 2 >$TMP/b.out; echo CGS-DONE" Enter
+	scr_wait "^CGS-DONE" 20
+	grep -q "^cgsched top - " "$TMP/pane" && fail "--batch drew a screen"
+	[ "$(grep -c '^CGROUP ' "$TMP/b.out")" = 3 ] || fail "--batch: $(grep -c '^CGROUP ' "$TMP/b.out") tables, expected 2 and the summary's"
+	$TM send-keys "$CGSCHED top -q -b -i 0.3 -n 2; echo CGS-DONE2" Enter
+	scr_wait "^CGS-DONE2" 20
+	grep -q "^Summary over" "$TMP/pane" || fail "--batch on the terminal: no summary: $(cat "$TMP/pane")"
+}
