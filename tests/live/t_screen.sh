@@ -10,7 +10,8 @@ scr_need() {
 # scr_start: a tmux server of this test's own, one window of 200x40 with a
 # shell; TM runs tmux against it. Its server is killed with the test.
 scr_start() {
-	TM="tmux -L cgs-$CGS_RUN-$$"
+	# Its socket in the test's directory: removed with it, even after a kill -9.
+	TM="tmux -S $TMP/tmux.sock"
 	$TM new-session -d -x 200 -y 40 sh || fail "tmux would not start"
 	CGS_BG="$CGS_BG $($TM display -p '#{pid}')"
 }
@@ -115,6 +116,7 @@ test_top_screen() {
 	scr_wait "^CGS-DONE2"
 	cmp -s "$TMP/stty.before" "$TMP/stty.after2" || fail "the terminal's settings changed after SIGTERM"
 	echo "after q and SIGTERM: stty as before ($(cut -c1-40 "$TMP/stty.before")...)"
+	$TM kill-server
 }
 
 # Not a terminal, or --batch: the tables one after another, as before.
@@ -128,4 +130,5 @@ test_top_batch_lines() {
 	$TM send-keys "$CGSCHED top -q -b -i 0.3 -n 2; echo CGS-DONE2" Enter
 	scr_wait "^CGS-DONE2" 20
 	grep -q "^Summary over" "$TMP/pane" || fail "--batch on the terminal: no summary: $(cat "$TMP/pane")"
+	$TM kill-server
 }
