@@ -244,6 +244,8 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 	*have = !refresh_make(f, s, &ro, prev, cur);
 	if (*have && tl)
 		tl_rec_rows(tl, &f->r, cur->t_ns);
+	if (*have)
+		screen_record(&f->r);
 }
 
 static void screen_show(const struct top_opts *o, struct session *s, uint64_t drops, const struct refresh *f,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A table keyed by cgroup id: open addressing, linear probing, at most half
- * full, doubled as it grows. Entries are the caller's struct, whose first
+ * A table keyed by cgroup id: open addressing, linear probing, at most
+ * three quarters full, doubled as it grows. Entries are the caller's struct, whose first
  * member is the uint64_t id; id 0 marks a free entry (no cgroup has id 0).
  */
 #ifndef CGS_IDTAB_H

@@ -9,7 +9,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/idtab.h"
 #include "lib/util.h"
+#include "report/hist.h"
 #include "ui/screen.h"
 
 static bool on;           /* the terminal is ours (between screen_open and screen_close) */
@@ -17,6 +19,18 @@ static bool colour;
 static bool typing;       /* '/' pressed: keys go to the filter until Enter or Esc */
 static bool help;         /* '?' pressed: the keys' help until the next key */
 static char typed[SCREEN_FILTER_MAX];
+/* The rows drawn last, in order: where the arrow keys move the highlight. */
+static uint64_t *drawn;
+static size_t ndrawn, drawncap;
+
+/* A limited or throttled cgroup's THR%, interval by interval (screen_record). */
+struct thr_hist {
+	uint64_t id;
+	uint64_t last;                   /* the interval of its newest figure */
+	float pct[SCREEN_THR_HIST];      /* interval i's at i % SCREEN_THR_HIST */
+};
+static struct idtab hist = IDTAB_INIT(struct thr_hist);
+static uint64_t intervals;           /* recorded so far */
 
 enum { PAIR_HEAD = 1, PAIR_THR, PAIR_TITLE };
 
@@ -36,6 +50,38 @@ void screen_close(void)
 		return;
 	on = false;
 	endwin();
+}
+
+void screen_record(const struct report *r)
+{
+	intervals++;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->rows[i];
+		bool fresh;
+		if (w->thr_pct <= 0 && !(w->k.ok && w->k.quota_us >= 0))
+			continue;
+		struct thr_hist *h = idtab_put(&hist, w->id, &fresh);
+		if (!h)
+			return; /* out of memory: a shorter history */
+		/* The intervals it was not in (idle, or not limited then): 0 (a new entry is zeroed). */
+		if (!fresh) {
+			uint64_t from = h->last + 1;
+			if (intervals > SCREEN_THR_HIST && from < intervals - SCREEN_THR_HIST + 1)
+				from = intervals - SCREEN_THR_HIST + 1;
+			for (uint64_t k = from; k < intervals; k++)
+				h->pct[k % SCREEN_THR_HIST] = 0;
+		}
+		h->pct[intervals % SCREEN_THR_HIST] = w->thr_pct;
+		h->last = intervals;
+	}
+	/* Cgroups gone or idle for the whole history: their entries go (a host where containers come and go). */
+	if (intervals % SCREEN_THR_HIST == 0) {
+		for (size_t i = 0; i < hist.cap; i++) {
+			struct thr_hist *h = idtab_at(&hist, i);
+			if (h && h->last + SCREEN_THR_HIST <= intervals && idtab_del(&hist, h->id))
+				i--; /* entries move on a delete: this one again */
+		}
+	}
 }
 
 /*
@@ -122,6 +168,9 @@ static void draw_help(void)
 		"  c l m     sort by CPU%, run-queue p99 (latency), run-queue max",
 		"  w t n     sort by wake-ups, throttling (THR%), name (path)",
 		"  /         filter: rows whose path or WHO holds the text (Enter; Esc clears)",
+		"  Up Down   move the highlighted row",
+		"  Enter     that cgroup's detail: its row, run-queue histogram, throttling",
+		"            per interval over the last minute, causes with --why (Esc: back)",
 		"  p         pause: the screen stays, tracing goes on",
 		"  ?         this help (any key closes it)",
 		"  q         quit (the summary since start is printed after)",
@@ -130,6 +179,95 @@ static void draw_help(void)
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
 		line_at(1 + i, lines[i], strlen(lines[i]), i ? A_NORMAL : A_BOLD);
 	refresh();
+}
+
+/* Text lines at y on, from a stream's text; the next free line. */
+static int lines_at(int y, const char *text, attr_t a)
+{
+	for (const char *p = text, *e; p && *p && y < LINES - 1; p = e + 1, y++) {
+		e = strchrnul(p, '\n');
+		line_at(y, p, e - p, a);
+		if (!*e)
+			return y + 1;
+	}
+	return y;
+}
+
+/*
+ * One cgroup: its row, its run-queue histogram in runqlat's layout, its
+ * throttling as a bar per interval over the last minute (as far as the
+ * history and the window go), and with --why its causes.
+ */
+static void draw_detail(int y, const struct report *r, const struct row *w, const struct screen_head *h)
+{
+	struct report one = *r;
+	char *text = NULL, buf[256], dur[16];
+	size_t len = 0;
+	FILE *m;
+
+	one.n = 1;
+	one.rows = (struct row *)w;
+	if ((m = open_memstream(&text, &len))) {
+		report_table(m, &one, 0);
+		fputc('\n', m);
+		fprintf(m, "Run-queue latency of its tasks this interval:\n");
+		if (w->s->c.runq_count)
+			hist_print(m, w->s->c.runq_slots, CGS_HIST_SLOTS, r->hist_ms ? "msecs" : "usecs");
+		else
+			fprintf(m, "     (no wait)\n");
+		fclose(m);
+		y = lines_at(y, text, A_NORMAL);
+		free(text);
+	}
+	/* Throttling, newest right: one column an interval, 5 lines high, 100 % (or the most, if more) at the top. */
+	uint64_t want = h->interval_ns ? 60000000000ULL / h->interval_ns : 60;
+	size_t cols = COLS > 12 ? COLS - 12 : 0;
+	size_t nb = want < SCREEN_THR_HIST ? want : SCREEN_THR_HIST;
+	nb = nb < intervals ? nb : intervals;
+	nb = nb < cols ? nb : cols;
+	const struct thr_hist *t = idtab_find(&hist, w->id);
+	snprintf(buf, sizeof(buf), "Throttled (THR%%) per interval of %s, the last %zu, newest right:%s",
+		 fmt_duration(dur, sizeof(dur), h->interval_ns), nb,
+		 w->k.ok && w->k.quota_us >= 0 ? "" : "  (no quota of its own)");
+	line_at(++y, buf, strlen(buf), A_BOLD);
+	y++;
+	float v[SCREEN_THR_HIST], top = 100;
+	for (size_t i = 0; i < nb; i++) {
+		uint64_t k = intervals - nb + 1 + i;
+		v[i] = t && k <= t->last && k + SCREEN_THR_HIST > t->last ? t->pct[k % SCREEN_THR_HIST] : 0;
+		if (v[i] > top)
+			top = v[i];
+	}
+	for (int lvl = 5; lvl >= 1 && y < LINES - 1; lvl--, y++) {
+		snprintf(buf, sizeof(buf), "%6.0f%% |", lvl == 5 ? top : lvl == 1 ? 0 : top * (lvl - 1) / 4);
+		if (lvl != 5 && lvl != 1)
+			snprintf(buf, sizeof(buf), "        |");
+		mvaddstr(y, 0, buf);
+		for (size_t i = 0; i < nb; i++) {
+			/* A cell is filled when the value reaches its lower edge (any throttling fills the lowest). */
+			bool fill = v[i] > 0 && v[i] >= top * (lvl - 1) / 5;
+			if (fill && colour)
+				attron(COLOR_PAIR(PAIR_THR));
+			mvaddch(y, 9 + i, fill ? '#' : ' ');
+			if (fill && colour)
+				attroff(COLOR_PAIR(PAIR_THR));
+		}
+	}
+	/* --why: the causes' sentence of this row. */
+	if (w->why && (m = open_memstream(&text, &len))) {
+		report_why_lines(m, &one);
+		fclose(m);
+		lines_at(y + 1, text, A_NORMAL);
+		free(text);
+	}
+}
+
+static const struct row *row_of(const struct report *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].id == id)
+			return &r->rows[i];
+	return NULL;
 }
 
 void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v)
@@ -159,6 +297,20 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
 		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
 	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+	if (v->detail) {
+		const struct row *sel = row_of(r, v->sel);
+		if (sel) {
+			draw_detail(4, r, sel, h);
+		} else {
+			snprintf(buf, sizeof(buf), "cgroup id %llu: not active this interval (no task of it ran or waited)",
+				 (unsigned long long)v->sel);
+			line_at(4, buf, strlen(buf), A_NORMAL);
+		}
+		snprintf(buf, sizeof(buf), "Esc back  q quit  p pause  ? help");
+		line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
+		refresh();
+		return;
+	}
 	/* The rows: the table's own text (the same columns as the line output), as far as the window goes. */
 	int room = LINES - 5;
 	struct report f = *r;
@@ -171,6 +323,17 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 			if (row_matches(&r->rows[i], v->filter))
 				rows[f.n++] = r->rows[i];
 		report_table(m, &f, 0);
+		/* What the arrows move among. */
+		if (f.n > drawncap) {
+			uint64_t *d = realloc(drawn, f.n * sizeof(*d));
+			if (d) {
+				drawn = d;
+				drawncap = f.n;
+			}
+		}
+		ndrawn = 0;
+		for (size_t i = 0; i < f.n && i < drawncap; i++)
+			drawn[ndrawn++] = f.rows[i].id;
 	}
 	if (m)
 		fclose(m);
@@ -180,6 +343,9 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		size_t i = y - 5; /* the row this line is (the first line: the columns' names) */
 		attr_t a = y == 4 ? (colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) :
 			   colour && i < f.n && f.rows[i].thr_pct > 0 ? COLOR_PAIR(PAIR_THR) : A_NORMAL;
+		/* The highlighted row (the first until an arrow moves it). */
+		if (y > 4 && i < f.n && (f.rows[i].id == v->sel || (!v->sel && i == 0)))
+			a |= A_BOLD | A_UNDERLINE;
 		line_at(y, p, e - p, a);
 		if (!*e)
 			break;
@@ -190,7 +356,7 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	if (typing)
 		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
 	else
-		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  ? help");
+		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  Up Down Enter detail  ? help");
 	line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
 	refresh();
 }
@@ -232,10 +398,36 @@ bool screen_keys(struct screen_view *v)
 			}
 			continue;
 		}
+		if (v->detail && (c == 27 || c == '\n' || c == KEY_ENTER || c == KEY_BACKSPACE || c == KEY_LEFT)) {
+			v->detail = false;
+			continue;
+		}
 		switch (c) {
 		case 'q':
 		case 'Q':
 			v->quit = true;
+			break;
+		case KEY_UP:
+		case KEY_DOWN: {
+			size_t at = 0;
+			while (at < ndrawn && drawn[at] != v->sel)
+				at++;
+			if (at == ndrawn) /* none yet: the first row is the highlighted one */
+				at = 0;
+			if (c == KEY_UP && at > 0)
+				at--;
+			else if (c == KEY_DOWN && at + 1 < ndrawn)
+				at++;
+			if (ndrawn)
+				v->sel = drawn[at];
+			break;
+		}
+		case '\n':
+		case KEY_ENTER:
+		case KEY_RIGHT:
+			if (!v->sel && ndrawn)
+				v->sel = drawn[0];
+			v->detail = v->sel != 0;
 			break;
 		case 'p':
 		case ' ':

@@ -3,7 +3,7 @@
  * cgsched top on a terminal: one screen redrawn in place (ncurses,
  * docs/dependencies.md), as top and htop draw theirs. It shows what a
  * refresh made (report/report.h) and turns keys into what to show next:
- * the sort, a filter, a pause. Everything it needs comes in; it reads no
+ * the sort, a filter, a pause, one cgroup's detail. Everything it needs comes in; it reads no
  * map and no file. The terminal is put back on every way out: its close,
  * exit, a fatal signal (screen_open installs the handlers).
  */
@@ -28,6 +28,8 @@ struct screen_view {
 	char filter[SCREEN_FILTER_MAX]; /* a row shows when its path or WHO holds it; "" all */
 	bool quit;
 	bool resort;                    /* the sort changed: the rows drawn again in its order */
+	uint64_t sel;                   /* the cgroup of the highlighted row (arrow keys); 0: the first */
+	bool detail;                    /* Enter: that cgroup's detail instead of the rows */
 };
 
 /* What the header says, from the session. */
@@ -42,6 +44,13 @@ struct screen_head {
 int screen_open(struct screen_view *v);
 /* Give it back as it was. Safe to call twice, and from atexit. */
 void screen_close(void);
+/*
+ * A new interval's rows, every one: each throttled or limited cgroup's
+ * THR% goes into the history the detail view draws (the last
+ * SCREEN_THR_HIST intervals; the intervals of a pause are not in it).
+ */
+#define SCREEN_THR_HIST 120
+void screen_record(const struct report *r);
 /* Draw a refresh's rows (sorted already) under the header, as far as the window has room. */
 void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v);
 /* The keys typed so far, into v; true when something to draw again changed. */

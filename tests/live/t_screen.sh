@@ -92,6 +92,17 @@ test_top_screen() {
 	scr_wait "cgsched top: keys"
 	$TM send-keys x
 	scr_wait "^q quit"
+	# A's detail: Down from B (first by CPU%) to A, Enter; its row, its
+	# run-queue histogram (runqlat's layout), its throttling per interval.
+	nap 1.5 # a few intervals of history
+	$TM send-keys Down Enter
+	scr_wait "^Throttled \(THR%\) per interval"
+	grep -q "^$A " "$TMP/pane" || fail "the detail is not A's: $(cat "$TMP/pane")"
+	grep -q "usecs *: count *distribution" "$TMP/pane" || fail "no run-queue histogram in A's detail: $(cat "$TMP/pane")"
+	grep -A5 "^Throttled" "$TMP/pane" | grep -q "|#" || fail "no throttled interval drawn in A's detail: $(cat "$TMP/pane")"
+	sed -n '/^Throttled/,/^ *0% |/p' "$TMP/pane"
+	$TM send-keys Escape
+	scr_wait "^q quit"
 	# Colour where it helps: A's throttled row in red (SGR 31), B's not.
 	$TM capture-pane -p -e >"$TMP/pane.e"
 	grep -a "$A " "$TMP/pane.e" | grep -q "$(printf '\033')\[31m" || fail "A's throttled row is not in colour"
