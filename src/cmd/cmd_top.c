@@ -235,7 +235,7 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 			   const struct screen_view *v)
 {
 	const struct refresh_opts ro = {
-		.group = o->group, .ks = ks, .why = o->c.so.why,
+		.group = v->group, .ks = ks, .why = o->c.so.why,
 		.sort = true, .key = v->sort, .shown = 0,
 	};
 
@@ -271,7 +271,7 @@ static void screen_show(const struct top_opts *o, struct session *s, uint64_t dr
 static int screen_loop(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct tl_rec *tl,
 		       struct snapshot *prev, bool *have_prev)
 {
-	struct screen_view v = { .sort = o->sort };
+	struct screen_view v = { .sort = o->sort, .group = o->group };
 	struct refresh f;
 	struct snapshot cur;
 	bool have = false;

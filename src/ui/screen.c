@@ -171,6 +171,7 @@ static void draw_help(void)
 		"  Up Down   move the highlighted row",
 		"  Enter     that cgroup's detail: its row, run-queue histogram, throttling",
 		"            per interval over the last minute, causes with --why (Esc: back)",
+		"  g         rows by path, unit, container or pod, in turn (from the next interval)",
 		"  p         pause: the screen stays, tracing goes on",
 		"  ?         this help (any key closes it)",
 		"  q         quit (the summary since start is printed after)",
@@ -293,10 +294,25 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	size_t shown = 0;
 	for (size_t i = 0; i < r->n; i++)
 		shown += row_matches(&r->rows[i], v->filter);
-	snprintf(buf, sizeof(buf), "%zu cgroup%s active, %zu shown; sort %s%s%s%s; drops %llu%s", r->n, r->n == 1 ? "" : "s", shown,
+	snprintf(buf, sizeof(buf), "%zu row%s active, %zu shown; sort %s%s%s%s; drops %llu%s", r->n,
+		 r->n == 1 ? "" : "s", shown,
 		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
 		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
 	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+	/* The grouping: what the rows are, as the key asked (shown from the interval after it). */
+	size_t groups = 0, members = 0, o = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		groups += r->rows[i].members > 0;
+		members += r->rows[i].members;
+	}
+	o += snprintf(buf, sizeof(buf), "rows by %s", r->group_by ? r->group_by : group_by_name(GROUP_PATH));
+	if (r->group_by)
+		o += snprintf(buf + o, sizeof(buf) - o, ": %zu group%s of %zu cgroup%s, %zu cgroup%s in none",
+			      groups, groups == 1 ? "" : "s", members, members == 1 ? "" : "s", r->n - groups,
+			      r->n - groups == 1 ? "" : "s");
+	if (strcmp(r->group_by ? r->group_by : group_by_name(GROUP_PATH), group_by_name(v->group)) && o < sizeof(buf))
+		snprintf(buf + o, sizeof(buf) - o, "; by %s from the next interval", group_by_name(v->group));
+	line_at(3, buf, strlen(buf), A_NORMAL);
 	if (v->detail) {
 		const struct row *sel = row_of(r, v->sel);
 		if (sel) {
@@ -356,7 +372,7 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	if (typing)
 		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
 	else
-		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  Up Down Enter detail  ? help");
+		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  g group  Up Down Enter detail  ? help");
 	line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
 	refresh();
 }
@@ -446,6 +462,11 @@ bool screen_keys(struct screen_view *v)
 			break;
 		case '>':
 			sort_by(v, v->sort == SORT_PATH ? SORT_CPU : v->sort + 1);
+			break;
+		case 'g':
+			v->group = v->group == GROUP_POD ? GROUP_PATH : v->group + 1;
+			v->sel = 0; /* a row of another kind */
+			v->detail = false;
 			break;
 		case 'c': sort_by(v, SORT_CPU); break;
 		case 'l': sort_by(v, SORT_P99); break;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/group.h"
 #include "report/report.h"
 
 /* Whether top draws a screen: stdin and stdout a terminal that can address the cursor, and no --batch or --json. */
@@ -28,6 +29,7 @@ struct screen_view {
 	char filter[SCREEN_FILTER_MAX]; /* a row shows when its path or WHO holds it; "" all */
 	bool quit;
 	bool resort;                    /* the sort changed: the rows drawn again in its order */
+	enum group_by group;            /* g: a row per cgroup, or per unit, container, pod (from the next interval) */
 	uint64_t sel;                   /* the cgroup of the highlighted row (arrow keys); 0: the first */
 	bool detail;                    /* Enter: that cgroup's detail instead of the rows */
 };

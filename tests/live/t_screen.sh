@@ -103,6 +103,13 @@ test_top_screen() {
 	sed -n '/^Throttled/,/^ *0% |/p' "$TMP/pane"
 	$TM send-keys Escape
 	scr_wait "^q quit"
+	# g: rows by unit (these two cgroups in none: rows of their own), container, pod, back to path.
+	grep -q "^rows by path$" "$TMP/pane" || fail "no grouping line: $(cat "$TMP/pane")"
+	$TM send-keys g
+	scr_wait "^rows by unit: 0 groups of 0 cgroups, 2 cgroups in none$"
+	$TM send-keys g g g
+	scr_wait "^rows by path$"
+	scr_wait "^$A "
 	# Colour where it helps: A's throttled row in red (SGR 31), B's not.
 	$TM capture-pane -p -e >"$TMP/pane.e"
 	grep -a "$A " "$TMP/pane.e" | grep -q "$(printf '\033')\[31m" || fail "A's throttled row is not in colour"
