@@ -276,6 +276,25 @@ if [ "$SCALE" -gt 0 ]; then
 	set -- $ref
 	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": {\"min\": $refmin, \"median\": $1, \"max\": $refmax, \"refreshes\": $(wc -l <"$T/ref")}, \"median_parts_ms\": {\"maps\": $4, \"kernel_figures\": $5, \"report\": $6}, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
 	echo "scale: one refresh with $3 cgroups in the maps, as a table: median $1 ms CPU ($refmin-$refmax over $(wc -l <"$T/ref") refreshes; median's parts: maps $4, kernel figures $5, report $6 ms), $2 ms wall; $refj ms CPU as --json of every row; map memory bound $mem bytes; map-full drops $drops"
+	# The same refreshes on top's screen (a terminal: tmux, 200x50), beside
+	# the table's: the screen resolves and sorts every row (its filter and
+	# sort by name need them), the table only its first 20.
+	scr="null"
+	if command -v tmux >/dev/null; then
+		TMB="tmux -S $T/tmux.sock"
+		$TMB new-session -d -x 200 -y 50 "$CGSCHED top -v -q -i 1 -n 10 --max-cgroups 16384 2>$T/screen.err"
+		_end=$(( $(date +%s) + 60 ))
+		while $TMB has-session 2>/dev/null && [ "$(date +%s)" -lt "$_end" ]; do sleep 0.5; done
+		$TMB kill-server 2>/dev/null
+		sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/screen.err" | tail -n +3 | sort -n >"$T/sref"
+		if [ -s "$T/sref" ]; then
+			sm=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$T/sref")
+			sr=$(awk -v s="$sm" -v t="$1" 'BEGIN { printf "%.2f", s / t }')
+			scr="{\"refresh_cpu_ms\": {\"min\": $(head -n 1 "$T/sref"), \"median\": $sm, \"max\": $(tail -n 1 "$T/sref"), \"refreshes\": $(wc -l <"$T/sref")}, \"screen_over_table\": $sr}"
+			echo "scale: one refresh on top's screen (tmux): median $sm ms CPU ($(head -n 1 "$T/sref")-$(tail -n 1 "$T/sref")), $sr times the table's"
+		fi
+	fi
+	scale="${scale%\}}, \"screen\": $scr}"
 	# cgsched export with the same cgroups: the CPU of one scrape (gather and
 	# render, as the exporter measures it in its own thread), over many scrapes.
 	EPORT=$(( 21000 + $$ % 1000 ))
