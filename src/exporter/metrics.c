@@ -298,6 +298,46 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 }
 
 
+/* What a step's family header needs besides its name, type and help. */
+enum { SF_WHY = 1 /* only with --why */, SF_PAIRS = 2 /* preemptor pairs: the pair cursor from the start */ };
+
+/* The family of each step whose header is a name, a type and a help (the kernel's counters: kstat_counters). */
+static const struct step_family {
+	const char *name, *help;
+	enum expo_type type;
+	unsigned flags;
+} step_families[ST__COUNT] = {
+	[ST_RUNQ] = { "cgsched_runqueue_latency_seconds",
+		      "Run-queue latency of the cgroup's tasks: wake-up or preemption to running (log2 buckets)",
+		      EXPO_HISTOGRAM, 0 },
+	[ST_THR] = { "cgsched_throttle_episode_seconds",
+		     "Throttle episodes of the cgroup's own quota, per CPU: throttle to unthrottle (log2 buckets)",
+		     EXPO_HISTOGRAM, 0 },
+	/* The kernel's own pressure beside cgsched's waits, where it keeps one per cgroup (v2). */
+	[ST_PSI] = { "cgsched_cpu_pressure_some_seconds_total",
+		     "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU",
+		     EXPO_COUNTER, SF_WHY },
+	[ST_PRE] = { "cgsched_preemptions_total",
+		     "Times a task of by_cgroup took the CPU from a runnable task of the cgroup: its most frequent preemptors",
+		     EXPO_COUNTER, SF_PAIRS },
+	[ST_BEHIND] = { "cgsched_behind_seconds_total",
+			"Run-queue wait of the cgroup's tasks while a task of by_cgroup ran on their CPU (--why), for its top preemptors",
+			EXPO_COUNTER, SF_WHY | SF_PAIRS },
+	[ST_QUOTA] = { "cgsched_cpu_quota_seconds",
+		       "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited", EXPO_GAUGE, 0 },
+	[ST_PERIOD] = { "cgsched_cpu_period_seconds", "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)",
+			EXPO_GAUGE, 0 },
+	[ST_BURST] = { "cgsched_cpu_burst_seconds",
+		       "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set",
+		       EXPO_GAUGE, 0 },
+	[ST_WEIGHT] = { "cgsched_cpu_weight",
+			"The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)",
+			EXPO_GAUGE, 0 },
+	[ST_INFO] = { "cgsched_cgroup_info",
+		      "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod",
+		      EXPO_INFO, 0 },
+};
+
 /*
  * The header of the step at hand; true when samples follow cgroup by
  * cgroup (step_cg), false when it is left out or was written whole.
@@ -307,68 +347,32 @@ static bool step_begin(struct expo *x, const struct metrics_input *in, struct mx
 	if (c->step < CG_NCOUNTERS)
 		return counter_begin(x, in, c);
 	unsigned st = c->step - CG_NCOUNTERS;
-	switch (st) {
-	case ST_RUNQ:
-		expo_family(x, "cgsched_runqueue_latency_seconds", EXPO_HISTOGRAM,
-			    "Run-queue latency of the cgroup's tasks: wake-up or preemption to running (log2 buckets)");
-		return true;
-	case ST_THR:
-		expo_family(x, "cgsched_throttle_episode_seconds", EXPO_HISTOGRAM,
-			    "Throttle episodes of the cgroup's own quota, per CPU: throttle to unthrottle (log2 buckets)");
-		return true;
-	case ST_HOST_PSI:
-		/* The kernel's pressure beside cgsched's waits: the host's, and with --why each cgroup's (v2). */
+	if (st == ST_HOST_PSI) {
+		/* The kernel's pressure on the host, beside cgsched's waits. */
 		if (in->host_psi_ok) {
 			expo_family(x, "cgsched_host_cpu_pressure_some_seconds_total", EXPO_COUNTER,
 				    "The kernel's PSI: /proc/pressure/cpu \"some\" total, wall time with a task waiting for a CPU");
 			expo_sample_sec(x, NULL, NULL, in->host_psi_us * 1000);
 		}
 		return false;
-	case ST_PSI:
-		if (!in->why)
-			return false;
-		expo_family(x, "cgsched_cpu_pressure_some_seconds_total", EXPO_COUNTER,
-			    "The kernel's PSI of the cgroup (v2 cpu.pressure \"some\" total; --why): wall time with a task waiting for a CPU");
-		return true;
-	case ST_PRE:
-		expo_family(x, "cgsched_preemptions_total", EXPO_COUNTER,
-			    "Times a task of by_cgroup took the CPU from a runnable task of the cgroup: its most frequent preemptors");
-		c->pi = 0;
-		return in->top_preemptors > 0;
-	case ST_BEHIND:
-		if (!in->why)
-			return false;
-		expo_family(x, "cgsched_behind_seconds_total", EXPO_COUNTER,
-			    "Run-queue wait of the cgroup's tasks while a task of by_cgroup ran on their CPU (--why), for its top preemptors");
-		c->pi = 0;
-		return in->top_preemptors > 0;
-	case ST_QUOTA:
-		expo_family(x, "cgsched_cpu_quota_seconds", EXPO_GAUGE,
-			    "The cgroup's CPU quota per period (cpu.max, cpu.cfs_quota_us); absent when unlimited");
-		return true;
-	case ST_PERIOD:
-		expo_family(x, "cgsched_cpu_period_seconds", EXPO_GAUGE,
-			    "The cgroup's enforcement period (cpu.max, cpu.cfs_period_us)");
-		return true;
-	case ST_BURST:
-		expo_family(x, "cgsched_cpu_burst_seconds", EXPO_GAUGE,
-			    "The cgroup's burst allowance (cpu.max.burst, cpu.cfs_burst_us), where the kernel has it and a quota is set");
-		return true;
-	case ST_WEIGHT:
-		expo_family(x, "cgsched_cpu_weight", EXPO_GAUGE,
-			    "The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)");
-		return true;
-	case ST_INFO:
-		expo_family(x, "cgsched_cgroup_info", EXPO_INFO,
-			    "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod");
-		return true;
-	case ST_SELF:
+	}
+	if (st == ST_SELF) {
 		self_metrics(x, in);
 		return false;
-	default: /* a kernel counter */
+	}
+	if (st >= ST_KSTAT && st < ST_QUOTA) {
 		expo_family(x, kstat_counters[st - ST_KSTAT].name, EXPO_COUNTER, kstat_counters[st - ST_KSTAT].help);
 		return true;
 	}
+	const struct step_family *f = &step_families[st];
+	if ((f->flags & SF_WHY) && !in->why)
+		return false;
+	expo_family(x, f->name, f->type, f->help);
+	if (f->flags & SF_PAIRS) {
+		c->pi = 0;
+		return in->top_preemptors > 0;
+	}
+	return true;
 }
 
 /* Cgroup i's samples of the step at hand. */
