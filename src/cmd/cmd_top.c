@@ -252,25 +252,11 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 
 	if (*have)
 		refresh_free(f);
-	*have = !refresh_make(f, s, &ro, prev, cur);
-	if (*have && tl)
+	if (!(*have = !refresh_make(f, s, &ro, prev, cur)))
+		return;
+	if (tl)
 		tl_rec_rows(tl, &f->r, cur->t_ns);
-	if (*have)
-		screen_record(&f->r);
-}
-
-static void screen_show(const struct top_opts *o, struct session *s, uint64_t drops, const struct refresh *f,
-			const struct screen_view *v)
-{
-	char desc[512];
-	const struct screen_head h = {
-		.desc = session_describe(s, desc, sizeof(desc)),
-		.ncpus = s->tr.ncpus,
-		.interval_ns = o->interval_ns,
-		.drops = drops,
-	};
-
-	screen_draw(&h, &f->r, v);
+	screen_record(&f->r);
 }
 
 /*
@@ -280,13 +266,14 @@ static void screen_show(const struct top_opts *o, struct session *s, uint64_t dr
  * caller prints lines instead).
  */
 static int screen_loop(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct tl_rec *tl,
-		       struct snapshot *prev, bool *have_prev)
+		       const char *desc, struct snapshot *prev, bool *have_prev)
 {
 	struct screen_view v = { .sort = o->sort, .group = o->group };
+	/* .drops: since start, as of the rows shown */
+	struct screen_head h = { .desc = desc, .ncpus = s->tr.ncpus, .interval_ns = o->interval_ns };
 	struct refresh f;
 	struct snapshot cur;
 	bool have = false;
-	uint64_t drops = 0; /* since start, as of the rows shown */
 	uint64_t deadline = s->tr.attached_ns + o->interval_ns;
 	int err = 0;
 
@@ -297,13 +284,11 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		if (w < 0)
 			break;
 		if (w > 0) {
-			if (screen_keys(&v) && have) {
-				if (v.quit)
-					break;
+			if (screen_keys(&v) && have && !v.quit) {
 				if (v.resort)
 					report_sort(&f.r, &s->fs, v.sort, 0);
 				v.resort = false;
-				screen_show(o, s, drops, &f, &v);
+				screen_draw(&h, &f.r, &v);
 			}
 			if (v.quit)
 				break;
@@ -321,10 +306,10 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		rc.maps_ns = cpu_ns() - c0;
 		if (!v.paused) {
 			screen_refresh(o, s, ks, tl, *have_prev ? prev : &s->base, &cur, &f, &have, &v);
-			drops = drops_total(cur.drops); /* the maps' counts: since attach */
+			h.drops = drops_total(cur.drops); /* the maps' counts: since attach */
 			if (have) {
 				rc.kernel_ns = f.kernel_ns;
-				screen_show(o, s, drops, &f, &v);
+				screen_draw(&h, &f.r, &v);
 			}
 			/* -v on the screen: only where stderr is not the screen (make bench sends it to a file). */
 			if (!isatty(STDERR_FILENO))
@@ -384,7 +369,7 @@ int cmd_top(int argc, char **argv)
 	bool have_prev = false;
 	/* A terminal gets one screen (ui/screen.h); anything else, or --batch, the tables one after another. */
 	bool screen = screen_wanted(o.batch, o.json) && !o.c.tasks;
-	int sl = screen ? screen_loop(&o, &s, &ks, tlp, &prev, &have_prev) : -1;
+	int sl = screen ? screen_loop(&o, &s, &ks, tlp, desc, &prev, &have_prev) : -1;
 	if (sl == -2)
 		err = CGS_EXIT_FAIL;
 	if (!o.json && sl == -1)

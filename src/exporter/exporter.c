@@ -411,10 +411,10 @@ static void render_piece(struct view *v)
 
 	pthread_mutex_lock(&x->lock);
 	v->out.n = v->sent = 0;
-	if (metrics_render_some(&v->out, &v->in, &v->cur, PIECE_BYTES)) {
-		v->done = true;
-		v->cpu_ns += thread_cpu_ns() - c0;
-		v->wall_ns += now_ns() - w0;
+	v->done = metrics_render_some(&v->out, &v->in, &v->cur, PIECE_BYTES);
+	v->cpu_ns += thread_cpu_ns() - c0;
+	v->wall_ns += now_ns() - w0;
+	if (v->done) {
 		expo_family(&v->out, "cgsched_scrape_cpu_seconds", EXPO_GAUGE,
 			    "CPU time this scrape took to gather and render, the sending between its pieces not counted");
 		expo_sample_sec(&v->out, NULL, NULL, v->cpu_ns);
@@ -422,9 +422,6 @@ static void render_piece(struct view *v)
 			    "Wall time this scrape took to gather and render, the sending between its pieces not counted");
 		expo_sample_sec(&v->out, NULL, NULL, v->wall_ns);
 		expo_finish(&v->out);
-	} else {
-		v->cpu_ns += thread_cpu_ns() - c0;
-		v->wall_ns += now_ns() - w0;
 	}
 	pthread_mutex_unlock(&x->lock);
 }

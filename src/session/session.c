@@ -157,17 +157,7 @@ void session_close(struct session *s)
 
 bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 {
-	while (!cgs_stop && !output_closed()) {
-		uint64_t now = now_ns();
-		if (now >= deadline_ns)
-			return true;
-		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
-		/* A signal interrupts the poll (no SA_RESTART): cgs_stop is seen at once. */
-		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
-		tracer_maintain(&s->tr);       /* removed cgroups' slots come back, read or not */
-		tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
-	}
-	return false;
+	return session_wait_input(s, deadline_ns, -1) == 0;
 }
 
 int session_wait_input(struct session *s, uint64_t deadline_ns, int fd)
@@ -177,13 +167,18 @@ int session_wait_input(struct session *s, uint64_t deadline_ns, int fd)
 		if (now >= deadline_ns)
 			return 0;
 		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
-		tracer_recheck_limits(&s->tr);
-		tracer_maintain(&s->tr);
-		tracer_poll(&s->tr, 0); /* the events so far; the wait is for the keys */
+		/* A signal interrupts the polls (no SA_RESTART): cgs_stop is seen at once. */
+		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
+		tracer_maintain(&s->tr);       /* removed cgroups' slots come back, read or not */
+		if (fd < 0) {
+			tracer_poll(&s->tr, left_ms > 200 ? 200 : (int)left_ms);
+			continue;
+		}
+		tracer_poll(&s->tr, 0); /* the events so far; the wait is for the input */
 		/*
-		 * A key within 100 ms of its press. A signal interrupts the poll:
-		 * a stop is seen at the loop's head; any other (the terminal's
-		 * SIGWINCH: curses tells the new size as a key) is input too.
+		 * A key within 100 ms of its press. A signal other than a stop
+		 * (the terminal's SIGWINCH: curses tells the new size as a key)
+		 * is input too.
 		 */
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		int r = poll(&p, 1, left_ms > 100 ? 100 : (int)left_ms);

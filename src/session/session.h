@@ -81,8 +81,9 @@ const char *session_cgroup_name(void *session, uint64_t id);
 bool session_sleep_until(struct session *s, uint64_t deadline_ns);
 /*
  * The same, and also woken by input on fd (top's screen: a key): 1 when fd
- * has input, 0 at the deadline, -1 when asked to stop. The tracer's events
- * are taken every 100 ms at most meanwhile.
+ * has input, 0 at the deadline, -1 when asked to stop. With an fd the
+ * tracer's events are taken every 100 ms at most meanwhile; fd < 0: none,
+ * the tracer's own poll is the wait (session_sleep_until).
  */
 int session_wait_input(struct session *s, uint64_t deadline_ns, int fd);
 

@@ -19,6 +19,7 @@ static bool colour;
 static bool typing;       /* '/' pressed: keys go to the filter until Enter or Esc */
 static bool help;         /* '?' pressed: the keys' help until the next key */
 static char typed[SCREEN_FILTER_MAX];
+static struct utsname host; /* the header's host and kernel, read at screen_open */
 /* The rows drawn last, in order: where the arrow keys move the highlight. */
 static uint64_t *drawn;
 static size_t ndrawn, drawncap;
@@ -111,6 +112,7 @@ int screen_open(struct screen_view *v)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_sigs); i++)
 		signal(fatal_sigs[i], fatal);
+	uname(&host);
 	cbreak();
 	noecho();
 	set_escdelay(25); /* Esc alone (the filter's cancel) needs no second's wait */
@@ -273,7 +275,6 @@ static const struct row *row_of(const struct report *r, uint64_t id)
 
 void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v)
 {
-	struct utsname u;
 	char buf[512], dur[16];
 	char *text = NULL;
 	size_t len = 0;
@@ -285,15 +286,24 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		return;
 	}
 	erase();
-	uname(&u);
 	/* Header: the host, what traces it, and the state of the keys. */
-	snprintf(buf, sizeof(buf), "cgsched top - %s, Linux %s, %d CPUs, every %s%s", u.nodename, u.release,
+	snprintf(buf, sizeof(buf), "cgsched top - %s, Linux %s, %d CPUs, every %s%s", host.nodename, host.release,
 		 h->ncpus, fmt_duration(dur, sizeof(dur), h->interval_ns), v->paused ? "  [paused]" : "");
 	line_at(0, buf, strlen(buf), A_BOLD);
 	line_at(1, h->desc, strlen(h->desc), colour ? COLOR_PAIR(PAIR_HEAD) : A_NORMAL);
-	size_t shown = 0;
-	for (size_t i = 0; i < r->n; i++)
-		shown += row_matches(&r->rows[i], v->filter);
+	/* The rows the filter lets through: counted, and kept as far as the window has room. */
+	int room = LINES - 5;
+	size_t cap = room > 0 ? (size_t)room : 0, shown = 0;
+	struct report f = *r;
+	f.n = 0;
+	f.rows = cap && r->n ? malloc((cap < r->n ? cap : r->n) * sizeof(*f.rows)) : NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!row_matches(&r->rows[i], v->filter))
+			continue;
+		if (f.rows && f.n < cap)
+			f.rows[f.n++] = r->rows[i];
+		shown++;
+	}
 	snprintf(buf, sizeof(buf), "%zu row%s active, %zu shown; sort %s%s%s%s; drops %llu%s", r->n,
 		 r->n == 1 ? "" : "s", shown,
 		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
@@ -325,19 +335,12 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		snprintf(buf, sizeof(buf), "Esc back  q quit  p pause  ? help");
 		line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
 		refresh();
+		free(f.rows);
 		return;
 	}
-	/* The rows: the table's own text (the same columns as the line output), as far as the window goes. */
-	int room = LINES - 5;
-	struct report f = *r;
-	struct row *rows = room > 0 && r->n ? malloc(r->n * sizeof(*rows)) : NULL;
+	/* The rows: the table's own text (the same columns as the line output). */
 	FILE *m = open_memstream(&text, &len);
-	if (m && (rows || !r->n)) {
-		f.n = 0;
-		f.rows = rows;
-		for (size_t i = 0; i < r->n && f.n < (size_t)room; i++)
-			if (row_matches(&r->rows[i], v->filter))
-				rows[f.n++] = r->rows[i];
+	if (m && (f.rows || !shown)) {
 		report_table(m, &f, 0);
 		/* What the arrows move among. */
 		if (f.n > drawncap) {
@@ -367,7 +370,7 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 			break;
 	}
 	free(text);
-	free(rows);
+	free(f.rows);
 	/* Footer: the keys, or the filter being typed. */
 	if (typing)
 		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
