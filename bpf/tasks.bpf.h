@@ -13,6 +13,14 @@
 #include "common.bpf.h"
 
 const volatile __u32 targ_tasks = CGS_TASKS_OFF; /* enum cgs_tasks_mode */
+/*
+ * The tasks of one cgroup only (top's screen: the detail view's): the
+ * loader sets task_cg to the cgroup shown, 0 while none is, or
+ * CGS_TASK_CG_ALL for every cgroup's (the screen's task rows). Every other
+ * task costs a compare, and the map holds one cgroup's tasks, not a host's.
+ */
+const volatile bool targ_tasks_one = false;
+__u64 task_cg = 0;
 
 /*
  * Per CPU, so that threads of one process on two CPUs never race on one
@@ -41,6 +49,8 @@ static __always_inline struct cgs_task_stats *tasks_entry(struct task_struct *p,
 	struct cgs_task_stats *s, *z;
 	__u32 zero = 0;
 
+	if (targ_tasks_one && cg != task_cg && task_cg != CGS_TASK_CG_ALL)
+		return NULL;
 	k.id = targ_tasks == CGS_TASKS_THREAD ? task_pid(p, direct) : task_tgid(p, direct);
 	if ((s = bpf_map_lookup_elem(&task_stats, &k)))
 		return s;

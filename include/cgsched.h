@@ -368,6 +368,8 @@ struct cgs_task {
  * and cgroup (a process whose threads sit in two cgroups has two).
  */
 enum cgs_tasks_mode { CGS_TASKS_OFF, CGS_TASKS_PROCESS, CGS_TASKS_THREAD };
+/* task_cg (tasks.bpf.h, one cgroup's tasks at a time) for every cgroup's. */
+#define CGS_TASK_CG_ALL (~0ULL)
 
 struct cgs_task_key {
 	__u64 cgid;

@@ -29,7 +29,10 @@ static const char usage[] =
 	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
 	"  -b, --batch            a table per interval, one after another, also on a\n"
 	"                         terminal (where top otherwise draws one screen in place:\n"
-	"                         keys < > c l m w t n sort, / filter, p pause, ? help, q quit)\n"
+	"                         keys < > c l m w t n sort, / filter, Left Right fold the\n"
+	"                         tree, Enter a cgroup's detail, T tasks, ? help, q quit)\n"
+	"      --mark-p99 DUR     on the screen, rows whose run-queue p99 is over DUR in\n"
+	"                         yellow (throttled rows are red), e.g. 5ms\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --group-by KEY     one row per unit, container or pod (summed), or per\n"
 	"                         path (default); the WHO column says whose a cgroup is\n"
@@ -66,6 +69,7 @@ struct top_opts {
 	uint64_t rows;
 	enum sort_key sort;
 	enum group_by group;
+	uint64_t mark_p99_ns;
 	bool json, quiet, batch;
 };
 
@@ -104,6 +108,9 @@ static int top_opt(void *ctx, int c, const char *arg)
 			return -1;
 		}
 		return 0;
+	case OPT_MARK_P99:
+		return opt_duration("--mark-p99", arg, 1000ULL, 1000ULL, 3600000000000ULL,
+				    "from 1us to 1h (e.g. 500us, 5ms; a bare number is us)", &o->mark_p99_ns);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -124,6 +131,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "batch", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+		{ "mark-p99", required_argument, NULL, OPT_MARK_P99 },
 		TASKS_LONG_OPTS("tasks"),
 		WHY_LONG_OPT,
 		TIMELINE_LONG_OPTS,
@@ -247,6 +255,7 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 {
 	const struct refresh_opts ro = {
 		.group = v->group, .ks = ks, .why = o->c.so.why,
+		.tasks = true, .threads = o->c.threads,
 		.sort = true, .key = v->sort, .shown = 0,
 	};
 
@@ -268,27 +277,43 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 static int screen_loop(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct tl_rec *tl,
 		       const char *desc, struct snapshot *prev, bool *have_prev)
 {
-	struct screen_view v = { .sort = o->sort, .group = o->group };
+	struct screen_view v = { .sort = o->sort, .group = o->group, .tasks = o->c.tasks,
+				 .mark_p99_ns = o->mark_p99_ns };
 	/* .drops: since start, as of the rows shown */
 	struct screen_head h = { .desc = desc, .ncpus = s->tr.ncpus, .interval_ns = o->interval_ns };
 	struct refresh f;
 	struct snapshot cur;
 	bool have = false;
 	uint64_t deadline = s->tr.attached_ns + o->interval_ns;
+	/* Whose tasks the maps record (screen_tasks_wanted), since when (monotonic ns). */
+	uint64_t following = 0, follow_ns = 0;
 	int err = 0;
 
 	if (screen_open(&v))
 		return -1;
 	for (uint64_t n = 0; !o->count || n < o->count;) {
+		/* A detail opened, or task rows asked for: their tasks recorded from now (the last interval's are not). */
+		uint64_t want = screen_tasks_wanted(&v);
+		if (want != following) {
+			tracer_tasks_follow(&s->tr, want);
+			following = want;
+			follow_ns = now_ns();
+			h.tasks_partial = true;
+			if (have)
+				screen_draw(&h, &f.r, &v);
+		}
 		int w = session_wait_input(s, deadline, STDIN_FILENO);
 		if (w < 0)
 			break;
 		if (w > 0) {
 			if (screen_keys(&v) && have && !v.quit) {
-				if (v.resort)
+				if (v.resort) {
 					report_sort(&f.r, &s->fs, v.sort, 0);
+					task_report_sort(&f.tr, v.sort);
+				}
 				v.resort = false;
-				screen_draw(&h, &f.r, &v);
+				if (screen_tasks_wanted(&v) == following)
+					screen_draw(&h, &f.r, &v);
 			}
 			if (v.quit)
 				break;
@@ -307,6 +332,9 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		if (!v.paused) {
 			screen_refresh(o, s, ks, tl, *have_prev ? prev : &s->base, &cur, &f, &have, &v);
 			h.drops = drops_total(cur.drops); /* the maps' counts: since attach */
+			/* The tasks' figures are the interval's when recorded since before its start. */
+			h.tasks = have && following ? &f.tr : NULL;
+			h.tasks_partial = follow_ns > (*have_prev ? prev : &s->base)->t_ns;
 			if (have) {
 				rc.kernel_ns = f.kernel_ns;
 				screen_draw(&h, &f.r, &v);
@@ -350,6 +378,19 @@ int cmd_top(int argc, char **argv)
 		return err;
 	if (o.c.timeline)
 		tlp = &tl;
+	/*
+	 * The screen's detail shows a cgroup's tasks, T every task's: the
+	 * per-task figures of the one shown (tracer_tasks_follow), recorded
+	 * from when they are asked for. The map's entries are allocated as
+	 * used; where the kernel preallocates them for every possible CPU
+	 * (before 6.1), a smaller bound unless --tasks asked for one.
+	 */
+	if (screen_wanted(o.batch, o.json)) {
+		o.c.so.tasks = o.c.threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+		o.c.so.tasks_one = true;
+		if (!o.c.tasks && tracer_maps_preallocated() && o.c.so.max_task_rows > 256)
+			o.c.so.max_task_rows = 256;
+	}
 	if ((err = session_open(&s, &o.c.so))) {
 		session_close(&s);
 		if (tlp)
@@ -368,7 +409,7 @@ int cmd_top(int argc, char **argv)
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; Ctrl-C to stop\n", s.tr.ncpus, desc);
 	bool have_prev = false;
 	/* A terminal gets one screen (ui/screen.h); anything else, or --batch, the tables one after another. */
-	bool screen = screen_wanted(o.batch, o.json) && !o.c.tasks;
+	bool screen = screen_wanted(o.batch, o.json);
 	int sl = screen ? screen_loop(&o, &s, &ks, tlp, desc, &prev, &have_prev) : -1;
 	if (sl == -2)
 		err = CGS_EXIT_FAIL;

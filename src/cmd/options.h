@@ -24,7 +24,7 @@ enum long_opt {
 	/* apply */
 	OPT_RESTORE,
 	/* top */
-	OPT_GROUP_BY,
+	OPT_GROUP_BY, OPT_MARK_P99,
 	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */
 	OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
 	/* top and record (common_opt, where WHY_LONG_OPT lists it) */

@@ -60,9 +60,14 @@ int task_report_build(struct task_report *r, const struct snapshot *d, uint64_t 
 		w->runq_p50_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 50, t->runq_max_ns / unit) * unit;
 		w->runq_p99_ns = hist_percentile(t->runq_slots, CGS_HIST_SLOTS, 99, t->runq_max_ns / unit) * unit;
 	}
+	task_report_sort(r, k);
+	return 0;
+}
+
+void task_report_sort(struct task_report *r, enum sort_key k)
+{
 	if (r->n)
 		qsort_r(r->rows, r->n, sizeof(*r->rows), cmp_row, &k);
-	return 0;
 }
 
 void task_report_free(struct task_report *r)

@@ -27,6 +27,8 @@ struct task_report {
 /* Rows for d's tasks, sorted by k (SORT_THR as SORT_CPU), paths through fs. 0 or -ENOMEM. */
 int task_report_build(struct task_report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		      bool threads, struct cgfs *fs, enum sort_key k);
+/* The rows in order of k again (as task_report_build sorts them). */
+void task_report_sort(struct task_report *r, enum sort_key k);
 void task_report_free(struct task_report *r);
 /* The table: PID (TID PID with threads), COMM, CGROUP and top's columns; `limit` rows (0: all). */
 void task_table(FILE *f, const struct task_report *r, size_t limit);

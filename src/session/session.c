@@ -107,6 +107,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.max_tasks = 65536,
 		.tasks = o->tasks,
 		.max_task_rows = o->max_task_rows,
+		.tasks_one = o->tasks_one,
 		.why = o->why,
 		.causes = o->causes,
 		.per_cpu = o->per_cpu,

@@ -22,6 +22,7 @@ struct session_opts {
 	const char *thr_backend;   /* --throttle-backend; NULL: probe */
 	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
 	uint32_t max_task_rows;    /* --max-tasks */
+	bool tasks_one;            /* with tasks: one cgroup's at a time (top's screen, tracer_tasks_follow) */
 	bool why;                  /* --why: the causes of the waits (top, record) */
 	bool causes;               /* without --why, the split of waits by what ran (export's default) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */

@@ -405,7 +405,17 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	s->rodata->targ_max_cgroups = o->max_cgroups;
 	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
 	s->rodata->targ_tasks = o->tasks;
+	s->rodata->targ_tasks_one = o->tasks && o->tasks_one;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
+	/*
+	 * One cgroup's tasks at a time: entries as they are used, not the
+	 * bound's worth for every possible CPU at load (256 entries are 18 MB
+	 * on 192 CPUs), where the kernel can allocate in the switch path.
+	 */
+	if (o->tasks && o->tasks_one) {
+		bpf_map__set_map_flags(s->maps.task_stats, bpf_map__map_flags(s->maps.task_stats) | BPF_F_NO_PREALLOC);
+		prealloc_if_needed(s->maps.task_stats);
+	}
 	s->rodata->targ_why = why_parts != 0;
 	s->rodata->targ_why_parts = why_parts;
 	s->rodata->targ_long_wait_ns = o->long_wait_ns;
@@ -683,6 +693,19 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		ring_buffer__poll(t->rb, timeout_ms);
 	else
 		usleep(timeout_ms * 1000);
+}
+
+void tracer_tasks_follow(struct tracer *t, uint64_t id)
+{
+	struct cgs_task_key k;
+
+	if (!t->skel || t->fd_tasks < 0 || !t->skel->rodata->targ_tasks_one)
+		return;
+	/* None recorded while the old ones go; a task caught in between is another cgroup's, left out when shown. */
+	__atomic_store_n(&t->skel->bss->task_cg, 0, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i <= t->max_task_rows && !bpf_map_get_next_key(t->fd_tasks, NULL, &k); i++)
+		bpf_map_delete_elem(t->fd_tasks, &k);
+	__atomic_store_n(&t->skel->bss->task_cg, id, __ATOMIC_RELAXED);
 }
 
 void tracer_discard_episodes(struct tracer *t)

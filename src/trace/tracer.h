@@ -44,6 +44,7 @@ struct tracer_opts {
 	const char *force_thr;      /* --backend (throttle), NULL: probe */
 	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
 	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
+	bool tasks_one;             /* with tasks: only one cgroup's at a time (tracer_tasks_follow) */
 	bool why;                   /* --why: split each wait into its causes */
 	bool causes;                /* without --why: the split by what ran alone (CGS_WHY_SPLIT) */
 	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU */
@@ -189,6 +190,12 @@ void tracer_take_episodes(struct tracer *t, struct episode_log *out);
  */
 int tracer_prog_stats(struct tracer *t, void (*cb)(void *ctx, const char *name, uint64_t run_ns, uint64_t runs),
 		      void *ctx);
+/*
+ * With tasks_one: record the per-task figures of cgroup id from now on
+ * (0: of none; CGS_TASK_CG_ALL: of every one), and forget those before. The first interval read
+ * after this holds only part of it.
+ */
+void tracer_tasks_follow(struct tracer *t, uint64_t id);
 /* Bytes of map memory the loaded maps may take at most. */
 uint64_t tracer_map_bytes(const struct tracer *t);
 

@@ -20,9 +20,18 @@ static bool typing;       /* '/' pressed: keys go to the filter until Enter or E
 static bool help;         /* '?' pressed: the keys' help until the next key */
 static char typed[SCREEN_FILTER_MAX];
 static struct utsname host; /* the header's host and kernel, read at screen_open */
-/* The rows drawn last, in order: where the arrow keys move the highlight. */
-static uint64_t *drawn;
+/* The rows drawn last, in order: where the arrow keys move the highlight and fold the tree. */
+struct drawn_row {
+	uint64_t id;     /* the cgroup's (a task row: the task's) */
+	uint64_t cg;     /* its cgroup (a cgroup row: id) */
+	uint64_t parent; /* the tree's row it hangs from; 0: a root, or not a tree */
+	bool kids;       /* rows hang from it (drawn, or folded away) */
+};
+static struct drawn_row *drawn;
 static size_t ndrawn, drawncap;
+/* The cgroups whose rows below them are folded away (Left, -). */
+struct folded { uint64_t id; };
+static struct idtab folds = IDTAB_INIT(struct folded);
 
 /* A limited or throttled cgroup's THR%, interval by interval (screen_record). */
 struct thr_hist {
@@ -33,7 +42,7 @@ struct thr_hist {
 static struct idtab hist = IDTAB_INIT(struct thr_hist);
 static uint64_t intervals;           /* recorded so far */
 
-enum { PAIR_HEAD = 1, PAIR_THR, PAIR_TITLE };
+enum { PAIR_HEAD = 1, PAIR_THR, PAIR_TITLE, PAIR_P99 };
 
 bool screen_wanted(bool batch, bool json)
 {
@@ -128,6 +137,7 @@ int screen_open(struct screen_view *v)
 		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
 		init_pair(PAIR_THR, COLOR_RED, -1);
 		init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_P99, COLOR_YELLOW, -1);
 	}
 	v->quit = v->resort = false;
 	typing = help = false;
@@ -171,12 +181,20 @@ static void draw_help(void)
 		"  w t n     sort by wake-ups, throttling (THR%), name (path)",
 		"  /         filter: rows whose path or WHO holds the text (Enter; Esc clears)",
 		"  Up Down   move the highlighted row",
-		"  Enter     that cgroup's detail: its row, run-queue histogram, throttling",
-		"            per interval over the last minute, causes with --why (Esc: back)",
+		"  Left -    fold the rows below the highlighted cgroup (Left again: to its parent)",
+		"  Right +   unfold them",
+		"  Enter     that cgroup's detail: its row, its tasks, run-queue histogram,",
+		"            throttling per interval over the last minute, causes with --why",
+		"            (Esc: back); on a task row, its cgroup's",
+		"  V         the rows by path as the cgroup tree, or flat in the sort's order",
+		"  T         a row per task (process; thread with --threads), or per cgroup",
 		"  g         rows by path, unit, container or pod, in turn (from the next interval)",
 		"  p         pause: the screen stays, tracing goes on",
 		"  ?         this help (any key closes it)",
 		"  q         quit (the summary since start is printed after)",
+		"",
+		"Colour: a throttled row red, one whose run-queue p99 is over --mark-p99 yellow.",
+		"The tree: each cgroup under the nearest one above it with a row; [+N]: N folded.",
 	};
 	erase();
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
@@ -196,8 +214,42 @@ static int lines_at(int y, const char *text, attr_t a)
 	return y;
 }
 
+/* The detail's tasks: the first SCREEN_DETAIL_TASKS of the cgroup's, in the sort's order. */
+#define SCREEN_DETAIL_TASKS 8
+static void detail_tasks(FILE *m, const struct report *r, const struct row *w, const struct screen_head *h)
+{
+	const struct task_report *tr = h->tasks;
+	struct task_report one = { .interval_ns = tr ? tr->interval_ns : 0, .threads = tr && tr->threads };
+	struct task_row rows[SCREEN_DETAIL_TASKS];
+	size_t all = 0;
+
+	if (r->group_by) {
+		fprintf(m, "Its tasks: with a row per cgroup (g to path)\n\n");
+		return;
+	}
+	if (!tr || h->tasks_partial) {
+		fprintf(m, "Its tasks: recorded from now on, shown from the next interval\n\n");
+		return;
+	}
+	one.rows = rows;
+	for (size_t i = 0; i < tr->n; i++) {
+		if (tr->rows[i].t->cgid != w->id)
+			continue;
+		if (one.n < SCREEN_DETAIL_TASKS)
+			rows[one.n++] = tr->rows[i];
+		all++;
+	}
+	if (!all) {
+		fprintf(m, "Its tasks: none ran or waited this interval\n\n");
+		return;
+	}
+	fprintf(m, "Its tasks this interval (%zu%s):\n", all, all > one.n ? ", the first shown" : "");
+	task_table(m, &one, 0);
+	fputc('\n', m);
+}
+
 /*
- * One cgroup: its row, its run-queue histogram in runqlat's layout, its
+ * One cgroup: its row, its tasks, its run-queue histogram in runqlat's layout, its
  * throttling as a bar per interval over the last minute (as far as the
  * history and the window go), and with --why its causes.
  */
@@ -213,6 +265,7 @@ static void draw_detail(int y, const struct report *r, const struct row *w, cons
 	if ((m = open_memstream(&text, &len))) {
 		report_table(m, &one, 0);
 		fputc('\n', m);
+		detail_tasks(m, r, w, h);
 		fprintf(m, "Run-queue latency of its tasks this interval:\n");
 		if (w->s->c.runq_count)
 			hist_print(m, w->s->c.runq_slots, CGS_HIST_SLOTS, r->hist_ms ? "msecs" : "usecs");
@@ -273,11 +326,313 @@ static const struct row *row_of(const struct report *r, uint64_t id)
 	return NULL;
 }
 
+uint64_t screen_tasks_wanted(const struct screen_view *v)
+{
+	if (v->tasks)
+		return CGS_TASK_CG_ALL;
+	return v->detail && v->group == GROUP_PATH ? v->sel : 0;
+}
+
+/* Paths in the tree's order: a cgroup right before those below it ('/' before any other byte). */
+static int tree_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct row *rows = ctx;
+	const char *x = rows[*(const size_t *)a].path, *y = rows[*(const size_t *)b].path;
+
+	if (!x || !y)
+		return !x - !y; /* no path (removed, never seen): last */
+	for (;; x++, y++) {
+		unsigned cx = *x == '/' ? 1 : (unsigned char)*x, cy = *y == '/' ? 1 : (unsigned char)*y;
+		if (cx != cy || !cx)
+			return (int)cx - (int)cy;
+	}
+}
+
+/* Whether the cgroup at path a is above the one at path b. */
+static bool above(const char *a, const char *b)
+{
+	size_t l = strlen(a);
+
+	if (!strcmp(a, "/"))
+		return b[0] == '/' && b[1];
+	return !strncmp(a, b, l) && b[l] == '/';
+}
+
+/* One line of the tree: a row, how deep, how many rows its fold hides. */
+struct tree_line {
+	size_t row;      /* index into the rows */
+	size_t parent;   /* the line's row it hangs from, SIZE_MAX: a root */
+	int depth;
+	size_t hidden;   /* rows below it, folded away */
+	bool kids;
+};
+
+/*
+ * The rows at idx[0..n) (in the sort's order) as the cgroup tree: each row
+ * under the nearest row above it by path (cgroups with no row of their own
+ * in between are skipped), the rows under one parent in the sort's order,
+ * the rows under a folded one left out. The lines into out (n of room); how many.
+ */
+static size_t tree_lines(const struct row *rows, const size_t *idx, size_t n, struct tree_line *out)
+{
+	size_t *byp = malloc(n * sizeof(*byp)), *par = malloc(n * sizeof(*par)), *size = malloc(n * sizeof(*size));
+	size_t *first = malloc(n * sizeof(*first)), *next = malloc(n * sizeof(*next)), *last = malloc(n * sizeof(*last));
+	size_t *stack = malloc(n * sizeof(*stack)), *depth = malloc(n * sizeof(*depth)), *ri = malloc(n * sizeof(*ri));
+	size_t nl = 0, top = 0;
+	const size_t NONE = SIZE_MAX;
+
+	if (!byp || !par || !size || !first || !next || !last || !stack || !depth || !ri) {
+		/* Out of memory: the rows flat, as sorted. */
+		for (size_t k = 0; k < n; k++)
+			out[nl++] = (struct tree_line){ .row = idx[k], .parent = NONE };
+		goto out;
+	}
+	/* Positions k in the sort's order; byp: the same, in the paths' order. */
+	for (size_t k = 0; k < n; k++) {
+		ri[k] = idx[k];
+		byp[k] = k;
+		first[k] = last[k] = next[k] = NONE;
+		size[k] = 1;
+	}
+	qsort_r(byp, n, sizeof(*byp), tree_cmp, (void *)rows);
+	/* byp holds positions k, compared by the rows they stand for. */
+	for (size_t j = 0; j < n; j++) {
+		size_t k = byp[j];
+		const char *p = rows[ri[k]].path;
+		while (top && !(p && rows[ri[stack[top - 1]]].path && above(rows[ri[stack[top - 1]]].path, p)))
+			top--;
+		par[k] = top ? stack[top - 1] : NONE;
+		if (p)
+			stack[top++] = k;
+	}
+	for (size_t j = n; j-- > 0;)
+		if (par[byp[j]] != NONE)
+			size[par[byp[j]]] += size[byp[j]];
+	/* Children in the sort's order: appended as k goes up. */
+	for (size_t k = 0; k < n; k++) {
+		size_t q = par[k];
+		if (q == NONE)
+			continue;
+		if (last[q] == NONE)
+			first[q] = k;
+		else
+			next[last[q]] = k;
+		last[q] = k;
+	}
+	/* Depth first, the roots in the sort's order. */
+	for (size_t k0 = 0; k0 < n; k0++) {
+		if (par[k0] != NONE)
+			continue;
+		top = 0;
+		stack[top++] = k0;
+		depth[k0] = 0;
+		while (top) {
+			size_t k = stack[--top];
+			bool fold = first[k] != NONE && idtab_find(&folds, rows[ri[k]].id);
+			out[nl++] = (struct tree_line){ .row = ri[k], .parent = par[k] == NONE ? NONE : ri[par[k]],
+							.depth = (int)depth[k], .hidden = fold ? size[k] - 1 : 0,
+							.kids = first[k] != NONE };
+			if (fold)
+				continue;
+			/* Pushed last to first, so that the first comes off first. */
+			size_t nk = 0;
+			for (size_t c = first[k]; c != NONE; c = next[c])
+				nk++;
+			top += nk;
+			size_t at = top;
+			for (size_t c = first[k]; c != NONE; c = next[c]) {
+				stack[--at] = c;
+				depth[c] = depth[k] + 1;
+			}
+		}
+	}
+out:
+	free(byp), free(par), free(size), free(first), free(next), free(last), free(stack), free(depth), free(ri);
+	return nl;
+}
+
+/*
+ * A tree line's name: indented two spaces a level, the path below its
+ * parent's, " [+N]" where N rows are folded away; at most width bytes
+ * (the table's column), the path's tail kept.
+ */
+static const char *tree_name(const struct row *rows, const struct tree_line *l, char *buf, size_t len, size_t width)
+{
+	const char *p = rows[l->row].path, *base = l->parent != SIZE_MAX ? rows[l->parent].path : NULL;
+	char suffix[32] = "", cl[PATH_MAX];
+	size_t ind = (size_t)l->depth * 2, room;
+
+	if (base && strcmp(base, "/"))
+		p += strlen(base);
+	if (l->hidden)
+		snprintf(suffix, sizeof(suffix), " [+%zu]", l->hidden);
+	if (ind > width / 2)
+		ind = width / 2;
+	room = width > ind + strlen(suffix) + 10 ? width - ind - strlen(suffix) : 10;
+	if (rows[l->row].removed && room > 20)
+		room -= 10; /* row_name adds " (removed)" */
+	snprintf(buf, len, "%*s%s%s", (int)ind, "", clip(p, cl, room), suffix);
+	return buf;
+}
+
+/* Whether a task row shows under the filter: its command, its id or its cgroup's path holds the text. */
+static bool task_matches(const struct task_row *w, const char *filter)
+{
+	char id[16];
+
+	if (!*filter)
+		return true;
+	snprintf(id, sizeof(id), "%u", w->t->id);
+	return strstr(w->t->comm, filter) || !strcmp(id, filter) || (w->path && strstr(w->path, filter));
+}
+
+/* The colour of a row's line: red when throttled, yellow when its p99 is over the mark. */
+static attr_t row_attr(double thr_pct, double p99_ns, uint64_t nwaits, const struct screen_view *v)
+{
+	if (!colour)
+		return A_NORMAL;
+	if (thr_pct > 0)
+		return COLOR_PAIR(PAIR_THR);
+	if (v->mark_p99_ns && nwaits && p99_ns > v->mark_p99_ns)
+		return COLOR_PAIR(PAIR_P99);
+	return A_NORMAL;
+}
+
+/* Where drawn rows are kept: room for n. */
+static bool drawn_room(size_t n)
+{
+	if (n > drawncap) {
+		struct drawn_row *d = realloc(drawn, n * sizeof(*d));
+		if (!d)
+			return false;
+		drawn = d;
+		drawncap = n;
+	}
+	return true;
+}
+
+/* A table's text drawn from line y: its first line the titles, then line i+1 of row i in attrs[i]. */
+static void table_at(int y, const char *text, const attr_t *attrs, size_t n)
+{
+	for (const char *p = text, *e; p && *p && y < LINES - 1; p = e + 1, y++) {
+		e = strchrnul(p, '\n');
+		size_t i = y - 5; /* the row this line is (the first line: the columns' names) */
+		attr_t a = y == 4 ? (colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) : i < n ? attrs[i] : A_NORMAL;
+		line_at(y, p, e - p, a);
+		if (!*e)
+			break;
+	}
+}
+
+/* The task rows (T, --tasks): the filter's, in the sort's order, as far as cap. */
+static void draw_tasks(const struct screen_head *h, const struct screen_view *v, size_t cap, size_t *shown)
+{
+	const struct task_report *tr = h->tasks;
+	struct task_report f = { .interval_ns = tr ? tr->interval_ns : 0, .threads = tr && tr->threads };
+	attr_t *attrs = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	*shown = 0;
+	ndrawn = 0;
+	if (!tr || !(f.rows = malloc((cap ? cap : 1) * sizeof(*f.rows))) || !(attrs = malloc((cap ? cap : 1) * sizeof(*attrs)))) {
+		free(f.rows);
+		return;
+	}
+	for (size_t i = 0; i < tr->n; i++) {
+		if (!task_matches(&tr->rows[i], v->filter))
+			continue;
+		(*shown)++;
+		if (f.n < cap)
+			f.rows[f.n++] = tr->rows[i];
+	}
+	if (drawn_room(f.n))
+		for (size_t i = 0; i < f.n; i++)
+			drawn[ndrawn++] = (struct drawn_row){ .id = f.rows[i].t->id, .cg = f.rows[i].t->cgid };
+	for (size_t i = 0; i < f.n; i++) {
+		attrs[i] = row_attr(0, f.rows[i].runq_p99_ns, f.rows[i].t->runq_count, v);
+		if (f.rows[i].t->id == v->sel_task || (!v->sel_task && i == 0))
+			attrs[i] |= A_BOLD | A_UNDERLINE;
+	}
+	if ((m = open_memstream(&text, &len))) {
+		task_table(m, &f, 0);
+		fclose(m);
+		table_at(4, text, attrs, f.n);
+		free(text);
+	}
+	free(attrs);
+	free(f.rows);
+}
+
+/* The cgroup rows: the filter's, as the tree (or flat, in the sort's order), as far as cap. */
+static void draw_rows(const struct report *r, const struct screen_view *v, size_t cap, size_t *shown)
+{
+	bool tree = !v->flat && !r->group_by;
+	size_t *idx = malloc((r->n ? r->n : 1) * sizeof(*idx)), n = 0, nl;
+	struct tree_line *lines = NULL;
+	struct report f = *r;
+	attr_t *attrs = NULL;
+	char *names = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	enum { NAME = 48 };
+
+	*shown = 0;
+	ndrawn = 0;
+	f.n = 0;
+	f.rows = NULL;
+	if (!idx)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (row_matches(&r->rows[i], v->filter))
+			idx[n++] = i;
+	*shown = n;
+	/* Flat: the first cap in order. The tree needs every row the filter lets through to place them. */
+	if (tree && n && (lines = malloc(n * sizeof(*lines)))) {
+		nl = tree_lines(r->rows, idx, n, lines);
+	} else {
+		tree = false;
+		nl = n;
+	}
+	size_t k = nl < cap ? nl : cap;
+	f.rows = malloc((k ? k : 1) * sizeof(*f.rows));
+	attrs = malloc((k ? k : 1) * sizeof(*attrs));
+	names = tree ? malloc((k ? k : 1) * NAME) : NULL;
+	if (!f.rows || !attrs || (tree && !names) || !drawn_room(k))
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		const struct row *w = &r->rows[tree ? lines[i].row : idx[i]];
+		f.rows[i] = *w;
+		if (tree && w->path)
+			f.rows[i].path = tree_name(r->rows, &lines[i], names + i * NAME, NAME, 40);
+		drawn[ndrawn++] = (struct drawn_row){
+			.id = w->id, .cg = w->id,
+			.parent = tree && lines[i].parent != SIZE_MAX ? r->rows[lines[i].parent].id : 0,
+			.kids = tree && lines[i].kids,
+		};
+		attrs[i] = row_attr(w->thr_pct, w->runq_p99_ns, w->s->c.runq_count, v);
+		if (w->id == v->sel || (!v->sel && i == 0))
+			attrs[i] |= A_BOLD | A_UNDERLINE;
+	}
+	f.n = k;
+	if ((m = open_memstream(&text, &len))) {
+		report_table(m, &f, 0);
+		fclose(m);
+		table_at(4, text, attrs, f.n);
+		free(text);
+	}
+out:
+	free(names);
+	free(attrs);
+	free(f.rows);
+	free(lines);
+	free(idx);
+}
+
 void screen_draw(const struct screen_head *h, const struct report *r, const struct screen_view *v)
 {
 	char buf[512], dur[16];
-	char *text = NULL;
-	size_t len = 0;
 
 	if (!on)
 		return;
@@ -291,32 +646,18 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		 h->ncpus, fmt_duration(dur, sizeof(dur), h->interval_ns), v->paused ? "  [paused]" : "");
 	line_at(0, buf, strlen(buf), A_BOLD);
 	line_at(1, h->desc, strlen(h->desc), colour ? COLOR_PAIR(PAIR_HEAD) : A_NORMAL);
-	/* The rows the filter lets through: counted, and kept as far as the window has room. */
-	int room = LINES - 5;
-	size_t cap = room > 0 ? (size_t)room : 0, shown = 0;
-	struct report f = *r;
-	f.n = 0;
-	f.rows = cap && r->n ? malloc((cap < r->n ? cap : r->n) * sizeof(*f.rows)) : NULL;
-	for (size_t i = 0; i < r->n; i++) {
-		if (!row_matches(&r->rows[i], v->filter))
-			continue;
-		if (f.rows && f.n < cap)
-			f.rows[f.n++] = r->rows[i];
-		shown++;
-	}
-	snprintf(buf, sizeof(buf), "%zu row%s active, %zu shown; sort %s%s%s%s; drops %llu%s", r->n,
-		 r->n == 1 ? "" : "s", shown,
-		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
-		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
-	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 	/* The grouping: what the rows are, as the key asked (shown from the interval after it). */
 	size_t groups = 0, members = 0, o = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		groups += r->rows[i].members > 0;
 		members += r->rows[i].members;
 	}
-	o += snprintf(buf, sizeof(buf), "rows by %s", r->group_by ? r->group_by : group_by_name(GROUP_PATH));
-	if (r->group_by)
+	if (v->tasks && !v->detail)
+		o += snprintf(buf, sizeof(buf), "rows by task (%s)", h->tasks && h->tasks->threads ? "threads" : "processes");
+	else
+		o += snprintf(buf, sizeof(buf), "rows by %s%s", r->group_by ? r->group_by : group_by_name(GROUP_PATH),
+			      !r->group_by && !v->flat ? " (tree)" : "");
+	if (r->group_by && !(v->tasks && !v->detail))
 		o += snprintf(buf + o, sizeof(buf) - o, ": %zu group%s of %zu cgroup%s, %zu cgroup%s in none",
 			      groups, groups == 1 ? "" : "s", members, members == 1 ? "" : "s", r->n - groups,
 			      r->n - groups == 1 ? "" : "s");
@@ -325,6 +666,9 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	line_at(3, buf, strlen(buf), A_NORMAL);
 	if (v->detail) {
 		const struct row *sel = row_of(r, v->sel);
+		snprintf(buf, sizeof(buf), "%zu row%s active; drops %llu%s", r->n, r->n == 1 ? "" : "s",
+			 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
+		line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 		if (sel) {
 			draw_detail(4, r, sel, h);
 		} else {
@@ -335,47 +679,27 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		snprintf(buf, sizeof(buf), "Esc back  q quit  p pause  ? help");
 		line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
 		refresh();
-		free(f.rows);
 		return;
 	}
-	/* The rows: the table's own text (the same columns as the line output). */
-	FILE *m = open_memstream(&text, &len);
-	if (m && (f.rows || !shown)) {
-		report_table(m, &f, 0);
-		/* What the arrows move among. */
-		if (f.n > drawncap) {
-			uint64_t *d = realloc(drawn, f.n * sizeof(*d));
-			if (d) {
-				drawn = d;
-				drawncap = f.n;
-			}
-		}
-		ndrawn = 0;
-		for (size_t i = 0; i < f.n && i < drawncap; i++)
-			drawn[ndrawn++] = f.rows[i].id;
-	}
-	if (m)
-		fclose(m);
-	int y = 4;
-	for (char *p = text, *e; p && *p && y < LINES - 1; p = e + 1, y++) {
-		e = strchrnul(p, '\n');
-		size_t i = y - 5; /* the row this line is (the first line: the columns' names) */
-		attr_t a = y == 4 ? (colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) :
-			   colour && i < f.n && f.rows[i].thr_pct > 0 ? COLOR_PAIR(PAIR_THR) : A_NORMAL;
-		/* The highlighted row (the first until an arrow moves it). */
-		if (y > 4 && i < f.n && (f.rows[i].id == v->sel || (!v->sel && i == 0)))
-			a |= A_BOLD | A_UNDERLINE;
-		line_at(y, p, e - p, a);
-		if (!*e)
-			break;
-	}
-	free(text);
-	free(f.rows);
+	/* The rows the filter lets through: counted, and drawn as far as the window has room. */
+	int room = LINES - 6;
+	size_t cap = room > 0 ? (size_t)room : 0, shown = 0, total = v->tasks ? (h->tasks ? h->tasks->n : 0) : r->n;
+	if (v->tasks)
+		draw_tasks(h, v, cap, &shown);
+	else
+		draw_rows(r, v, cap, &shown);
+	snprintf(buf, sizeof(buf), "%zu %s%s active, %zu shown; sort %s%s%s%s; drops %llu%s%s", total,
+		 v->tasks ? "task" : "row", total == 1 ? "" : "s", shown,
+		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
+		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "",
+		 v->tasks && h->tasks_partial ? "; tasks from the next interval" : "");
+	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 	/* Footer: the keys, or the filter being typed. */
 	if (typing)
 		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
 	else
-		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  g group  Up Down Enter detail  ? help");
+		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  g group  V tree  T tasks  "
+			 "Up Down Left Right Enter  ? help");
 	line_at(LINES - 1, buf, strlen(buf), A_REVERSE);
 	refresh();
 }
@@ -386,6 +710,52 @@ static void sort_by(struct screen_view *v, enum sort_key k)
 		v->sort = k;
 		v->resort = true;
 	}
+}
+
+/* The drawn row of the highlight (the first where none is chosen); ndrawn when nothing is drawn. */
+static size_t drawn_at(const struct screen_view *v)
+{
+	size_t at = 0;
+	uint64_t want = v->tasks ? v->sel_task : v->sel;
+
+	while (at < ndrawn && drawn[at].id != want)
+		at++;
+	return at == ndrawn && ndrawn ? 0 : at;
+}
+
+static void select_at(struct screen_view *v, size_t at)
+{
+	if (at >= ndrawn)
+		return;
+	if (v->tasks)
+		v->sel_task = drawn[at].id;
+	else
+		v->sel = drawn[at].id;
+}
+
+/* Left (-): fold the rows under the highlighted one; where there are none, or folded already, to its parent. */
+static void fold(struct screen_view *v, bool to_parent)
+{
+	size_t at = drawn_at(v);
+	bool fresh;
+
+	if (at >= ndrawn || v->tasks)
+		return;
+	if (drawn[at].kids && !idtab_find(&folds, drawn[at].id)) {
+		idtab_put(&folds, drawn[at].id, &fresh);
+		return;
+	}
+	if (to_parent && drawn[at].parent)
+		v->sel = drawn[at].parent;
+}
+
+/* Right (+): the rows under the highlighted one back. */
+static void unfold(struct screen_view *v)
+{
+	size_t at = drawn_at(v);
+
+	if (at < ndrawn && !v->tasks)
+		idtab_del(&folds, drawn[at].id);
 }
 
 bool screen_keys(struct screen_view *v)
@@ -428,26 +798,32 @@ bool screen_keys(struct screen_view *v)
 			break;
 		case KEY_UP:
 		case KEY_DOWN: {
-			size_t at = 0;
-			while (at < ndrawn && drawn[at] != v->sel)
-				at++;
-			if (at == ndrawn) /* none yet: the first row is the highlighted one */
-				at = 0;
-			if (c == KEY_UP && at > 0)
+			size_t at = drawn_at(v);
+			if (c == KEY_UP && at > 0 && at < ndrawn)
 				at--;
 			else if (c == KEY_DOWN && at + 1 < ndrawn)
 				at++;
-			if (ndrawn)
-				v->sel = drawn[at];
+			select_at(v, at);
 			break;
 		}
-		case '\n':
-		case KEY_ENTER:
+		case KEY_LEFT:
+		case '-':
+			fold(v, c == KEY_LEFT);
+			break;
 		case KEY_RIGHT:
-			if (!v->sel && ndrawn)
-				v->sel = drawn[0];
+		case '+':
+			unfold(v);
+			break;
+		case '\n':
+		case KEY_ENTER: {
+			size_t at = drawn_at(v);
+			if (at >= ndrawn)
+				break;
+			/* A task row: its cgroup's detail. */
+			v->sel = drawn[at].cg;
 			v->detail = v->sel != 0;
 			break;
+		}
 		case 'p':
 		case ' ':
 			v->paused = !v->paused;
@@ -469,7 +845,16 @@ bool screen_keys(struct screen_view *v)
 		case 'g':
 			v->group = v->group == GROUP_POD ? GROUP_PATH : v->group + 1;
 			v->sel = 0; /* a row of another kind */
-			v->detail = false;
+			v->detail = v->tasks = false;
+			break;
+		case 'V':
+			v->flat = !v->flat;
+			break;
+		case 'T':
+			v->tasks = !v->tasks;
+			v->sel_task = 0;
+			if (v->tasks)
+				v->group = GROUP_PATH; /* tasks are per cgroup */
 			break;
 		case 'c': sort_by(v, SORT_CPU); break;
 		case 'l': sort_by(v, SORT_P99); break;

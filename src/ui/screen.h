@@ -16,6 +16,7 @@
 
 #include "report/group.h"
 #include "report/report.h"
+#include "report/tasks_out.h"
 
 /* Whether top draws a screen: stdin and stdout a terminal that can address the cursor, and no --batch or --json. */
 bool screen_wanted(bool batch, bool json);
@@ -32,7 +33,17 @@ struct screen_view {
 	enum group_by group;            /* g: a row per cgroup, or per unit, container, pod (from the next interval) */
 	uint64_t sel;                   /* the cgroup of the highlighted row (arrow keys); 0: the first */
 	bool detail;                    /* Enter: that cgroup's detail instead of the rows */
+	bool flat;                      /* V: rows by path in the sort's order, not as the cgroup tree */
+	bool tasks;                     /* T (or --tasks): a row per task instead of per cgroup */
+	uint64_t sel_task;              /* with tasks: the highlighted task's id; 0: the first */
+	uint64_t mark_p99_ns;           /* --mark-p99: rows whose run-queue p99 is over it in colour; 0: none */
 };
+
+/*
+ * Whose per-task figures the screen needs recorded (tracer_tasks_follow):
+ * every cgroup's for task rows, the detail's cgroup's, or none (0).
+ */
+uint64_t screen_tasks_wanted(const struct screen_view *v);
 
 /* What the header says, from the session. */
 struct screen_head {
@@ -40,6 +51,9 @@ struct screen_head {
 	int ncpus;
 	uint64_t interval_ns;
 	uint64_t drops;        /* every drop counter summed since start */
+	/* The interval's per-task rows (screen_tasks_wanted's), sorted as the view; NULL: none. */
+	const struct task_report *tasks;
+	bool tasks_partial;    /* recorded from inside the interval: whole from the next one */
 };
 
 /* Take the terminal (alternate screen, no echo, keys one by one). 0, or -1 when the terminal refuses. */

@@ -104,11 +104,11 @@ test_top_screen() {
 	$TM send-keys Escape
 	scr_wait "^q quit"
 	# g: rows by unit (these two cgroups in none: rows of their own), container, pod, back to path.
-	grep -q "^rows by path$" "$TMP/pane" || fail "no grouping line: $(cat "$TMP/pane")"
+	grep -q "^rows by path (tree)$" "$TMP/pane" || fail "no grouping line: $(cat "$TMP/pane")"
 	$TM send-keys g
 	scr_wait "^rows by unit: 0 groups of 0 cgroups, 2 cgroups in none$"
 	$TM send-keys g g g
-	scr_wait "^rows by path$"
+	scr_wait "^rows by path \(tree\)$"
 	scr_wait "^$A "
 	# Colour where it helps: A's throttled row in red (SGR 31), B's not.
 	$TM capture-pane -p -e >"$TMP/pane.e"
@@ -134,6 +134,71 @@ test_top_screen() {
 	scr_wait "^CGS-DONE2"
 	cmp -s "$TMP/stty.before" "$TMP/stty.after2" || fail "the terminal's settings changed after SIGTERM"
 	echo "after q and SIGTERM: stty as before ($(cut -c1-40 "$TMP/stty.before")...)"
+	$TM kill-server
+}
+
+# The tree, folded and unfolded; a cgroup's tasks in its detail; a row per
+# task (T); the p99 mark's colour. P holds a task waking every 10 ms, its
+# children C1 (unlimited) and C2 (a quota of 20 %) each a burner, all on
+# CPU 1: P's wake-ups wait behind the burners.
+test_top_screen_tree_tasks() {
+	scr_need
+	[ "$CG_VER" = 1 ] || { echo "cgroup v2 keeps processes out of a cgroup with children: P could have no task"; exit 77; }
+	cg_create scrp && P=$CG
+	cg_create c1 "$P" && C1=$CG
+	cg_create c2 "$P" && C2=$CG
+	cg_quota "$C2" 20000 100000
+	cg_spawn "$P" taskset -c 1 "$CGWORK" wake 60 10000 && PP=$SPAWNED
+	cg_spawn "$C1" "$CGWORK" burn 1 60 1 && P1=$SPAWNED
+	cg_spawn "$C2" "$CGWORK" burn 1 60 1 && P2=$SPAWNED
+	scr_start
+	$TM send-keys "$CGSCHED top -q -i 0.5 --cgroup $P --mark-p99 1us; echo CGS-DONE" Enter
+	# The tree: P, and its children under it by the path below P's, indented.
+	scr_wait "^  /c2 "
+	grep -q "^$P " "$TMP/pane" && grep -q "^  /c1 " "$TMP/pane" || fail "not a tree: $(grep -E '^(/| )' "$TMP/pane")"
+	grep -E "^($P|  /c[12]) " "$TMP/pane"
+	# P is the only root: the first row, highlighted. Left folds its children away, Right brings them back.
+	$TM send-keys Left
+	scr_wait "^$P \[\+2\] "
+	grep -q "^  /c" "$TMP/pane" && fail "folded, the children are still there: $(cat "$TMP/pane")"
+	$TM send-keys Right
+	scr_wait "^  /c1 "
+	# V: flat, each row by its whole path; V again: the tree.
+	$TM send-keys V
+	scr_wait "^$C1 "
+	grep -q "^rows by path$" "$TMP/pane" || fail "flat, the grouping line says: $(sed -n 4p "$TMP/pane")"
+	$TM send-keys V
+	scr_wait "^  /c1 "
+	# The mark: P's waits (p99 of milliseconds) over 1us, in yellow (SGR 33); C2 throttled, red.
+	$TM capture-pane -p -e >"$TMP/pane.e"
+	grep -a "^[^ ]*$P " "$TMP/pane.e" | grep -q "$(printf '\033')\[33m" || fail "P's row over --mark-p99 is not yellow"
+	grep -a "/c2 " "$TMP/pane.e" | grep -q "$(printf '\033')\[31m" || fail "C2's throttled row is not red"
+	# C2's detail (the last row, sorted by CPU%): its tasks from the interval after Enter, its burner's pid.
+	$TM send-keys n
+	scr_wait "sort path"
+	$TM send-keys Down Down Enter
+	scr_wait "^Its tasks"
+	grep -q "^$C2 " "$TMP/pane" || fail "the detail is not C2's: $(cat "$TMP/pane")"
+	scr_wait "^Its tasks this interval \(1\):"
+	sed -n '/^Its tasks/,/^$/p' "$TMP/pane"
+	awk -v p="$P2" '$1 == p && $2 == "cgwork" { f = 1 } END { exit !f }' "$TMP/pane" ||
+		fail "C2's burner ($P2) is not among its tasks: $(cat "$TMP/pane")"
+	# T: a row per task, each of the three workloads under its cgroup.
+	$TM send-keys Escape T
+	scr_wait "^rows by task \(processes\)"
+	for p in "$PP" "$P1" "$P2"; do
+		deadline 10
+		until $TM capture-pane -p >"$TMP/pane" && awk -v p="$p" '$1 == p { f = 1 } END { exit !f }' "$TMP/pane"; do
+			past_deadline && fail "task $p has no row: $(cat "$TMP/pane")"
+			nap 0.2
+		done
+	done
+	grep -E "^ *($PP|$P1|$P2) " "$TMP/pane"
+	# Enter on a task row: its cgroup's detail.
+	$TM send-keys Enter
+	scr_wait "^Throttled \(THR%\) per interval"
+	$TM send-keys q
+	scr_wait "^CGS-DONE"
 	$TM kill-server
 }
 
