@@ -283,7 +283,8 @@ static int take_pre(void *vctx, const void *key, const void *vals)
  * Credit the slices running right now (cur: cpu_cur as read_consistent
  * read it, with s->t_ns), so a task that never switches still shows.
  */
-static void take_running(const struct tracer_view *t, struct snapshot *s, const struct cgs_cpu_cur *cur)
+static void take_running(const struct tracer_view *t, struct snapshot *s, const struct cgs_cpu_cur *cur,
+			 uint64_t *credited)
 {
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
 		/* since_ns is the CPU's rq clock (ktime, clock_off 0, until its first switch after seed_cpu). */
@@ -322,6 +323,7 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 			ran = cur[cpu].ran_seen;
 		}
 		c->c.oncpu_ns += ran;
+		credited[cpu] = ran;
 		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited, %.3f ms stolen left out (seeded %u, offset %lld from %.1f ms before the read)",
 			  cpu, (unsigned long long)cur[cpu].cgid, ran / 1e6, stolen / 1e6, cur[cpu].seeded,
 			  (long long)cur[cpu].clock_off, (double)(int64_t)(s->t_ns - cur[cpu].off_at - cur[cpu].clock_off) / 1e6);
@@ -455,10 +457,14 @@ int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per
 {
 	struct read_ctx ctx = { .s = s };
 	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
+	uint64_t *ran = calloc(t->ncpus, sizeof(*ran));
 	int err;
 
-	if (!cur)
+	if (!cur || !ran) {
+		free(cur);
+		free(ran);
 		return -ENOMEM;
+	}
 	s->ncpus = t->ncpus;
 	s->per_cpu = per_cpu;
 	s->slots_used = t->nowned;
@@ -480,16 +486,19 @@ int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per
 	if (!err)
 		err = take_parked(&ctx, t);
 	if (!err)
-		take_running(t, s, cur);
+		take_running(t, s, cur, ran);
+	/* The tasks' running slices, as their cgroups' just now. */
+	if (!err && t->fd_tasks >= 0)
+		err = tasks_read(t, s, prev, cur, ran);
 	free(cur);
+	free(ran);
 	if (err)
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
 	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(struct cgs_preempt_val),
 			     t->ncpus, take_pre, s)) ||
-	    (err = take_drops(t, s)) ||
-	    (t->fd_tasks >= 0 && (err = tasks_read(t, s, prev))))
+	    (err = take_drops(t, s)))
 		return err;
 	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */
 		qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);

@@ -203,9 +203,15 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64_t id), void *ctx,
 		     struct snapshot *out);
 const uint64_t *sample_slots(const struct cg_sample *s, enum metric m);
-/* The per-task figures (figures/task_snapshot.c): read into s, carrying prev's maxima; cur - prev. */
+/*
+ * The per-task figures (figures/task_snapshot.c): read into s, carrying
+ * prev's maxima, with the slices running at the read credited as the
+ * cgroups' are (ran[cpu] ns to the task cur[cpu] names); cur - prev.
+ */
 struct tracer_view;
-int tasks_read(const struct tracer_view *v, struct snapshot *s, const struct snapshot *prev);
+struct cgs_cpu_cur;
+int tasks_read(const struct tracer_view *v, struct snapshot *s, const struct snapshot *prev,
+	       const struct cgs_cpu_cur *cur, const uint64_t *ran);
 int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /* Name of a drop counter for output. */
 const char *drop_name(int i);

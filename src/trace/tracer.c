@@ -1030,6 +1030,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.prog_missed = prog_misses(t), .recycled = t->sl.recycled,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
+		.task_threads = t->skel->rodata->targ_tasks == CGS_TASKS_THREAD,
 		.sync_round = t->skel->bss->sync_round,
 	};
 	return 0;

@@ -125,6 +125,7 @@ struct tracer_view {
 	uint64_t recycled;              /* slots taken back so far */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
+	bool task_threads;              /* its entries are threads (else processes) */
 	bool why;                       /* --why: waiting counts in shard 0's entries */
 	uint64_t sync_round;            /* the CPUs were asked at this read if their ran_round is this */
 };

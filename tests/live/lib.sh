@@ -26,6 +26,7 @@ probe_json() {
 }
 CGWORK=${CGWORK:-$ROOT/.output/workloads/cgwork}
 UTF8CHECK=$ROOT/.output/workloads/utf8check
+PTYRUN=$ROOT/.output/workloads/ptyrun
 # One id for the whole run: tests run in shells of their own, whose $$ differ.
 CGS_RUN=${CGS_RUN:-$$}
 CGS_TIME_SCALE=${CGS_TIME_SCALE:-1}

@@ -202,6 +202,25 @@ test_top_screen_tree_tasks() {
 	$TM kill-server
 }
 
+# The screen on a pseudo-terminal of the tests' own (ptyrun; the QEMU
+# guests have no tmux): a screen session's programs (the per-task figures
+# of one cgroup at a time, tasks.bpf.h) load on this kernel, the screen is
+# drawn in place, T (typed before it opens: the terminal keeps it) turns
+# the rows into tasks with the workload's process among them, and -n ends
+# it with the summary after the screen.
+test_top_screen_on_pty() {
+	cg_create scrpty && A=$CG
+	cg_spawn "$A" "$CGWORK" burn 1 60 1 && PA=$SPAWNED
+	TERM=xterm "$PTYRUN" "$(scaled 60)" 0 T $CGSCHED top -q -i 0.5 -n 6 --cgroup "$A" >"$TMP/pty.out" ||
+		fail "top on a terminal failed: $(tr -c '[:print:]\n' ' ' <"$TMP/pty.out" | tail -n 5)"
+	[ "$(grep -ac 'cgsched top - ' "$TMP/pty.out")" = 1 ] ||
+		fail "no screen drawn (or more than one header): $(tr -c '[:print:]\n' ' ' <"$TMP/pty.out" | head -n 20)"
+	grep -aq "rows by task (processes)" "$TMP/pty.out" || fail "T did not turn the rows into tasks"
+	grep -aq "$PA.*cgwork" "$TMP/pty.out" || fail "the burner ($PA) has no task row: $(tr -c '[:print:]\n' ' ' <"$TMP/pty.out")"
+	grep -aq "^Summary over" "$TMP/pty.out" || fail "no summary after the screen"
+	grep -a "$PA.*cgwork" "$TMP/pty.out" | tr -c '[:print:]\n' ' ' | head -n 1
+}
+
 # Not a terminal, or --batch: the tables one after another, as before.
 test_top_batch_lines() {
 	scr_need

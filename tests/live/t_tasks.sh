@@ -44,6 +44,34 @@ test_tasks_match_schedstat() {
 	echo "the cgroup's $sum run-queue waits are its tasks' sum"
 }
 
+# A task's slice running at each read, credited as its cgroup's: a burner
+# alone on CPU 1 switches a few times a second, and its interval figures
+# held only the slices that had ended (19 % and 173 % in turn where its
+# cgroup's row said 100). With one task in the cgroup the two rows hold the
+# same slices credited up to the same read. They may differ by one slice
+# that ended while the entries were read (tasks_read then reads them again
+# and the task's runs to that switch): at most the read's own length, under
+# a millisecond for a few entries here; 2 ms an interval is allowed
+# (scaled: the guests' reads are slower).
+test_tasks_running_slices() {
+	cg_create tasksrun && A=$CG
+	cgs_start top --cgroup "$A" --tasks --json -i 0.5 || fail "top --tasks did not start"
+	cg_spawn "$A" "$CGWORK" burn 1 "$(scaled 4)" 1 >"$TMP/p1"
+	wait_bounded "$SPAWNED" $(( $(scaled 4) + 30 )) "burner" && [ "$WAIT_RC" = 0 ] || fail "burner failed"
+	cgs_stop || fail "top --tasks"
+	jq -r --arg p "$A" --argjson pid "$SPAWNED" 'select(.kind == "interval") |
+		"\([.cgroups[] | select(.path == $p) | .oncpu_ns] | add // 0) \([.tasks[] | select(.pid == $pid) | .oncpu_ns] | add // 0)"' \
+		"$TMP/cgs.out" >"$TMP/pairs"
+	awk -v slack="$(scaled 2000000)" '
+		{ d = $1 - $2; if (d < 0) d = -d; printf "cgroup %.1f ms, task %.1f ms, apart %.3f ms\n", $1 / 1e6, $2 / 1e6, d / 1e6 }
+		$1 > 0 { n++; if (d > slack) bad++ }
+		$1 > 450e6 { full++ }
+		END {
+			if (full < 4) { printf "only %d intervals with the burner on CPU the whole time\n", full; exit 1 }
+			if (bad) { printf "%d of %d intervals: the task and its cgroup more than %.1f ms apart\n", bad, n, slack / 1e6; exit 1 }
+		}' "$TMP/pairs" || fail "the burner's interval figures are not its cgroup's"
+}
+
 # --threads: P2's two threads are two rows of the same process; the table
 # and hist --per-task name the process.
 test_tasks_threads_table_hist() {

@@ -51,6 +51,8 @@ for tool in jq gojq bpftool stress-ng curl; do
 	[ -n "$p" ] && copy_bin "$p" rootfs/bin/$tool
 done
 cp -r "$ROOT/tests/live" rootfs/cgsched/tests/
+# A terminal's description for top's screen (test_top_screen_on_pty, TERM=xterm).
+mkdir -p rootfs/lib/terminfo/x && cp /lib/terminfo/x/xterm rootfs/lib/terminfo/x/
 cp "$ROOT/tests/vm/init.sh" rootfs/init
 chmod +x rootfs/init
 echo "${1:-}" >rootfs/cgsched/filter
