@@ -287,6 +287,7 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 	uint64_t deadline = s->tr.attached_ns + o->interval_ns;
 	/* Whose tasks the maps record (screen_tasks_wanted), since when (monotonic ns). */
 	uint64_t following = 0, follow_ns = 0;
+	uint64_t waits = 0; /* the rows' run-queue waits since start, the measure of drops_notable */
 	int err = 0;
 
 	if (screen_open(&v))
@@ -331,7 +332,12 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		rc.maps_ns = cpu_ns() - c0;
 		if (!v.paused) {
 			screen_refresh(o, s, ks, tl, *have_prev ? prev : &s->base, &cur, &f, &have, &v);
-			h.drops = drops_total(cur.drops); /* the maps' counts: since attach */
+			/* The maps' counts: since attach; notable against the waits seen since. */
+			uint64_t nd[CGS_DROP__COUNT];
+			for (size_t i = 0; have && i < f.r.n; i++)
+				waits += f.r.rows[i].s->c.runq_count;
+			h.drops = drops_total(cur.drops);
+			h.drops_notable = drops_notable(cur.drops, waits, nd) != 0;
 			/* The tasks' figures are the interval's when recorded since before its start. */
 			h.tasks = have && following ? &f.tr : NULL;
 			h.tasks_partial = follow_ns > (*have_prev ? prev : &s->base)->t_ns;

@@ -667,8 +667,8 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	if (v->detail) {
 		const struct row *sel = row_of(r, v->sel);
 		snprintf(buf, sizeof(buf), "%zu row%s active; drops %llu%s", r->n, r->n == 1 ? "" : "s",
-			 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "");
-		line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+			 (unsigned long long)h->drops, h->drops_notable ? " (figures incomplete)" : "");
+		line_at(2, buf, strlen(buf), h->drops_notable && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 		if (sel) {
 			draw_detail(4, r, sel, h);
 		} else {
@@ -691,9 +691,9 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 	snprintf(buf, sizeof(buf), "%zu %s%s active, %zu shown; sort %s%s%s%s; drops %llu%s%s", total,
 		 v->tasks ? "task" : "row", total == 1 ? "" : "s", shown,
 		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
-		 (unsigned long long)h->drops, h->drops ? " (figures incomplete)" : "",
+		 (unsigned long long)h->drops, h->drops_notable ? " (figures incomplete)" : "",
 		 v->tasks && h->tasks_partial ? "; tasks from the next interval" : "");
-	line_at(2, buf, strlen(buf), h->drops && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+	line_at(2, buf, strlen(buf), h->drops_notable && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 	/* Footer: the keys, or the filter being typed. */
 	if (typing)
 		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);

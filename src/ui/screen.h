@@ -51,6 +51,7 @@ struct screen_head {
 	int ncpus;
 	uint64_t interval_ns;
 	uint64_t drops;        /* every drop counter summed since start */
+	bool drops_notable;    /* some say figures are missing (drops_notable), not a start's few unpaired events */
 	/* The interval's per-task rows (screen_tasks_wanted's), sorted as the view; NULL: none. */
 	const struct task_report *tasks;
 	bool tasks_partial;    /* recorded from inside the interval: whole from the next one */

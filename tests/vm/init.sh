@@ -8,6 +8,8 @@
 /bin/busybox --install -s /bin
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# Pseudo-terminals, for top's screen (ptyrun): devtmpfs has /dev/ptmx, devpts the other ends.
+mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 mount -t tmpfs tmpfs /tmp
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
 if [ "$(cat /cgsched/cgroup 2>/dev/null)" = v1 ]; then
