@@ -13,6 +13,7 @@
 #include "lib/util.h"
 #include "report/hist.h"
 #include "ui/screen.h"
+#include "ui/tree.h"
 
 static bool on;           /* the terminal is ours (between screen_open and screen_close) */
 static bool colour;
@@ -32,6 +33,11 @@ static size_t ndrawn, drawncap;
 /* The cgroups whose rows below them are folded away (Left, -). */
 struct folded { uint64_t id; };
 static struct idtab folds = IDTAB_INIT(struct folded);
+
+static bool is_folded(void *ctx, uint64_t id)
+{
+	return idtab_find(&folds, id) != NULL;
+}
 
 /* A limited or throttled cgroup's THR%, interval by interval (screen_record). */
 struct thr_hist {
@@ -333,148 +339,6 @@ uint64_t screen_tasks_wanted(const struct screen_view *v)
 	return v->detail && v->group == GROUP_PATH ? v->sel : 0;
 }
 
-/* Paths in the tree's order: a cgroup right before those below it ('/' before any other byte). */
-static int tree_cmp(const void *a, const void *b, void *ctx)
-{
-	const struct row *rows = ctx;
-	const char *x = rows[*(const size_t *)a].path, *y = rows[*(const size_t *)b].path;
-
-	if (!x || !y)
-		return !x - !y; /* no path (removed, never seen): last */
-	for (;; x++, y++) {
-		unsigned cx = *x == '/' ? 1 : (unsigned char)*x, cy = *y == '/' ? 1 : (unsigned char)*y;
-		if (cx != cy || !cx)
-			return (int)cx - (int)cy;
-	}
-}
-
-/* Whether the cgroup at path a is above the one at path b. */
-static bool above(const char *a, const char *b)
-{
-	size_t l = strlen(a);
-
-	if (!strcmp(a, "/"))
-		return b[0] == '/' && b[1];
-	return !strncmp(a, b, l) && b[l] == '/';
-}
-
-/* One line of the tree: a row, how deep, how many rows its fold hides. */
-struct tree_line {
-	size_t row;      /* index into the rows */
-	size_t parent;   /* the line's row it hangs from, SIZE_MAX: a root */
-	int depth;
-	size_t hidden;   /* rows below it, folded away */
-	bool kids;
-};
-
-/*
- * The rows at idx[0..n) (in the sort's order) as the cgroup tree: each row
- * under the nearest row above it by path (cgroups with no row of their own
- * in between are skipped), the rows under one parent in the sort's order,
- * the rows under a folded one left out. The lines into out (n of room); how many.
- */
-static size_t tree_lines(const struct row *rows, const size_t *idx, size_t n, struct tree_line *out)
-{
-	size_t *byp = malloc(n * sizeof(*byp)), *par = malloc(n * sizeof(*par)), *size = malloc(n * sizeof(*size));
-	size_t *first = malloc(n * sizeof(*first)), *next = malloc(n * sizeof(*next)), *last = malloc(n * sizeof(*last));
-	size_t *stack = malloc(n * sizeof(*stack)), *depth = malloc(n * sizeof(*depth)), *ri = malloc(n * sizeof(*ri));
-	size_t nl = 0, top = 0;
-	const size_t NONE = SIZE_MAX;
-
-	if (!byp || !par || !size || !first || !next || !last || !stack || !depth || !ri) {
-		/* Out of memory: the rows flat, as sorted. */
-		for (size_t k = 0; k < n; k++)
-			out[nl++] = (struct tree_line){ .row = idx[k], .parent = NONE };
-		goto out;
-	}
-	/* Positions k in the sort's order; byp: the same, in the paths' order. */
-	for (size_t k = 0; k < n; k++) {
-		ri[k] = idx[k];
-		byp[k] = k;
-		first[k] = last[k] = next[k] = NONE;
-		size[k] = 1;
-	}
-	qsort_r(byp, n, sizeof(*byp), tree_cmp, (void *)rows);
-	/* byp holds positions k, compared by the rows they stand for. */
-	for (size_t j = 0; j < n; j++) {
-		size_t k = byp[j];
-		const char *p = rows[ri[k]].path;
-		while (top && !(p && rows[ri[stack[top - 1]]].path && above(rows[ri[stack[top - 1]]].path, p)))
-			top--;
-		par[k] = top ? stack[top - 1] : NONE;
-		if (p)
-			stack[top++] = k;
-	}
-	for (size_t j = n; j-- > 0;)
-		if (par[byp[j]] != NONE)
-			size[par[byp[j]]] += size[byp[j]];
-	/* Children in the sort's order: appended as k goes up. */
-	for (size_t k = 0; k < n; k++) {
-		size_t q = par[k];
-		if (q == NONE)
-			continue;
-		if (last[q] == NONE)
-			first[q] = k;
-		else
-			next[last[q]] = k;
-		last[q] = k;
-	}
-	/* Depth first, the roots in the sort's order. */
-	for (size_t k0 = 0; k0 < n; k0++) {
-		if (par[k0] != NONE)
-			continue;
-		top = 0;
-		stack[top++] = k0;
-		depth[k0] = 0;
-		while (top) {
-			size_t k = stack[--top];
-			bool fold = first[k] != NONE && idtab_find(&folds, rows[ri[k]].id);
-			out[nl++] = (struct tree_line){ .row = ri[k], .parent = par[k] == NONE ? NONE : ri[par[k]],
-							.depth = (int)depth[k], .hidden = fold ? size[k] - 1 : 0,
-							.kids = first[k] != NONE };
-			if (fold)
-				continue;
-			/* Pushed last to first, so that the first comes off first. */
-			size_t nk = 0;
-			for (size_t c = first[k]; c != NONE; c = next[c])
-				nk++;
-			top += nk;
-			size_t at = top;
-			for (size_t c = first[k]; c != NONE; c = next[c]) {
-				stack[--at] = c;
-				depth[c] = depth[k] + 1;
-			}
-		}
-	}
-out:
-	free(byp), free(par), free(size), free(first), free(next), free(last), free(stack), free(depth), free(ri);
-	return nl;
-}
-
-/*
- * A tree line's name: indented two spaces a level, the path below its
- * parent's, " [+N]" where N rows are folded away; at most width bytes
- * (the table's column), the path's tail kept.
- */
-static const char *tree_name(const struct row *rows, const struct tree_line *l, char *buf, size_t len, size_t width)
-{
-	const char *p = rows[l->row].path, *base = l->parent != SIZE_MAX ? rows[l->parent].path : NULL;
-	char suffix[32] = "", cl[PATH_MAX];
-	size_t ind = (size_t)l->depth * 2, room;
-
-	if (base && strcmp(base, "/"))
-		p += strlen(base);
-	if (l->hidden)
-		snprintf(suffix, sizeof(suffix), " [+%zu]", l->hidden);
-	if (ind > width / 2)
-		ind = width / 2;
-	room = width > ind + strlen(suffix) + 10 ? width - ind - strlen(suffix) : 10;
-	if (rows[l->row].removed && room > 20)
-		room -= 10; /* row_name adds " (removed)" */
-	snprintf(buf, len, "%*s%s%s", (int)ind, "", clip(p, cl, room), suffix);
-	return buf;
-}
-
 /* Whether a task row shows under the filter: its command, its id or its cgroup's path holds the text. */
 static bool task_matches(const struct task_row *w, const char *filter)
 {
@@ -590,7 +454,7 @@ static void draw_rows(const struct report *r, const struct screen_view *v, size_
 	*shown = n;
 	/* Flat: the first cap in order. The tree needs every row the filter lets through to place them. */
 	if (tree && n && (lines = malloc(n * sizeof(*lines)))) {
-		nl = tree_lines(r->rows, idx, n, lines);
+		nl = tree_lines(r->rows, idx, n, is_folded, NULL, lines);
 	} else {
 		tree = false;
 		nl = n;
