@@ -37,8 +37,9 @@ scr_field() {
 # The screen shows a throttled cgroup's row with its figures, redraws in
 # place, sorts by the keys, filters, shows its help, follows the window's
 # size, and gives the terminal back as it was (stty's settings, the shell's
-# screen) on q and on SIGTERM. Two cgroups on CPU 1: A with a quota of 20 %
-# of a CPU, throttled every period; B unlimited, taking the rest (~80 %).
+# screen) on q, SIGTERM, Ctrl-C and a crash (SIGSEGV). Two cgroups on
+# CPU 1: A with a quota of 20 % of a CPU, throttled every period; B
+# unlimited, taking the rest (~80 %).
 test_top_screen() {
 	scr_need
 	cg_create scra && A=$CG
@@ -133,7 +134,20 @@ test_top_screen() {
 	pkill -TERM -f "^$CGSCHED top -q -i 0.5 --cgroup $A\$" || fail "no cgsched to stop"
 	scr_wait "^CGS-DONE2"
 	cmp -s "$TMP/stty.before" "$TMP/stty.after2" || fail "the terminal's settings changed after SIGTERM"
-	echo "after q and SIGTERM: stty as before ($(cut -c1-40 "$TMP/stty.before")...)"
+	# Ctrl-C: the same.
+	$TM send-keys "clear; $CGSCHED top -q -i 0.5 --cgroup $A; stty -g >$TMP/stty.after3; echo CGS-DONE3" Enter
+	scr_wait "^q quit"
+	$TM send-keys C-c
+	scr_wait "^CGS-DONE3"
+	cmp -s "$TMP/stty.before" "$TMP/stty.after3" || fail "the terminal's settings changed after Ctrl-C"
+	# A crash of the drawing code, as SIGSEGV: the handler gives the terminal back, then it dies of the signal.
+	$TM send-keys "clear; ulimit -c 0; $CGSCHED top -q -i 0.5 --cgroup $A; echo \$? >$TMP/segv.rc; stty -g >$TMP/stty.after4; echo CGS-DONE4" Enter
+	scr_wait "^q quit"
+	pkill -SEGV -f "^$CGSCHED top -q -i 0.5 --cgroup $A\$" || fail "no cgsched to crash"
+	scr_wait "^CGS-DONE4"
+	[ "$(cat "$TMP/segv.rc")" = 139 ] || fail "after SIGSEGV, exit status $(cat "$TMP/segv.rc"), not 139 (died of the signal)"
+	cmp -s "$TMP/stty.before" "$TMP/stty.after4" || fail "the terminal's settings changed after a crash"
+	echo "after q, SIGTERM, Ctrl-C and a crash: stty as before ($(cut -c1-40 "$TMP/stty.before")...)"
 	$TM kill-server
 }
 
