@@ -25,6 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "cgsched.h"
+#include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -138,6 +139,8 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	v->nr_throttled = CFSB(nr_throttled);
 	v->throttled_ns = CFSB(throttled_time);
 	v->shares_raw = shares;
+	/* The period grid, for the throttles' place in their periods (report/periods.h): limited groups only. */
+	v->period_end_ns = v->quota_ns != ~0ULL ? tg_next_refill(tg) : 0;
 	if (bursts) {
 		v->nr_burst = CFSB(nr_burst);
 		v->burst_time_ns = CFSB(burst_time);

@@ -433,6 +433,12 @@ struct cgs_kstat {
 	__u64 burst_time_ns; /* cfs_bandwidth.burst_time: time run on burst */
 	__u32 nr_burst;      /* cfs_bandwidth.nr_burst (an int in the kernel) */
 	__u32 has_bursts;    /* 1: the kernel has nr_burst/burst_time (5.14+) */
+	/*
+	 * The period timer's expiry (ktime), with a quota: an end of one of its
+	 * periods, which the timer keeps on one grid (forwarded by whole
+	 * periods, also when it restarts after idling); 0: unknown or none.
+	 */
+	__u64 period_end_ns;
 };
 
 #endif /* CGSCHED_H */

@@ -182,12 +182,18 @@ static void print_json(const struct top_opts *o, struct session *s, struct refre
 	session_json_meta(s, summary ? "summary" : "interval", &m);
 	/* Episodes that ended since the last table (the summary lists the last ones). */
 	tracer_take_episodes(&s->tr, &el);
+	/*
+	 * Period by period from the interval's episodes (a summary's window
+	 * began before the episodes left, which the intervals took: none).
+	 */
+	if (!summary && !el.truncated && report_periods(&f->r, el.e, el.n))
+		cgs_err("period by period: out of memory");
 	m.ep = (struct episode_view){ el.e, el.n, el.truncated, s->tr.attached_ns, session_cgroup_name, s };
 	json_report(stdout, &f->r, &m, o->c.tasks ? &f->tr : NULL);
 	free(el.e);
 }
 
-static void print_table(const struct top_opts *o, const struct refresh *f, bool summary)
+static void print_table(const struct top_opts *o, struct session *s, const struct refresh *f, bool summary)
 {
 	const struct report *r = &f->r;
 	const struct groups *gs = &f->gs;
@@ -208,6 +214,12 @@ static void print_table(const struct top_opts *o, const struct refresh *f, bool 
 	else
 		report_table(stdout, r, summary ? 0 : o->rows);
 	if (summary && !o->c.tasks) {
+		/* The tables take no episodes: the log holds them since start (unless it overflowed). */
+		struct episode_log el;
+		tracer_take_episodes(&s->tr, &el);
+		if (!el.truncated && report_periods((struct report *)r, el.e, el.n))
+			cgs_err("period by period: out of memory");
+		free(el.e);
 		report_throttle_lines(stdout, r);
 		report_why_lines(stdout, r);
 	}
@@ -238,7 +250,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		if (o->json)
 			print_json(o, s, &f, summary);
 		else
-			print_table(o, &f, summary);
+			print_table(o, s, &f, summary);
 	}
 	cost->kernel_ns = f.kernel_ns;
 	refresh_free(&f);

@@ -25,6 +25,7 @@ struct kstat {
 	uint64_t weight;        /* the same in v2 cpu.weight units (1..10000, 100 = default); 0: unknown */
 	bool has_bursts;        /* the kernel counts bursts (cfs_bandwidth.nr_burst, Linux 5.14+) */
 	uint64_t nr_bursts, burst_ns;  /* cpu.stat nr_bursts and burst_time (v1, ns) / burst_usec (v2) */
+	uint64_t period_end_ns; /* an end of one of its periods (ktime; cgs_kstat's); 0: unknown (the files say none) */
 };
 
 /*

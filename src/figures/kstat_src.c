@@ -153,6 +153,7 @@ static void take(const struct cgs_kstat *v, struct kstat *k)
 	k->has_bursts = v->has_bursts;
 	k->nr_bursts = k->has_bursts ? v->nr_burst : 0;
 	k->burst_ns = k->has_bursts ? v->burst_time_ns : 0;
+	k->period_end_ns = v->period_end_ns;
 }
 
 /* One pass of the iterator over the hierarchy, into its records. */

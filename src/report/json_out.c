@@ -66,6 +66,19 @@ static void throttle_json(struct jw *w, const struct row *r, int ncpus)
 	} else {
 		jw_null(w);
 	}
+	/* Period by period (report_periods): null without a quota and its grid. */
+	jw_key(w, "periods");
+	if (r->per.known) {
+		jw_object(w);
+		jw_ku64(w, "throttled", r->per.throttled);
+		jw_ku64(w, "longest_run", r->per.longest_run);
+		jw_ku64(w, "ran_out_p50_ns", r->per.ran_out_p50_ns);
+		jw_ku64(w, "ran_out_p99_ns", r->per.ran_out_p99_ns);
+		jw_ku64(w, "underused", r->per.underused);
+		jw_end_object(w);
+	} else {
+		jw_null(w);
+	}
 	jw_end_object(w);
 }
 

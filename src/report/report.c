@@ -384,6 +384,21 @@ void report_table(FILE *f, const struct report *r, size_t limit)
 	}
 }
 
+int report_periods(struct report *r, const struct cgs_episode *e, size_t n)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct row *w = &r->rows[i];
+		const struct period_input in = {
+			.id = w->id, .period_ns = w->k.period_us * 1000, .end_ns = w->k.period_end_ns,
+			.quota_ns = w->k.ok && w->k.quota_us > 0 ? (uint64_t)w->k.quota_us * 1000 : 0,
+			.use_ns = w->s->c.oncpu_ns, .window_ns = r->interval_ns,
+		};
+		if (!w->members && periods_of(e, n, &in, &w->per))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 void report_throttle_lines(FILE *f, const struct report *r)
 {
 	char name[PATH_MAX + 32], a[16], b[16], dur[16];
@@ -402,6 +417,14 @@ void report_throttle_lines(FILE *f, const struct report *r)
 			fprintf(f, ", using %.0f%% of its quota (%s per %s)", w->quota_used_pct,
 				fmt_duration(a, sizeof(a), w->k.quota_us * 1000),
 				fmt_duration(b, sizeof(b), w->k.period_us * 1000));
+		if (w->per.known && w->per.throttled) {
+			fprintf(f, "; by period: throttled in %llu, at most %llu in a row, its quota out %s into a period "
+				"(median; p99 %s)", (unsigned long long)w->per.throttled,
+				(unsigned long long)w->per.longest_run, fmt_duration(a, sizeof(a), w->per.ran_out_p50_ns),
+				fmt_duration(b, sizeof(b), w->per.ran_out_p99_ns));
+			if (w->per.underused)
+				fprintf(f, ", all while it used under half its quota on average: bursts outran it");
+		}
 		fputc('\n', f);
 	}
 }

@@ -9,6 +9,7 @@
 
 #include "figures/kstat.h"
 #include "figures/snapshot.h"
+#include "report/periods.h"
 #include "report/why.h"
 
 struct cgfs;
@@ -53,6 +54,8 @@ struct row {
 	struct kstat k;
 	uint64_t k_periods, k_throttled, k_throttled_ns;
 	double quota_used_pct; /* < 0: unlimited or unknown */
+	/* Its throttling period by period (report_periods); known false: not asked for, or no grid. */
+	struct period_stats per;
 	/* --why (report_why): what its waits were spent behind; NULL: not asked for */
 	struct why *why;
 };
@@ -84,6 +87,12 @@ int report_why(struct report *r);
 /* Look up the paths and names of the cgroups a why's parts name. */
 void why_resolve(struct why *w, struct cgfs *fs);
 
+/*
+ * Each limited row's throttling period by period (report/periods.h), from
+ * the throttle episodes e[0..n) of the rows' window (the interval, or since
+ * start for a summary). 0 or -ENOMEM.
+ */
+int report_periods(struct report *r, const struct cgs_episode *e, size_t n);
 /* Sort the rows by k; with first > 0 only the first `first` need be in order. */
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
 /*

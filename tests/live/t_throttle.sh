@@ -235,3 +235,42 @@ test_throttle_history_forgotten() {
 	[ "$after" = 0 ] || fail "$after thr_last entries left after the cgroup went"
 	[ "$full" = 0 ] || fail "throttle_last_full $full"
 }
+
+# Throttling period by period (report/periods.h), on a known answer: one
+# burner under 20 ms per 100 ms is throttled in every period, so in each
+# whole interval of 1 s while it runs: as many throttled periods as the
+# kernel counted (cpu.stat nr_throttled), give or take the one period an
+# interval's edge splits (cgsched places a period by its throttle, at ~20
+# ms, the kernel counts it at its end), all of them in one run, none while
+# under half the quota; and its quota out 20 ms into a period, give or
+# take a tick (4 ms at Debian's CONFIG_HZ=250): the overrun of the period
+# before is paid from this one's quota (a tick of accounting at most), and
+# a throttle is seen at the accounting after the quota is gone.
+test_throttle_by_period() {
+	cg_create byper && A=$CG
+	cg_quota "$A" 20000 100000
+	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
+		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
+	cgs_start top --cgroup "$A" --json -i 1 || fail "top did not start"
+	cg_run "$A" "$CGWORK" burn 1 "$(scaled 5)" 1 >/dev/null || fail "the burner failed"
+	cgs_stop || fail "top"
+	jq -r --arg p "$A" 'select(.kind == "interval") | .cgroups[] | select(.path == $p) |
+		"\(.kernel_stat.nr_periods) \(.kernel_stat.nr_throttled) \(.throttle.periods | if . == null then "null" else "\(.throttled) \(.longest_run) \(.ran_out_p50_ns) \(.ran_out_p99_ns) \(.underused)" end)"' \
+		"$TMP/cgs.out" >"$TMP/per"
+	cat "$TMP/per"
+	awk '
+		$3 == "null" { print "an interval without its periods"; bad++; next }
+		# Whole intervals: the kernel saw 10 periods, each throttled.
+		$1 == 10 && $2 == 10 {
+			n++
+			d = $3 - $2; if (d < 0) d = -d
+			if (d > 1) { printf "%d throttled periods, the kernel %d\n", $3, $2; bad++ }
+			if ($4 != $3) { printf "longest run %d of %d throttled periods: a gap where there was none\n", $4, $3; bad++ }
+			if ($5 < 16e6 || $5 > 24e6) { printf "its quota out %.1f ms into a period (median), not 20 +- 4\n", $5 / 1e6; bad++ }
+			if ($7 != 0) { printf "%d throttled periods called bursts: it used its whole quota\n", $7; bad++ }
+		}
+		END {
+			if (n < 2) { printf "only %d whole intervals of the burner\n", n; exit 1 }
+			exit bad > 0
+		}' "$TMP/per" || fail "period by period is off"
+}

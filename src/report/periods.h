@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Throttling period by period: from a cgroup's throttle episodes and its
+ * period grid (the period timer's expiry, figures/kstat.h), which of its
+ * periods it was throttled in, the longest run of them in a row, how far
+ * into a period its quota ran out, and how many came while its average use
+ * stayed under half its quota (a burst outrunning it, not a lack of quota).
+ * Pure: episodes and figures in, stats out.
+ */
+#ifndef CGS_PERIODS_H
+#define CGS_PERIODS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgsched.h"
+
+struct period_stats {
+	bool known;              /* a quota and its period grid were known: the rest is set */
+	uint64_t throttled;      /* periods in which an episode of it began */
+	uint64_t longest_run;    /* the most of them in a row (inside the window) */
+	uint64_t ran_out_p50_ns; /* from a throttled period's start to its first episode: median */
+	uint64_t ran_out_p99_ns; /* ... and 99th percentile (nearest rank) */
+	uint64_t underused;      /* throttled periods in a window whose average use was under half the quota */
+};
+
+/* What periods_of needs of a cgroup besides its episodes. */
+struct period_input {
+	uint64_t id;             /* the cgroup: episodes of others are skipped */
+	uint64_t period_ns;      /* its period */
+	uint64_t quota_ns;       /* its quota per period */
+	uint64_t end_ns;         /* an end of one of its periods (ktime, as the episodes'); 0: unknown */
+	uint64_t use_ns;         /* its on-CPU time over the window, summed over CPUs */
+	uint64_t window_ns;      /* the window's length */
+};
+
+/*
+ * The period stats of in->id from the episodes e[0..n) (of any cgroups, in
+ * any order): out->known false when the period, quota or grid is unknown.
+ * An episode belongs to the period its start falls in; a period with
+ * episodes on several CPUs counts once, at its earliest. -ENOMEM or 0.
+ */
+int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out);
+
+#endif

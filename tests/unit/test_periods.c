@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Throttling period by period (report/periods.c): periods, runs, where the quota ran out, bursts. */
+#include <criterion/criterion.h>
+
+#include "report/periods.h"
+
+#define MS 1000000ULL
+/* A grid of 100 ms periods, one ending at 10 s. */
+#define END (10000 * MS)
+#define P (100 * MS)
+
+static struct cgs_episode ep(uint64_t cgid, uint64_t start, uint32_t cpu)
+{
+	return (struct cgs_episode){ .cgid = cgid, .start_ns = start, .end_ns = start + 5 * MS, .cpu = cpu };
+}
+
+Test(periods, every_period_throttled_at_its_quota)
+{
+	/* A burner under 20 ms a period, throttled 20-23 ms into each of 30 periods in a row. */
+	struct cgs_episode e[30];
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 20 * MS, .end_ns = END,
+				   .use_ns = 600 * MS, .window_ns = 3000 * MS };
+	struct period_stats s;
+
+	for (int i = 0; i < 30; i++)
+		e[i] = ep(7, END + i * P + (20 + i % 4) * MS, 1);
+	cr_assert_eq(periods_of(e, 30, &in, &s), 0);
+	cr_assert(s.known);
+	cr_assert_eq(s.throttled, 30);
+	cr_assert_eq(s.longest_run, 30);
+	cr_assert_eq(s.ran_out_p50_ns, 21 * MS, "p50 %llu", (unsigned long long)s.ran_out_p50_ns);
+	cr_assert_eq(s.ran_out_p99_ns, 23 * MS, "p99 %llu", (unsigned long long)s.ran_out_p99_ns);
+	cr_assert_eq(s.underused, 0, "it used its whole quota: no burst symptom");
+}
+
+Test(periods, a_period_counts_once_and_runs_break_at_gaps)
+{
+	/* Periods -3, -2 (two CPUs), 0, 1, 2, 5; other cgroups' episodes in between; out of order. */
+	struct cgs_episode e[] = {
+		ep(7, END + 1 * P + 40 * MS, 0), ep(7, END - 3 * P + 10 * MS, 0), ep(9, END + 3 * P, 0),
+		ep(7, END - 2 * P + 30 * MS, 1), ep(7, END - 2 * P + 25 * MS, 0), ep(7, END + 0 * P + 1 * MS, 1),
+		ep(7, END + 2 * P + 99 * MS, 1), ep(7, END + 5 * P, 0), ep(8, END, 0),
+	};
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 50 * MS, .end_ns = END,
+				   .use_ns = 100 * MS, .window_ns = 1000 * MS };
+	struct period_stats s;
+
+	cr_assert_eq(periods_of(e, sizeof(e) / sizeof(*e), &in, &s), 0);
+	cr_assert_eq(s.throttled, 6);
+	cr_assert_eq(s.longest_run, 3); /* 0, 1, 2 */
+	/* First offsets: 10, 25 (not 30), 1, 40, 99, 0 ms: median (nearest rank, 3rd of 6) 10 ms. */
+	cr_assert_eq(s.ran_out_p50_ns, 10 * MS);
+	cr_assert_eq(s.ran_out_p99_ns, 99 * MS);
+	/* 10 % of a CPU on average against a quota of 50 %: under half, so every throttled period is a burst's. */
+	cr_assert_eq(s.underused, 6);
+}
+
+Test(periods, unknown_without_a_grid_or_quota)
+{
+	struct cgs_episode e[] = { ep(7, END, 0) };
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 20 * MS, .end_ns = 0 };
+	struct period_stats s;
+
+	cr_assert_eq(periods_of(e, 1, &in, &s), 0);
+	cr_assert(!s.known);
+	in.end_ns = END;
+	in.quota_ns = 0;
+	cr_assert_eq(periods_of(e, 1, &in, &s), 0);
+	cr_assert(!s.known);
+}
+
+Test(periods, no_episodes_no_throttled_periods)
+{
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 20 * MS, .end_ns = END,
+				   .use_ns = 1, .window_ns = 1000 * MS };
+	struct period_stats s;
+
+	cr_assert_eq(periods_of(NULL, 0, &in, &s), 0);
+	cr_assert(s.known);
+	cr_assert_eq(s.throttled + s.longest_run + s.underused + s.ran_out_p50_ns, 0);
+}
