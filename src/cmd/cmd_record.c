@@ -597,6 +597,26 @@ static void attach_window(struct rec_run *r)
 		tick(r);
 }
 
+/*
+ * The traced cgroup's throttling period by period (report/record.h): its
+ * period grid from one pass of the cgroup iterator (the files have none;
+ * without the iterator the figures stay unknown).
+ */
+static void record_grid_periods(struct rec_run *r)
+{
+	struct record_summary *rs = &r->rs;
+	struct kstat_src ks = {};
+	struct kstat k;
+	uint64_t id;
+
+	if (!rs->k_ok || rs->k.quota_us < 0 || cgfs_id(&r->s.fs, r->rel, &id))
+		return;
+	if (!kstat_src_open(&ks, &r->s.fs, KSTAT_ITER) && !kstat_src_refresh(&ks) &&
+	    !kstat_src_get(&ks, id, r->rel, &k) && record_periods(rs, id, k.period_end_ns))
+		cgs_err("period by period: out of memory");
+	kstat_src_close(&ks);
+}
+
 /* The window's end: the last read, the kernel's figures beside it, the rows. 0 or -1 (said). */
 static int record_end(struct rec_run *r)
 {
@@ -644,6 +664,7 @@ static int record_end(struct rec_run *r)
 	if (refresh_make(&r->f, s, &ro, &s->base, &r->cur))
 		return -1;
 	record_aggregate(rs, &r->f.r);
+	record_grid_periods(r);
 	if (r->f.why_ok) {
 		uint64_t psi1;
 		record_why(rs, &r->f.r, &s->fs);

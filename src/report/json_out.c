@@ -68,17 +68,22 @@ static void throttle_json(struct jw *w, const struct row *r, int ncpus)
 	}
 	/* Period by period (report_periods): null without a quota and its grid. */
 	jw_key(w, "periods");
-	if (r->per.known) {
-		jw_object(w);
-		jw_ku64(w, "throttled", r->per.throttled);
-		jw_ku64(w, "longest_run", r->per.longest_run);
-		jw_ku64(w, "ran_out_p50_ns", r->per.ran_out_p50_ns);
-		jw_ku64(w, "ran_out_p99_ns", r->per.ran_out_p99_ns);
-		jw_ku64(w, "underused", r->per.underused);
-		jw_end_object(w);
-	} else {
+	json_periods(w, &r->per);
+	jw_end_object(w);
+}
+
+void json_periods(struct jw *w, const struct period_stats *p)
+{
+	if (!p->known) {
 		jw_null(w);
+		return;
 	}
+	jw_object(w);
+	jw_ku64(w, "throttled", p->throttled);
+	jw_ku64(w, "longest_run", p->longest_run);
+	jw_ku64(w, "ran_out_p50_ns", p->ran_out_p50_ns);
+	jw_ku64(w, "ran_out_p99_ns", p->ran_out_p99_ns);
+	jw_ku64(w, "underused", p->underused);
 	jw_end_object(w);
 }
 

@@ -63,6 +63,8 @@ void json_drops(struct jw *w, const uint64_t *d);
 void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where, bool record);
 /* --why's "waited" object: a row's causes (report/why.h) and the counters behind them. */
 void why_json(struct jw *w, const struct why *y, const struct cg_counters *c);
+/* A row's (or record's) throttling period by period (report/periods.h): an object, or null where unknown. */
+void json_periods(struct jw *w, const struct period_stats *p);
 /* Throttle episodes as [{cgroup_id, path, cpu, start_ns, duration_ns}]. */
 void json_episodes(struct jw *w, const struct episode_view *ep);
 /* sched_ext's state as {state, ops, cfs_throttling_applies}; null without sched_ext. */

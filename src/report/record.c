@@ -58,6 +58,22 @@ static int cmp_start(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_ns)
+{
+	const struct period_input in = {
+		.id = id, .period_ns = rs->k.period_us * 1000, .end_ns = period_end_ns,
+		.quota_ns = rs->k_ok && rs->k.quota_us > 0 ? (uint64_t)rs->k.quota_us * 1000 : 0,
+		.use_ns = rs->c.oncpu_ns, .window_ns = rs->wall_ns,
+	};
+
+	/* Episodes lost to a full log would be periods missed: none said rather than too few. */
+	if (rs->ep.truncated) {
+		memset(&rs->per, 0, sizeof(rs->per));
+		return 0;
+	}
+	return periods_of(rs->ep.e, rs->ep.n, &in, &rs->per);
+}
+
 uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n)
 {
 	struct cgs_episode *s = n ? malloc(n * sizeof(*s)) : NULL;
@@ -174,6 +190,8 @@ void record_json(struct jw *w, const struct record_summary *rs)
 	jw_ku64(w, "max_ns", rs->thr_max_ns);
 	jw_key(w, "hist");
 	json_hist(w, rs->c.thr_slots);
+	jw_key(w, "periods");
+	json_periods(w, &rs->per);
 	jw_end_object(w);
 	jw_kobject(w, "runq");
 	json_counters(w, &rs->c, CGJ_RUNQ, true);
@@ -278,6 +296,11 @@ void record_print(FILE *f, const struct record_summary *rs)
 			fmt_duration(a, sizeof(a), rs->k_throttled_ns), (unsigned long long)rs->k_throttled,
 			(unsigned long long)rs->k_periods,
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
+	if (rs->per.known && rs->per.throttled)
+		fprintf(f, "  %12llu  throttled periods   # at most %llu in a row; quota out %s into a period (median; p99 %s)%s\n",
+			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
+			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
+			rs->per.underused ? "; under half its quota on average: bursts outran it" : "");
 	if (rs->k_oncpu_source) {
 		fprintf(f, "  %12s  kernel on CPU       # %s over the same window", fmt_duration(a, sizeof(a), rs->k_oncpu_ns),
 			rs->k_oncpu_source);

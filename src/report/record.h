@@ -49,7 +49,15 @@ struct record_summary {
 	bool why_on;
 	struct why why;
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
+	struct period_stats per;    /* its own quota's throttling period by period (record_periods) */
 };
+
+/*
+ * The traced cgroup (id) throttled period by period over the run, from
+ * rs->ep and its quota's period grid (period_end_ns: figures/kstat.h; 0:
+ * unknown). After record_aggregate. 0 or -ENOMEM.
+ */
+int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_ns);
 
 /*
  * --why, after record_aggregate (and report_why on r): the subtree's causes,

@@ -273,4 +273,12 @@ test_throttle_by_period() {
 			if (n < 2) { printf "only %d whole intervals of the burner\n", n; exit 1 }
 			exit bad > 0
 		}' "$TMP/per" || fail "period by period is off"
+	# record, over the whole run: the same periods as the kernel's, give or
+	# take the last (the burner may end inside it), all in one run.
+	"$CGSCHED" record -q --cpu-max 20ms/100ms -o "$TMP/rec.json" -- "$CGWORK" burn 1 "$(scaled 2)" 1 >/dev/null 2>&1 ||
+		fail "record failed"
+	set -- $(jq -r '"\(.kernel_stat.nr_throttled) \(.throttle.periods.throttled) \(.throttle.periods.longest_run)"' "$TMP/rec.json")
+	echo "record: the kernel throttled $1 periods; cgsched $2, at most $3 in a row"
+	[ "$2" -ge $(( $1 - 1 )) ] && [ "$2" -le $(( $1 + 1 )) ] && [ "$3" = "$2" ] && [ "$2" -ge 15 ] ||
+		fail "record's periods: $(jq -c '.throttle.periods' "$TMP/rec.json")"
 }
