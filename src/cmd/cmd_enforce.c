@@ -273,6 +273,7 @@ static void enforce_loop(struct enforcer *e, struct session *s, struct exporter 
 		if (!session_sleep_until(s, deadline) && !cgs_hup)
 			break;
 		exporter_tick(x);
+		exporter_episodes(x); /* before the interval below lets the rest go */
 		/* The maps and the cgroup cache are the scrapes' too: one of us at a time. */
 		exporter_lock(x);
 		if (cgs_hup) {

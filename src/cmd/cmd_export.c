@@ -105,8 +105,8 @@ int cmd_export(int argc, char **argv)
 			session_describe(&s, desc, sizeof(desc)), exporter_url(x));
 	}
 	while (session_sleep_until(&s, now_ns() + 1000000000ULL)) {
-		/* Episodes are counted in the maps; the ring buffer's list is not needed here. */
-		tracer_discard_episodes(&s.tr);
+		/* Episodes are counted in the maps; their periods here (metrics: throttling period by period). */
+		exporter_episodes(x);
 		if (cgs_hup) {
 			cgs_hup = 0;
 			exporter_reload(x, NULL);

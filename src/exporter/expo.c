@@ -327,3 +327,31 @@ enum expo_format expo_negotiate(const char *accept)
 	}
 	return q_om > 0 && q_om >= q_text ? EXPO_OPENMETRICS : EXPO_TEXT;
 }
+
+void expo_hist_fixed(struct expo *x, const char *labels, const char *const *le, const uint64_t *counts, unsigned n,
+		     uint64_t sum, bool sum_ns)
+{
+	char extra[48];
+	uint64_t cum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		cum += counts[i];
+		snprintf(extra, sizeof(extra), "le=\"%s\"", le[i]);
+		expo_sample_begin(x, "_bucket", labels, extra);
+		expo_u64(x, cum);
+		expo_sample_end(x);
+	}
+	cum += counts[n];
+	expo_sample_begin(x, "_bucket", labels, "le=\"+Inf\"");
+	expo_u64(x, cum);
+	expo_sample_end(x);
+	expo_sample_begin(x, "_sum", labels, NULL);
+	if (sum_ns)
+		expo_ns_sec(x, sum);
+	else
+		expo_u64(x, sum);
+	expo_sample_end(x);
+	expo_sample_begin(x, "_count", labels, NULL);
+	expo_u64(x, cum);
+	expo_sample_end(x);
+}

@@ -93,6 +93,14 @@ void expo_sample_f(struct expo *x, const char *labels, const char *extra, double
  */
 void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, unsigned nslots,
 		  uint64_t sum_ns);
+/*
+ * A histogram of fixed bounds: counts[i] observations at most le[i] (and
+ * above le[i-1]), counts[n] above every bound; le[] as the label's text
+ * ("0.005"). Cumulative buckets, +Inf, the sum (ns shown as seconds with
+ * sum_ns, else as it is), the count.
+ */
+void expo_hist_fixed(struct expo *x, const char *labels, const char *const *le, const uint64_t *counts, unsigned n,
+		     uint64_t sum, bool sum_ns);
 /* The end of the exposition ("# EOF" in OpenMetrics). */
 void expo_finish(struct expo *x);
 

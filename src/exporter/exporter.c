@@ -44,6 +44,7 @@ struct xcg {
 	uint64_t shown_oncpu, shown_some, shown_own;
 	bool hidden;           /* removed for longer than the grace period: never shown again */
 	uint64_t seen;         /* the last scrape whose figures had it */
+	struct period_track *per; /* with a quota: its throttling period by period; NULL: none yet */
 };
 
 struct progs {
@@ -105,6 +106,7 @@ struct exporter {
 	unsigned answering;
 	uint64_t last_check_ns;
 	double start_time;
+	uint64_t episodes_lost; /* arrived while the tracer's list was full: periods they began not counted */
 };
 
 void exporter_opts_init(struct exporter_opts *o)
@@ -279,6 +281,52 @@ static void view_free(struct view *v)
 }
 
 /* A scrape's figures into v (in libmicrohttpd's thread, with the lock held): 0 or -errno. */
+/* The episode's order: by cgroup, each one's in a run. */
+static int cmp_ep(const void *a, const void *b)
+{
+	const struct cgs_episode *x = a, *y = b;
+
+	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+}
+
+/*
+ * The throttle episodes the tracer collected, into the period trackers of
+ * their cgroups (a cgroup whose grid no scrape has read yet: not counted),
+ * and the runs that ended by now closed. The tracer's list is the main
+ * thread's (its ring buffer is polled there): taken outside the lock, fed
+ * under it. A run is over once the period after its last has passed
+ * without a throttle; the episodes of that period have all been taken when
+ * this take began a whole period after it ended (each is sent when it
+ * ends, by its period's refill at the latest), hence the take's time.
+ */
+void exporter_episodes(struct exporter *x)
+{
+	struct episode_log el;
+
+	if (!x || !x->s)
+		return;
+	uint64_t at = now_ns();
+	tracer_take_episodes(&x->s->tr, &el);
+	if (el.n)
+		qsort(el.e, el.n, sizeof(*el.e), cmp_ep);
+	exporter_lock(x);
+	for (size_t i = 0, j; i < el.n; i = j) {
+		for (j = i + 1; j < el.n && el.e[j].cgid == el.e[i].cgid;)
+			j++;
+		struct xcg *c = idtab_find(&x->tab, el.e[i].cgid);
+		if (c && c->per && period_track_add(c->per, &el.e[i], j - i))
+			cgs_warn("period by period: out of memory");
+	}
+	for (size_t i = 0; i < x->tab.cap; i++) {
+		struct xcg *c = idtab_at(&x->tab, i);
+		if (c && c->per)
+			period_track_close(c->per, at);
+	}
+	x->episodes_lost += el.truncated;
+	exporter_unlock(x);
+	free(el.e);
+}
+
 static int gather(struct exporter *x, struct view *v)
 {
 	struct session *s = x->s;
@@ -292,6 +340,7 @@ static int gather(struct exporter *x, struct view *v)
 	}
 	/* No kernel figures this time rather than stale ones, when the pass fails. */
 	bool kfigs = x->ks_open && !kstat_src_refresh(&x->ks);
+
 	if ((err = rows_for(v, cur->n)))
 		return err;
 	struct mx_cg *cg = v->cg;
@@ -317,6 +366,14 @@ static int gather(struct exporter *x, struct view *v)
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
 			cg[n].k = &ks[n];
+		/* Period by period where a quota and its grid are known (counted from the first such scrape). */
+		if (cg[n].k && cg[n].k->quota_us >= 0 && cg[n].k->period_end_ns && !c->per &&
+		    (c->per = calloc(1, sizeof(*c->per))))
+			c->per->from_ns = w0; /* the episodes still in the tracer's list from before: not counted */
+		if (c->per && cg[n].k && cg[n].k->quota_us >= 0 && cg[n].k->period_end_ns)
+			period_track_grid(c->per, cg[n].k->period_us * 1000, cg[n].k->period_end_ns);
+		if (c->per && c->per->period_ns)
+			cg[n].per = c->per;
 		/* A file per cgroup and scrape: only with --why, whose cost is already asked for. */
 		bool host;
 		if (x->why && s->fs.version == 2 && !c->gone_ns &&
@@ -349,6 +406,7 @@ static int gather(struct exporter *x, struct view *v)
 			.shown = n,
 			.grace = grace,
 			.bpf_stats = bpf_stats_on(),
+			.episodes_lost = x->episodes_lost,
 			.nprogs = v->progs.n,
 			.progs = v->progs.p,
 			.scrapes = ++x->scrapes,
@@ -571,6 +629,7 @@ void exporter_tick(struct exporter *x)
 		xcg_free_labels(c);
 		free(c->path);
 		free(c->who);
+		free(c->per);
 		idtab_del(&x->tab, drop[i]);
 	}
 	free(drop);

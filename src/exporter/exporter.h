@@ -43,6 +43,8 @@ void exporter_lock(struct exporter *x);
 void exporter_unlock(struct exporter *x);
 /* Housekeeping from the command's loop (takes the lock): notice removed cgroups. */
 void exporter_tick(struct exporter *x);
+/* The throttle episodes so far into each cgroup's periods (call about every second; a scrape does too). */
+void exporter_episodes(struct exporter *x);
 /*
  * SIGHUP: the web config read again (users, certificate and key: a renewed
  * certificate needs no restart) and served from now; a file that fails to

@@ -66,6 +66,9 @@ enum {
 	ST_PERIOD,
 	ST_BURST,
 	ST_WEIGHT,
+	ST_RAN_OUT,                 /* throttling period by period (report/periods.h) */
+	ST_RUNS,
+	ST_IN_A_ROW,
 	ST_INFO,
 	ST_SELF,
 	ST__COUNT,
@@ -242,6 +245,8 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 		snprintf(l, sizeof(l), "reason=\"%s\"", drop_name(i));
 		expo_sample_u64(x, l, NULL, in->snap->drops[i]);
 	}
+	/* The loader's own: throttle episodes its list had no room for, whose periods are not counted. */
+	expo_sample_u64(x, "reason=\"episode_list_full\"", NULL, m->episodes_lost);
 	expo_family(x, "cgsched_map_entries", EXPO_GAUGE, "Entries in use in a bounded BPF map");
 	expo_sample_u64(x, "map=\"cgroups\"", NULL, m->cg_used);
 	expo_sample_u64(x, "map=\"preemptions\"", NULL, m->pre_used);
@@ -333,6 +338,15 @@ static const struct step_family {
 	[ST_WEIGHT] = { "cgsched_cpu_weight",
 			"The cgroup's CPU weight in cpu.weight units (1-10000, 100 by default; v1 cpu.shares converted as the kernel does)",
 			EXPO_GAUGE, 0 },
+	[ST_RAN_OUT] = { "cgsched_quota_ran_out_seconds",
+			 "How far into a period the cgroup's quota ran out: from the period's start to its first throttle, one observation per throttled period",
+			 EXPO_HISTOGRAM, 0 },
+	[ST_RUNS] = { "cgsched_throttled_run_periods",
+		      "Runs of consecutive throttled periods of the cgroup, by length in periods, each observed once a period after it passed unthrottled",
+		      EXPO_HISTOGRAM, 0 },
+	[ST_IN_A_ROW] = { "cgsched_throttled_periods_in_a_row",
+			  "Consecutive throttled periods of the cgroup up to the last one seen; 0 once a period has passed unthrottled",
+			  EXPO_GAUGE, 0 },
 	[ST_INFO] = { "cgsched_cgroup_info",
 		      "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod",
 		      EXPO_INFO, 0 },
@@ -373,6 +387,26 @@ static bool step_begin(struct expo *x, const struct metrics_input *in, struct mx
 		return in->top_preemptors > 0;
 	}
 	return true;
+}
+
+/* The bounds of the period trackers' buckets (report/periods.c) as the le labels say them, made once. */
+static char ran_out_text[PT_RAN_OUT_BOUNDS][24], run_text[PT_RUN_BOUNDS][24];
+static const char *ran_out_le[PT_RAN_OUT_BOUNDS], *run_le[PT_RUN_BOUNDS];
+
+static void period_bounds_text(void)
+{
+	if (ran_out_le[0])
+		return;
+	for (unsigned i = 0; i < PT_RAN_OUT_BOUNDS; i++) {
+		struct expo t = { .p = ran_out_text[i], .cap = sizeof(ran_out_text[i]) - 1 };
+		expo_ns_sec(&t, period_ran_out_bounds_ns[i]);
+		ran_out_text[i][t.n] = 0;
+		ran_out_le[i] = ran_out_text[i];
+	}
+	for (unsigned i = 0; i < PT_RUN_BOUNDS; i++) {
+		snprintf(run_text[i], sizeof(run_text[i]), "%llu", (unsigned long long)period_run_bounds[i]);
+		run_le[i] = run_text[i];
+	}
 }
 
 /* Cgroup i's samples of the step at hand. */
@@ -419,6 +453,21 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 	case ST_WEIGHT:
 		if (k && k->ok && k->weight)
 			expo_sample_u64(x, g->labels, NULL, k->weight);
+		return;
+	case ST_RAN_OUT:
+		period_bounds_text();
+		if (g->per && limited(g))
+			expo_hist_fixed(x, g->labels, ran_out_le, g->per->ran_out, PT_RAN_OUT_BOUNDS, g->per->ran_out_sum_ns,
+					true);
+		return;
+	case ST_RUNS:
+		period_bounds_text();
+		if (g->per && limited(g))
+			expo_hist_fixed(x, g->labels, run_le, g->per->runs, PT_RUN_BOUNDS, g->per->runs_sum, false);
+		return;
+	case ST_IN_A_ROW:
+		if (g->per && limited(g))
+			expo_sample_u64(x, g->labels, NULL, g->per->run);
 		return;
 	case ST_INFO:
 		info_cg(x, c, g);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "figures/kstat.h"
+#include "report/periods.h"
 #include "figures/snapshot.h"
 #include "exporter/expo.h"
 
@@ -24,6 +25,7 @@ struct mx_cg {
 	const struct cg_sample *s; /* cumulative since tracing began */
 	const struct kstat *k;     /* the kernel's figures now; NULL: none read */
 	const struct cgname *who;  /* unit, container, pod; NULL: nothing known */
+	const struct period_track *per; /* its throttling period by period; NULL: no quota or grid known */
 	bool psi_ok;               /* psi_us read: its cpu.pressure (v2, --why) */
 	uint64_t psi_us;           /* the "some" total, us */
 };
@@ -42,6 +44,7 @@ struct mx_self {
 	uint64_t pre_used, pre_max;     /* preemption pairs / bound */
 	uint32_t shown, grace;          /* cgroups exported; of them, removed and in their grace period */
 	bool bpf_stats;                 /* kernel.bpf_stats_enabled is on */
+	uint64_t episodes_lost;         /* throttle episodes the loader's list had no room for */
 	size_t nprogs;
 	const struct mx_prog *progs;
 	uint64_t scrapes, scrape_errors;

@@ -35,6 +35,15 @@ static uint64_t rank(const uint64_t *v, size_t n, unsigned pct)
 	return v[r ? r - 1 : 0];
 }
 
+/* The period of the grid (period_ns long, one ending at end_ns) that t falls in, and how far into it. */
+static struct hit place(uint64_t t, uint64_t period_ns, uint64_t end_ns)
+{
+	int64_t P = (int64_t)period_ns, rel = (int64_t)(t - end_ns) + P;
+	int64_t p = rel >= 0 ? rel / P : -((-rel + P - 1) / P);
+
+	return (struct hit){ .period = p, .offset = (uint64_t)(rel - p * P) };
+}
+
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out)
 {
 	struct hit *h;
@@ -58,9 +67,7 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 		if (e[i].cgid != in->id)
 			continue;
 		/* The period its start falls in: [end - P, end) is period 0, earlier ones negative. */
-		int64_t rel = (int64_t)(e[i].start_ns - in->end_ns) + (int64_t)in->period_ns;
-		int64_t p = rel >= 0 ? rel / (int64_t)in->period_ns : -((-rel + (int64_t)in->period_ns - 1) / (int64_t)in->period_ns);
-		h[nh++] = (struct hit){ .period = p, .offset = (uint64_t)(rel - p * (int64_t)in->period_ns) };
+		h[nh++] = place(e[i].start_ns, in->period_ns, in->end_ns);
 	}
 	qsort(h, nh, sizeof(*h), cmp_hit);
 	uint64_t run = 0;
@@ -82,4 +89,85 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 	free(h);
 	free(first);
 	return 0;
+}
+
+const uint64_t period_ran_out_bounds_ns[PT_RAN_OUT_BOUNDS] = {
+	5000000, 10000000, 20000000, 50000000, 100000000, 200000000, 500000000, 1000000000,
+};
+const uint64_t period_run_bounds[PT_RUN_BOUNDS] = { 1, 2, 3, 5, 10, 20, 50, 100 };
+
+static unsigned bucket(const uint64_t *bounds, unsigned n, uint64_t v)
+{
+	unsigned i = 0;
+
+	while (i < n && v > bounds[i])
+		i++;
+	return i;
+}
+
+static void run_over(struct period_track *t)
+{
+	if (!t->run)
+		return;
+	t->runs[bucket(period_run_bounds, PT_RUN_BOUNDS, t->run)]++;
+	t->runs_sum += t->run;
+	t->nruns++;
+	t->run = 0;
+}
+
+void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns)
+{
+	/*
+	 * The periods are numbered from the first expiry seen: a later one on
+	 * the same grid (a whole number of periods away) changes nothing. A
+	 * new length, or a grid moved, starts the numbering afresh.
+	 */
+	if (t->period_ns == period_ns && period_ns && (end_ns - t->end_ns) % period_ns == 0)
+		return;
+	if (t->period_ns) {
+		run_over(t);
+		t->any = false;
+	}
+	t->period_ns = period_ns;
+	t->end_ns = end_ns;
+}
+
+int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n)
+{
+	struct hit *h;
+
+	if (!t->period_ns || !n)
+		return 0;
+	if (!(h = malloc(n * sizeof(*h))))
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].start_ns >= t->from_ns)
+			h[m++] = place(e[i].start_ns, t->period_ns, t->end_ns);
+	qsort(h, m, sizeof(*h), cmp_hit);
+	for (size_t i = 0; i < m; i++) {
+		if (t->any && h[i].period <= t->last)
+			continue; /* counted already, at its earliest episode (or too late to place) */
+		if (!(t->any && h[i].period == t->last + 1))
+			run_over(t);
+		t->run++;
+		t->any = true;
+		t->last = h[i].period;
+		t->throttled++;
+		t->ran_out[bucket(period_ran_out_bounds_ns, PT_RAN_OUT_BOUNDS, h[i].offset)]++;
+		t->ran_out_sum_ns += h[i].offset;
+	}
+	free(h);
+	return 0;
+}
+
+void period_track_close(struct period_track *t, uint64_t now_ns)
+{
+	/*
+	 * The period after the last throttled one ended without a throttle:
+	 * said a period later, when an episode of it would have been sent
+	 * (each is sent when it ends, at the latest by its period's refill).
+	 */
+	if (t->run && t->period_ns && place(now_ns, t->period_ns, t->end_ns).period > t->last + 2)
+		run_over(t);
 }

@@ -43,4 +43,35 @@ struct period_input {
  */
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out);
 
+/*
+ * The same, kept up as episodes arrive (the exporter's counters, which
+ * must not depend on how often they are read): each throttled period's
+ * ran-out time into buckets, and each run of throttled periods into
+ * buckets of its length once it is over (a period after it has ended
+ * without a throttle). An episode of a period at or before the last one
+ * counted adds nothing (its period is counted, or it came too late).
+ */
+#define PT_RAN_OUT_BOUNDS 8
+#define PT_RUN_BOUNDS 8
+extern const uint64_t period_ran_out_bounds_ns[PT_RAN_OUT_BOUNDS]; /* 5 ms .. 1 s */
+extern const uint64_t period_run_bounds[PT_RUN_BOUNDS];             /* 1 .. 100 periods */
+struct period_track {
+	uint64_t period_ns, end_ns;   /* the grid counted on; 0: none yet (episodes are not counted) */
+	uint64_t from_ns;             /* episodes that began before it are not counted (ktime; 0: all) */
+	bool any;
+	int64_t last;                 /* the last throttled period counted */
+	uint64_t run;                 /* throttled periods in a row up to last; 0: none open */
+	uint64_t throttled;           /* periods counted */
+	uint64_t ran_out[PT_RAN_OUT_BOUNDS + 1]; /* by bucket (the last: above every bound) */
+	uint64_t ran_out_sum_ns;
+	uint64_t runs[PT_RUN_BOUNDS + 1];
+	uint64_t runs_sum, nruns;     /* periods in the runs that ended, and how many runs */
+};
+/* The grid (a new period length starts afresh: periods of the old grid do not continue on it). */
+void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns);
+/* Episodes of its cgroup, in any order. 0 or -ENOMEM. */
+int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n);
+/* At now (ktime): the open run is over once a whole period has passed after the one after its last. */
+void period_track_close(struct period_track *t, uint64_t now_ns);
+
 #endif

@@ -79,3 +79,59 @@ Test(periods, no_episodes_no_throttled_periods)
 	cr_assert(s.known);
 	cr_assert_eq(s.throttled + s.longest_run + s.underused + s.ran_out_p50_ns, 0);
 }
+
+Test(period_track, batches_on_one_grid_count_each_period_once)
+{
+	struct period_track t = {};
+	struct cgs_episode a[10], b[10];
+
+	/* Periods 0-9, then 10-19 with the grid read again (a later expiry on the same grid). */
+	for (int i = 0; i < 10; i++) {
+		a[i] = ep(7, END + i * P + 20 * MS, i % 2);
+		b[i] = ep(7, END + (10 + i) * P + 30 * MS, 0);
+	}
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, a, 10), 0);
+	period_track_grid(&t, P, END + 7 * P);
+	cr_assert_eq(period_track_add(&t, b, 10), 0);
+	/* Late: another CPU's episode of period 3. */
+	cr_assert_eq(period_track_add(&t, &(struct cgs_episode){ .cgid = 7, .start_ns = END + 3 * P + 1 * MS }, 1), 0);
+	cr_assert_eq(t.throttled, 20);
+	cr_assert_eq(t.run, 20);
+	cr_assert_eq(t.nruns, 0);
+	/* 20 ms: le 0.02 (bucket 2); 30 ms: le 0.05 (bucket 3). */
+	cr_assert_eq(t.ran_out[2], 10);
+	cr_assert_eq(t.ran_out[3], 10);
+	cr_assert_eq(t.ran_out_sum_ns, 500 * MS);
+	/* Inside period 21 the run may go on (period 20 has just ended): still open; in 22 it is over. */
+	period_track_close(&t, END + 21 * P + 50 * MS);
+	cr_assert_eq(t.run, 20);
+	period_track_close(&t, END + 22 * P + 1);
+	cr_assert_eq(t.run, 0);
+	cr_assert_eq(t.nruns, 1);
+	cr_assert_eq(t.runs_sum, 20);
+	cr_assert_eq(t.runs[5], 1, "a run of 20: the le=\"20\" bucket");
+}
+
+Test(period_track, a_gap_ends_a_run_and_a_new_grid_starts_afresh)
+{
+	struct period_track t = {};
+	struct cgs_episode e[] = { ep(7, END + 1 * P, 0), ep(7, END + 2 * P, 0), ep(7, END + 4 * P, 0) };
+
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, e, 3), 0);
+	cr_assert_eq(t.throttled, 3);
+	cr_assert_eq(t.nruns, 1); /* 1-2 over when 4 came */
+	cr_assert_eq(t.runs[1], 1, "a run of 2");
+	cr_assert_eq(t.run, 1);
+	/* The period length changed: the open run ends, numbering starts again. */
+	period_track_grid(&t, 2 * P, END + 50 * MS);
+	cr_assert_eq(t.nruns, 2);
+	cr_assert_eq(t.run, 0);
+	cr_assert_eq(period_track_add(&t, &(struct cgs_episode){ .cgid = 7, .start_ns = END + 3 * P }, 1), 0);
+	cr_assert_eq(t.throttled, 4, "period 4 of the old grid is a new period on the new one");
+	/* No grid yet: nothing counted. */
+	struct period_track u = {};
+	cr_assert_eq(period_track_add(&u, e, 3), 0);
+	cr_assert_eq(u.throttled, 0);
+}
