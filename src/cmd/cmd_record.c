@@ -44,6 +44,8 @@ static const char usage[] =
 	"\n"
 	"  --cpu-max LIMIT      QUOTA[/PERIOD] in us (or 50ms/100ms), PCT% of one CPU, Ncpus\n"
 	"  --cpu-weight N       1..10000 (v1: shares converted with the kernel's formula)\n"
+	"  --cpu-burst DUR      with --cpu-max: CFS burst, quota a period may carry over\n"
+	"                       from idle ones (cpu.max.burst; Linux 5.14+), at most the quota\n"
 	"  --name NAME          the cgroup's name (default cgsched-record-PID); must not exist\n"
 	"  -o, --output FILE    the report as JSON (docs/json.md), for 'cgsched check'\n"
 	"  --attach PATH        trace this existing cgroup instead of running CMD\n"
@@ -133,6 +135,14 @@ static int record_opt(void *ctx, int c, const char *arg)
 		}
 		o->lim.has_max = true;
 		return 0;
+	case OPT_CPU_BURST:
+		if (parse_duration_ns(arg, 1000ULL, &v) || v / 1000 > CGS_QUOTA_MAX_US) {
+			cgs_err("--cpu-burst %s: expected a duration (e.g. 20ms; a bare number is us)", arg);
+			return -1;
+		}
+		o->lim.burst_us = v / 1000;
+		o->lim.has_burst = true;
+		return 0;
 	case OPT_CPU_WEIGHT:
 		if (parse_cpu_weight(arg, &o->lim.weight, &why)) {
 			cgs_err("--cpu-weight %s: %s", arg, why);
@@ -180,6 +190,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 	static const struct option longs[] = {
 		{ "cpu-max", required_argument, NULL, OPT_CPU_MAX },
 		{ "cpu-weight", required_argument, NULL, OPT_CPU_WEIGHT },
+		{ "cpu-burst", required_argument, NULL, OPT_CPU_BURST },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "output", required_argument, NULL, 'o' },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
@@ -207,7 +218,8 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		return CGS_EXIT_USAGE;
 	}
 	if (o->cleanup) {
-		if (o->cmd || o->attach || o->out || o->name || o->lim.has_max || o->lim.has_weight || o->duration_ns ||
+		if (o->cmd || o->attach || o->out || o->name || o->lim.has_max || o->lim.has_weight || o->lim.has_burst ||
+		    o->duration_ns ||
 		    o->pid || o->check || o->c.timeline) {
 			cgs_err("record: --cleanup removes what killed records left, and nothing else: give it no command or other option");
 			return CGS_EXIT_USAGE;
@@ -219,8 +231,8 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			cgs_err("record: --attach traces an existing cgroup; give it no command");
 			return CGS_EXIT_USAGE;
 		}
-		if (o->lim.has_max || o->lim.has_weight || o->name) {
-			cgs_err("record: --attach leaves the cgroup as it is: no --cpu-max, --cpu-weight or --name");
+		if (o->lim.has_max || o->lim.has_weight || o->lim.has_burst || o->name) {
+			cgs_err("record: --attach leaves the cgroup as it is: no --cpu-max, --cpu-weight, --cpu-burst or --name");
 			return CGS_EXIT_USAGE;
 		}
 		if (o->pid && (o->pid_fd = pid_watch(o->pid)) == -1) {
@@ -234,6 +246,11 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		}
 		if (o->duration_ns || o->pid) {
 			cgs_err("record: -d and --pid go with --attach; a command runs until it exits");
+			return CGS_EXIT_USAGE;
+		}
+		/* The kernel refuses a burst above the quota, or without one. */
+		if (o->lim.has_burst && (!o->lim.has_max || !o->lim.quota_us || o->lim.burst_us > o->lim.quota_us)) {
+			cgs_err("record: --cpu-burst goes with a --cpu-max quota, and at most that quota");
 			return CGS_EXIT_USAGE;
 		}
 		if (!runnable(o->cmd[0])) {
@@ -443,7 +460,11 @@ static int record_cgroup(struct rec_run *r)
 	if ((r->claim = record_claim(fs, r->rel)) < 0)
 		cgs_debug("record: cannot lock %s: %s", r->rel, strerror(-r->claim));
 	if ((err = limits_apply(fs, r->rel, &o->lim))) {
-		cgs_err("record: cannot apply the limits to %s: %s", r->rel, strerror(-err));
+		if (err == -ENOENT && o->lim.has_burst)
+			cgs_err("record: --cpu-burst: this kernel has no CFS burst (%s, Linux 5.14+)",
+				fs->version == 1 ? "cpu.cfs_burst_us" : "cpu.max.burst");
+		else
+			cgs_err("record: cannot apply the limits to %s: %s", r->rel, strerror(-err));
 		return CGS_EXIT_USAGE;
 	}
 	return 0;
@@ -657,6 +678,8 @@ static int record_end(struct rec_run *r)
 		rs->k_periods = g.periods;
 		rs->k_throttled = g.throttled;
 		rs->k_throttled_ns = g.throttled_ns;
+		rs->k_bursts = g.bursts;
+		rs->k_burst_ns = g.burst_ns;
 	} else {
 		rs->k_ok = false;
 	}

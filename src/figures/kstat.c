@@ -174,6 +174,8 @@ struct kstat_growth kstat_growth(const struct kstat *from, const struct kstat *t
 		.periods = grew(from->nr_periods, to->nr_periods),
 		.throttled = grew(from->nr_throttled, to->nr_throttled),
 		.throttled_ns = grew(from->throttled_ns, to->throttled_ns),
+		.bursts = grew(from->nr_bursts, to->nr_bursts),
+		.burst_ns = grew(from->burst_ns, to->burst_ns),
 	};
 }
 

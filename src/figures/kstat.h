@@ -45,6 +45,7 @@ int kstat_read(struct cgfs *fs, const char *rel, struct kstat *k);
 /* What the kernel's counters grew by between two reads (never below 0). */
 struct kstat_growth {
 	uint64_t periods, throttled, throttled_ns;
+	uint64_t bursts, burst_ns;  /* where the kernel counts bursts (has_bursts) */
 };
 struct kstat_growth kstat_growth(const struct kstat *from, const struct kstat *to);
 /* Percent of the quota available in interval_ns that on-CPU time oncpu_ns used; <0 when unlimited. */

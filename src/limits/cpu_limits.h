@@ -24,6 +24,8 @@ struct cpu_limits {
 	uint64_t quota_us, period_us;  /* quota_us 0 with has_max: "max" (unlimited) */
 	bool has_weight;
 	uint64_t weight;               /* 1..10000, v2's unit; v1 gets shares from it */
+	bool has_burst;
+	uint64_t burst_us;             /* CFS burst (Linux 5.14+): quota a period may borrow from idle ones before */
 };
 
 /*
@@ -37,7 +39,11 @@ int parse_cpu_weight(const char *s, uint64_t *weight, const char **why);
 uint64_t weight_to_shares(uint64_t weight);
 uint64_t shares_to_weight(uint64_t shares);
 
-/* Write the limits to a cgroup (v1: cfs_period_us, cfs_quota_us, shares; v2: cpu.max, cpu.weight). */
+/*
+ * Write the limits to a cgroup (v1: cfs_period_us, cfs_quota_us, shares,
+ * cfs_burst_us; v2: cpu.max, cpu.weight, cpu.max.burst), the burst after
+ * the quota it must not exceed. -ENOENT for a burst where the kernel has none.
+ */
 int limits_apply(struct cgfs *fs, const char *rel, const struct cpu_limits *l);
 
 #endif

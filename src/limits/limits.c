@@ -140,5 +140,10 @@ int limits_apply(struct cgfs *fs, const char *rel, const struct cpu_limits *l)
 		if ((err = cgfs_write(fs, rel, fs->version == 1 ? "cpu.shares" : "cpu.weight", v)))
 			return err;
 	}
+	if (l->has_burst) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)l->burst_us);
+		if ((err = cgfs_write(fs, rel, fs->version == 1 ? "cpu.cfs_burst_us" : "cpu.max.burst", v)))
+			return err;
+	}
 	return 0;
 }

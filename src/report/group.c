@@ -186,7 +186,7 @@ void groups_label(const struct groups *gs, struct report *r)
 		if (!g->own) {
 			/* The id is one member's: its kernel figures are not the group's. */
 			memset(&w->k, 0, sizeof(w->k));
-			w->k_periods = w->k_throttled = w->k_throttled_ns = 0;
+			w->k_periods = w->k_throttled = w->k_throttled_ns = w->k_bursts = w->k_burst_ns = 0;
 			w->quota_used_pct = -1;
 		}
 	}

@@ -100,6 +100,9 @@ static void kernel_json(struct jw *w, const struct row *r)
 	jw_ku64(w, "nr_periods", r->k_periods);
 	jw_ku64(w, "nr_throttled", r->k_throttled);
 	jw_ku64(w, "throttled_ns", r->k_throttled_ns);
+	/* Bursts beside cgsched's own periods, where the kernel counts them (5.14+; cpu.max.burst, cfs_burst_us). */
+	jw_ku64_or_null(w, "nr_bursts", r->k.has_bursts, r->k_bursts);
+	jw_ku64_or_null(w, "burst_ns", r->k.has_bursts, r->k_burst_ns);
 	jw_kdouble_or_null(w, "quota_used_pct", r->quota_used_pct >= 0, r->quota_used_pct);
 	jw_end_object(w);
 }

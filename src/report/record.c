@@ -222,6 +222,8 @@ void record_json(struct jw *w, const struct record_summary *rs)
 		jw_ku64(w, "nr_periods", rs->k_periods);
 		jw_ku64(w, "nr_throttled", rs->k_throttled);
 		jw_ku64(w, "throttled_ns", rs->k_throttled_ns);
+		jw_ku64_or_null(w, "nr_bursts", rs->k.has_bursts, rs->k_bursts);
+		jw_ku64_or_null(w, "burst_ns", rs->k.has_bursts, rs->k_burst_ns);
 		jw_ku64_or_null(w, "oncpu_ns", rs->k_oncpu_source, rs->k_oncpu_ns);
 		jw_kstring(w, "oncpu_source", rs->k_oncpu_source);
 		jw_ku64_or_null(w, "oncpu_spread_ns", rs->k_oncpu_source, rs->k_oncpu_spread_ns);
@@ -301,6 +303,9 @@ void record_print(FILE *f, const struct record_summary *rs)
 			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
 			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
 			rs->per.underused ? "; under half its quota on average: bursts outran it" : "");
+	if (rs->k_ok && rs->k.has_bursts && rs->k_bursts)
+		fprintf(f, "  %12llu  burst periods       # ran into its burst allowance (%s of it), as cpu.stat counts\n",
+			(unsigned long long)rs->k_bursts, fmt_duration(a, sizeof(a), rs->k_burst_ns));
 	if (rs->k_oncpu_source) {
 		fprintf(f, "  %12s  kernel on CPU       # %s over the same window", fmt_duration(a, sizeof(a), rs->k_oncpu_ns),
 			rs->k_oncpu_source);

@@ -38,6 +38,7 @@ struct record_summary {
 	struct kstat k;             /* configuration */
 	bool k_ok;
 	uint64_t k_periods, k_throttled, k_throttled_ns;
+	uint64_t k_bursts, k_burst_ns;  /* where k.has_bursts */
 	/* the kernel's CPU time of the subtree over the same window (figures/kusage.h); source NULL: none */
 	const char *k_oncpu_source;
 	uint64_t k_oncpu_ns;

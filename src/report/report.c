@@ -93,6 +93,8 @@ int report_build(struct report *r, const struct snapshot *d, uint64_t interval_n
 			w->k_periods = f->g.periods;
 			w->k_throttled = f->g.throttled;
 			w->k_throttled_ns = f->g.throttled_ns;
+			w->k_bursts = f->g.bursts;
+			w->k_burst_ns = f->g.burst_ns;
 		}
 		w->quota_used_pct = kstat_quota_used_pct(&w->k, c->c.oncpu_ns, interval_ns);
 		/* d->pre is sorted by victim, as d->cg by id: walk both together. */
@@ -425,6 +427,9 @@ void report_throttle_lines(FILE *f, const struct report *r)
 			if (w->per.underused)
 				fprintf(f, ", all while it used under half its quota on average: bursts outran it");
 		}
+		if (w->k.has_bursts && w->k_bursts)
+			fprintf(f, "; ran into its burst allowance in %llu periods (%s on it)", (unsigned long long)w->k_bursts,
+				fmt_duration(a, sizeof(a), w->k_burst_ns));
 		fputc('\n', f);
 	}
 }

@@ -53,6 +53,7 @@ struct row {
 	/* The kernel's account: configuration now, counters over the interval. */
 	struct kstat k;
 	uint64_t k_periods, k_throttled, k_throttled_ns;
+	uint64_t k_bursts, k_burst_ns; /* periods that ran into the burst, and the time run on it (k.has_bursts) */
 	double quota_used_pct; /* < 0: unlimited or unknown */
 	/* Its throttling period by period (report_periods); known false: not asked for, or no grid. */
 	struct period_stats per;

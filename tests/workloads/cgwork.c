@@ -24,6 +24,11 @@
  *        two threads on one CPU for SECONDS: one burns, the other runs RUN_US
  *        and sleeps SLEEP_US in turn, so that a quota often runs out as a
  *        task goes to sleep with another queued behind it
+ *   cgwork pulse SECONDS CPU PERIOD_US WORK_US [EVERY BURST_US]
+ *        one thread on CPU: at the start of each PERIOD_US (an absolute
+ *        schedule), WORK_US of its own CPU time (throttled or not), and
+ *        every EVERY-th period BURST_US instead; a period whose work ran
+ *        past its end starts the next at once
  *   cgwork selfmove FROM TO SECONDS CPU
  *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
  *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
@@ -549,6 +554,32 @@ static int rtduty(double s, int cpu, long run_us, long sleep_us)
 	return 0;
 }
 
+static int pulse(double s, int cpu, long period_us, long work_us, long every, long burst_us)
+{
+	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9), next = t0;
+
+	pin(cpu);
+	for (long i = 0; mono_ns() < end; i++) {
+		long us = every > 0 && i % every == every - 1 ? burst_us : work_us;
+		unsigned long long until = thread_cpu_ns() + us * 1000ULL;
+		while (thread_cpu_ns() < until && mono_ns() < end)
+			;
+		next += period_us * 1000ULL;
+		if (next > end)
+			next = end;
+		unsigned long long now = mono_ns();
+		if (next > now) {
+			struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		} else {
+			next = now; /* the work ran past the period: the next begins now */
+		}
+	}
+	add_self();
+	report(mono_ns() - t0);
+	return 0;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -705,6 +736,9 @@ int main(int argc, char **argv)
 		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 6 && !strcmp(argv[1], "duty"))
 		return duty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if ((argc == 6 || argc == 8) && !strcmp(argv[1], "pulse"))
+		return pulse(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]), argc == 8 ? atol(argv[6]) : 0,
+			     argc == 8 ? atol(argv[7]) : 0);
 	if (argc == 6 && !strcmp(argv[1], "rtduty"))
 		return rtduty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
 	if (argc == 4 && !strcmp(argv[1], "wake"))
