@@ -22,6 +22,7 @@
 
 #include "cmd/commands.h"
 #include "lib/atomic_file.h"
+#include "session/demand_rec.h"
 #include "session/refresh.h"
 #include "session/timeline_rec.h"
 #include "report/json_out.h"
@@ -363,6 +364,7 @@ struct rec_run {
 	struct record_summary rs;
 	struct episode_log el;
 	struct refresh f;
+	struct demand_rec dr;       /* CPU demand period by period */
 };
 
 /* Every 0.5 s: the progress line on a terminal, the timeline's counters with --timeline. */
@@ -394,16 +396,21 @@ static void progress(struct rec_run *r)
 	r->have_prev = true;
 }
 
-/* While the window is open, every 20 ms at most: progress, the tracer's upkeep, its ring buffers. */
+/*
+ * While the window is open, every 20 ms at most: progress, the tracer's
+ * upkeep, its ring buffers; at each period's end, the demand's read.
+ */
 static void tick(struct rec_run *r)
 {
+	int ms = demand_rec_tick(&r->dr, &r->s, now_ns());
+
 	if ((r->tty || r->tlp) && now_ns() >= r->next_progress) {
 		progress(r);
 		r->next_progress += 500000000ULL;
 	}
 	tracer_recheck_limits(&r->s.tr);
 	tracer_maintain(&r->s.tr);
-	tracer_poll(&r->s.tr, 20);
+	tracer_poll(&r->s.tr, ms < 20 ? ms : 20);
 }
 
 /* Whole or not at all (lib/atomic_file.h): a reader never sees half a report. */
@@ -564,6 +571,15 @@ static void record_begin(struct rec_run *r)
 	/* A command's wall time starts at its fork; an attached cgroup's at attach. */
 	r->t0 = o->attach ? r->s.tr.attached_ns : now_ns();
 	r->next_progress = r->t0 + 500000000ULL;
+	/*
+	 * Demand period by period: on its quota's grid where it has one (the
+	 * limits just applied, or the attached cgroup's), else in windows of
+	 * the default period.
+	 */
+	uint64_t id = 0;
+	bool quota = rs->k_ok && r->k0.quota_us >= 0;
+	uint64_t period = rs->k_ok && r->k0.period_us ? r->k0.period_us * 1000 : CGS_PERIOD_DEFAULT_US * 1000;
+	demand_rec_start(&r->dr, &r->s, period, quota && !cgfs_id(&r->s.fs, r->rel, &id), id, r->rel, now_ns());
 }
 
 /* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */
@@ -671,6 +687,7 @@ static int record_end(struct rec_run *r)
 	}
 	tracer_take_episodes(&s->tr, &r->el);
 	rs->ep = (struct episode_view){ r->el.e, r->el.n, r->el.truncated, r->t0, session_cgroup_name, s };
+	rs->demand = r->dr.ds.n ? &r->dr.ds : NULL;
 	tracer_stop(&s->tr);
 	if (rs->k_ok && !kstat_read(&s->fs, r->rel, &k1)) {
 		struct kstat_growth g = kstat_growth(&r->k0, &k1);
@@ -752,6 +769,7 @@ static int record_close(struct rec_run *r, int ret)
 	if (r->claim >= 0)
 		close(r->claim);
 	refresh_free(&r->f);
+	demand_rec_free(&r->dr);
 	snapshot_free(&r->cur);
 	snapshot_free(&r->prev);
 	free(r->el.e);

@@ -14,6 +14,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);

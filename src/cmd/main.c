@@ -20,6 +20,7 @@ static const struct command {
 	{ "hist", cmd_hist, true, "run-queue latency histograms per cgroup, runqlat's layout" },
 	{ "record", cmd_record, true, "run a command in a new cgroup under tracing, like perf stat" },
 	{ "check", cmd_check, false, "CI gates on a record report: exit 1 when a limit is passed" },
+	{ "advise", cmd_advise, false, "the cpu.max (and burst) that meets a throttling target, from a record; --verify runs it" },
 	{ "apply", cmd_apply, true, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
 	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
 	{ "export", cmd_export, true, "serve every cgroup's figures on /metrics for Prometheus (a daemon)" },

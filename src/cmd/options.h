@@ -25,6 +25,8 @@ enum long_opt {
 	OPT_RESTORE,
 	/* top */
 	OPT_GROUP_BY, OPT_MARK_P99,
+	/* advise */
+	OPT_MAX_THR_PERIODS, OPT_PERIOD, OPT_NO_BURST, OPT_VERIFY,
 	/* top and hist (common_opt, where TASKS_LONG_OPTS lists them) */
 	OPT_TASKS, OPT_THREADS, OPT_MAX_TASKS,
 	/* top and record (common_opt, where WHY_LONG_OPT lists it) */

@@ -171,3 +171,45 @@ void period_track_close(struct period_track *t, uint64_t now_ns)
 	if (t->run && t->period_ns && place(now_ns, t->period_ns, t->end_ns).period > t->last + 2)
 		run_over(t);
 }
+
+int demand_push(struct demand_series *d, uint64_t used_ns, uint64_t waited_ns)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 256;
+		uint32_t *u = realloc(d->used_us, cap * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		d->used_us = u;
+		uint32_t *w = realloc(d->waited_us, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		d->waited_us = w;
+		d->cap = cap;
+	}
+	/* us in 32 bits: 71 minutes a period, far past the kernel's longest (1 s) times its CPUs. */
+	d->used_us[d->n] = used_ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(used_ns / 1000);
+	d->waited_us[d->n] = waited_ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(waited_ns / 1000);
+	d->n++;
+	return 0;
+}
+
+void demand_free(struct demand_series *d)
+{
+	free(d->used_us);
+	free(d->waited_us);
+	memset(d, 0, sizeof(*d));
+}
+
+uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct)
+{
+	uint64_t *v, q;
+
+	if (!d->n || !(v = malloc(d->n * sizeof(*v))))
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		v[i] = demand_us(d, i);
+	qsort(v, d->n, sizeof(*v), cmp_u64);
+	q = rank(v, d->n, pct);
+	free(v);
+	return q;
+}

@@ -58,6 +58,40 @@ static int cmp_start(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+/* The demand period by period (report/periods.h): its quantiles, then every period's figures. */
+static void demand_json(struct jw *w, const struct demand_series *d)
+{
+	uint64_t sum = 0;
+
+	if (!d || !d->n) {
+		jw_null(w);
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		sum += demand_us(d, i);
+	jw_object(w);
+	jw_ku64(w, "period_us", d->period_ns / 1000);
+	jw_kbool(w, "aligned", d->aligned);
+	jw_ku64(w, "periods", d->n);
+	jw_ku64(w, "late", d->late);
+	jw_ku64(w, "cpus", d->cpus);
+	jw_ku64(w, "slice_us", d->slice_us);
+	jw_ku64(w, "mean_us", sum / d->n);
+	jw_ku64(w, "p50_us", demand_quantile_us(d, 50));
+	jw_ku64(w, "p90_us", demand_quantile_us(d, 90));
+	jw_ku64(w, "p99_us", demand_quantile_us(d, 99));
+	jw_ku64(w, "max_us", demand_quantile_us(d, 100));
+	jw_karray(w, "used_us");
+	for (size_t i = 0; i < d->n; i++)
+		jw_u64(w, d->used_us[i]);
+	jw_end_array(w);
+	jw_karray(w, "waited_us");
+	for (size_t i = 0; i < d->n; i++)
+		jw_u64(w, d->waited_us[i]);
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_ns)
 {
 	const struct period_input in = {
@@ -214,6 +248,8 @@ void record_json(struct jw *w, const struct record_summary *rs)
 		jw_key(w, "waited");
 		why_json(w, &rs->why, &rs->c);
 	}
+	jw_key(w, "demand");
+	demand_json(w, rs->demand);
 	jw_key(w, "kernel_stat");
 	if (rs->k_ok) {
 		jw_object(w);
@@ -264,7 +300,7 @@ char *record_json_text(const struct record_summary *rs, size_t *len)
 
 void record_print(FILE *f, const struct record_summary *rs)
 {
-	char a[16], b[16], c[16], esc[4 * PATH_MAX];
+	char a[16], b[16], c[16], d1[16], e1[16], esc[4 * PATH_MAX];
 	struct cgname who;
 
 	fprintf(f, "\n cgsched record: %s", text_escape(rs->cgroup, esc, sizeof(esc)));
@@ -303,6 +339,13 @@ void record_print(FILE *f, const struct record_summary *rs)
 			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
 			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
 			rs->per.underused ? "; under half its quota on average: bursts outran it" : "");
+	if (rs->demand && rs->demand->n)
+		fprintf(f, "  %12s  demand per period   # of %s%s, %zu periods: p90 %s, p99 %s, max %s (use + throttled waits)\n",
+			fmt_duration(a, sizeof(a), demand_quantile_us(rs->demand, 50) * 1000),
+			fmt_duration(b, sizeof(b), rs->demand->period_ns), rs->demand->aligned ? " (the quota's)" : "",
+			rs->demand->n, fmt_duration(c, sizeof(c), demand_quantile_us(rs->demand, 90) * 1000),
+			fmt_duration(d1, sizeof(d1), demand_quantile_us(rs->demand, 99) * 1000),
+			fmt_duration(e1, sizeof(e1), demand_quantile_us(rs->demand, 100) * 1000));
 	if (rs->k_ok && rs->k.has_bursts && rs->k_bursts)
 		fprintf(f, "  %12llu  burst periods       # ran into its burst allowance (%s of it), as cpu.stat counts\n",
 			(unsigned long long)rs->k_bursts, fmt_duration(a, sizeof(a), rs->k_burst_ns));

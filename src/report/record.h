@@ -51,6 +51,7 @@ struct record_summary {
 	struct why why;
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 	struct period_stats per;    /* its own quota's throttling period by period (record_periods) */
+	const struct demand_series *demand; /* its CPU demand period by period; NULL: none read */
 };
 
 /*

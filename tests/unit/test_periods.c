@@ -135,3 +135,24 @@ Test(period_track, a_gap_ends_a_run_and_a_new_grid_starts_afresh)
 	cr_assert_eq(period_track_add(&u, e, 3), 0);
 	cr_assert_eq(u.throttled, 0);
 }
+
+Test(demand, quantiles_of_use_plus_waits)
+{
+	struct demand_series d = { .period_ns = P };
+
+	/* 90 periods of 20 ms, 9 of 60 ms of which 40 waited, one of 100 ms. */
+	for (int i = 0; i < 90; i++)
+		cr_assert_eq(demand_push(&d, 20 * MS, 0), 0);
+	for (int i = 0; i < 9; i++)
+		cr_assert_eq(demand_push(&d, 20 * MS, 40 * MS), 0);
+	cr_assert_eq(demand_push(&d, 100 * MS, 0), 0);
+	cr_assert_eq(d.n, 100);
+	cr_assert_eq(demand_us(&d, 95), 60000);
+	cr_assert_eq(demand_quantile_us(&d, 50), 20000);
+	cr_assert_eq(demand_quantile_us(&d, 90), 20000);
+	cr_assert_eq(demand_quantile_us(&d, 91), 60000);
+	cr_assert_eq(demand_quantile_us(&d, 99), 60000);
+	cr_assert_eq(demand_quantile_us(&d, 100), 100000);
+	demand_free(&d);
+	cr_assert_eq(demand_quantile_us(&d, 50), 0, "none: 0");
+}

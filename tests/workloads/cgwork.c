@@ -29,6 +29,10 @@
  *        schedule), WORK_US of its own CPU time (throttled or not), and
  *        every EVERY-th period BURST_US instead; a period whose work ran
  *        past its end starts the next at once
+ *   cgwork barrier SECONDS THREADS CYCLE_US WORK_US
+ *        THREADS threads that each do WORK_US of CPU time, then meet at a
+ *        barrier, every CYCLE_US on an absolute schedule (or at once when
+ *        the work ran past it): work that waits for its slowest part
  *   cgwork selfmove FROM TO SECONDS CPU
  *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
  *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
@@ -580,6 +584,53 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 	return 0;
 }
 
+static pthread_barrier_t bar;
+static unsigned long long bar_end, bar_cycle_ns, bar_work_ns;
+
+static void *bar_thread(void *arg)
+{
+	unsigned long long next = *(unsigned long long *)arg;
+
+	for (;;) {
+		unsigned long long until = thread_cpu_ns() + bar_work_ns;
+		while (thread_cpu_ns() < until && mono_ns() < bar_end)
+			;
+		/* Everyone's work done, or the end: all decide alike after the barrier. */
+		pthread_barrier_wait(&bar);
+		if (mono_ns() >= bar_end)
+			break;
+		next += bar_cycle_ns;
+		if (next > mono_ns()) {
+			struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		} else {
+			next = mono_ns();
+		}
+		pthread_barrier_wait(&bar); /* one decision of the cycle's start for all */
+	}
+	add_self();
+	return NULL;
+}
+
+static int barrier(double s, int threads, long cycle_us, long work_us)
+{
+	unsigned long long t0 = mono_ns();
+	pthread_t th[64];
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	bar_end = t0 + (unsigned long long)(s * 1e9);
+	bar_cycle_ns = cycle_us * 1000ULL;
+	bar_work_ns = work_us * 1000ULL;
+	pthread_barrier_init(&bar, NULL, threads);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&th[i], NULL, bar_thread, &t0);
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	report(mono_ns() - t0);
+	return 0;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -736,6 +787,8 @@ int main(int argc, char **argv)
 		return asuser(atoi(argv[2]), argv + 3);
 	if (argc == 6 && !strcmp(argv[1], "duty"))
 		return duty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "barrier"))
+		return barrier(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
 	if ((argc == 6 || argc == 8) && !strcmp(argv[1], "pulse"))
 		return pulse(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]), argc == 8 ? atol(argv[6]) : 0,
 			     argc == 8 ? atol(argv[7]) : 0);

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched advise: the limit that meets a throttling target, from a record's demand; --verify runs it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cmd/commands.h"
+#include "cmd/rules.h"
+#include "limits/advise.h"
+#include "limits/cpu_limits.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"Usage: cgsched advise REPORT.json [OPTIONS] [--verify -- CMD [ARGS...]]\n"
+	"The CPU limit (cpu.max: quota and period, and cpu.max.burst where the kernel\n"
+	"has it) under which the run of REPORT.json ('cgsched record -o'; best made\n"
+	"without --cpu-max, so that no period's demand is cut off by a quota) would be\n"
+	"throttled in at most the target share of its periods: CFS bandwidth control\n"
+	"replayed period by period over its demand. Beside it, what the average-based\n"
+	"limit would give.\n"
+	"\n"
+	"  --max-throttled-periods PCT  the share of periods allowed throttled (default 1)\n"
+	"  --period DUR                 the period to advise for: the report's, or a whole\n"
+	"                               multiple of it (default: the report's)\n"
+	"  --no-burst                   advise a quota only, even where bursts are possible\n"
+	"  --json                       the advice as JSON (docs/json.md, cgsched/advice)\n"
+	"  --verify -- CMD [ARGS...]    run CMD under the advice (as record --cpu-max and\n"
+	"                               --cpu-burst) and print target and measured side by\n"
+	"                               side; exit 1 when the measured share is above the\n"
+	"                               target by more than chance allows (binomial, 5 %)\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched record -o run.json -- ./service --bench\n"
+	"  cgsched advise run.json --max-throttled-periods 1\n"
+	"  cgsched advise run.json --verify -- ./service --bench\n";
+
+struct advise_opts {
+	double target;         /* a share: 0.01 */
+	uint64_t period_us;    /* 0: the report's */
+	bool json, no_burst, verify;
+};
+
+static int advise_opt(void *ctx, int c, const char *arg)
+{
+	struct advise_opts *o = ctx;
+	uint64_t v;
+	char *end;
+
+	switch (c) {
+	case OPT_MAX_THR_PERIODS:
+		o->target = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(o->target >= 0 && o->target < 1)) {
+			cgs_err("--max-throttled-periods %s: expected a percentage from 0 to under 100", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_PERIOD:
+		if (parse_duration_ns(arg, 1000ULL, &v) || v / 1000 < CGS_PERIOD_MIN_US || v / 1000 > CGS_PERIOD_MAX_US) {
+			cgs_err("--period %s: expected a duration from 1ms to 1s (the kernel's bounds)", arg);
+			return -1;
+		}
+		o->period_us = v / 1000;
+		return 0;
+	case OPT_NO_BURST:
+		o->no_burst = true;
+		return 0;
+	case OPT_VERIFY:
+		o->verify = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* A report's number at o.key (integer), or -1 when missing or not one. */
+static int64_t num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return -1;
+	return json_object_get_int64(v);
+}
+
+/* The demand a period in us, regrouped into periods of period_us. NULL (said) on bad input. */
+static uint64_t *demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *n)
+{
+	struct json_object *d, *used, *waited;
+	int64_t rp;
+
+	if (!json_object_object_get_ex(rep, "demand", &d) || !json_object_is_type(d, json_type_object) ||
+	    (rp = num(d, "period_us")) <= 0 || !json_object_object_get_ex(d, "used_us", &used) ||
+	    !json_object_object_get_ex(d, "waited_us", &waited) || !json_object_is_type(used, json_type_array) ||
+	    !json_object_is_type(waited, json_type_array) ||
+	    json_object_array_length(used) != json_object_array_length(waited) || !json_object_array_length(used)) {
+		cgs_err("%s has no demand per period: record it again with this cgsched (its run must last a period or more)",
+			path);
+		return NULL;
+	}
+	if (!*period_us)
+		*period_us = rp;
+	if (*period_us % rp) {
+		cgs_err("--period: the report's demand is per %lld us; advise for a whole multiple of it", (long long)rp);
+		return NULL;
+	}
+	size_t k = *period_us / rp, m = json_object_array_length(used) / k;
+	uint64_t *out = calloc(m ? m : 1, sizeof(*out));
+	if (!out) {
+		cgs_err("advise: out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < m * k; i++) {
+		struct json_object *u = json_object_array_get_idx(used, i), *w = json_object_array_get_idx(waited, i);
+		if (!json_object_is_type(u, json_type_int) || !json_object_is_type(w, json_type_int) ||
+		    json_object_get_int64(u) < 0 || json_object_get_int64(w) < 0) {
+			cgs_err("%s: demand.used_us[%zu] or waited_us[%zu] is not a count of us", path, i, i);
+			free(out);
+			return NULL;
+		}
+		out[i / k] += json_object_get_int64(u) + json_object_get_int64(w);
+	}
+	if (!m) {
+		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
+		free(out);
+		return NULL;
+	}
+	*n = m;
+	return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pct-th percentile of d (nearest rank). */
+static uint64_t pctl(const uint64_t *sorted, size_t n, unsigned pct)
+{
+	size_t r = (n * pct + 99) / 100;
+
+	return sorted[r ? r - 1 : 0];
+}
+
+/* What --verify measured: the kernel's throttled periods and all its periods in the run. */
+struct verified {
+	bool ran;
+	int64_t throttled, periods;
+	bool missed;
+	double chance;
+	int status;            /* the command's exit status in the report */
+};
+
+/* record CMD under the advice, its report into a file of our own; the kernel's counts from it. */
+static int verify(char **cmd, uint64_t quota_us, uint64_t period_us, uint64_t burst_us, double target,
+		  struct verified *v)
+{
+	char path[] = "/tmp/cgsched-advise-XXXXXX", max[64], burst[32], self[PATH_MAX];
+	int fd = mkstemp(path), status;
+	size_t nc = 0;
+	ssize_t sl;
+
+	if (fd < 0) {
+		cgs_err("advise --verify: a file for the report: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
+		cgs_err("advise --verify: cannot find cgsched itself: %s", strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	self[sl] = 0;
+	while (cmd[nc])
+		nc++;
+	char **argv = calloc(nc + 12, sizeof(*argv));
+	if (!argv) {
+		unlink(path);
+		return -1;
+	}
+	size_t a = 0;
+	snprintf(max, sizeof(max), "%llu/%llu", (unsigned long long)quota_us, (unsigned long long)period_us);
+	snprintf(burst, sizeof(burst), "%llu", (unsigned long long)burst_us);
+	argv[a++] = self;
+	argv[a++] = "record";
+	argv[a++] = "-q";
+	argv[a++] = "--cpu-max";
+	argv[a++] = max;
+	if (burst_us) {
+		argv[a++] = "--cpu-burst";
+		argv[a++] = burst;
+	}
+	argv[a++] = "-o";
+	argv[a++] = path;
+	argv[a++] = "--";
+	for (size_t i = 0; i < nc; i++)
+		argv[a++] = cmd[i];
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/*
+		 * The command's output to our stderr (ours on stdout stays the
+		 * advice alone, JSON with --json); record's summary to nowhere
+		 * (-v keeps it): the report file has the figures.
+		 */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		if (null >= 0 && !cgs_verbose)
+			dup2(null, STDERR_FILENO);
+		execv(self, argv);
+		_exit(127);
+	}
+	free(argv);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		cgs_err("advise --verify: cannot run record: %s", strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	struct json_object *rep = report_load(path), *k;
+	unlink(path);
+	if (!rep) {
+		cgs_err("advise --verify: record made no report (exit status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	v->ran = true;
+	json_object_object_get_ex(rep, "kernel_stat", &k);
+	v->throttled = num(k, "nr_throttled");
+	v->periods = num(k, "nr_periods");
+	struct json_object *ex, *st;
+	v->status = json_object_object_get_ex(rep, "exit", &ex) && json_object_object_get_ex(ex, "status", &st) &&
+				    json_object_is_type(st, json_type_int)
+			    ? json_object_get_int(st)
+			    : -1;
+	json_object_put(rep);
+	if (v->throttled < 0 || v->periods <= 0) {
+		cgs_err("advise --verify: the run's report has no kernel count of periods (cpu.stat)");
+		return -1;
+	}
+	v->missed = advise_missed(v->throttled, v->periods, target, 0.05, &v->chance);
+	return 0;
+}
+
+static const char *dur(char *buf, size_t len, uint64_t us)
+{
+	return fmt_duration(buf, len, us * 1000);
+}
+
+static void print_text(const char *path, const struct advice *ad, const uint64_t *sorted, bool aligned,
+		       const struct verified *v, bool verified_burst)
+{
+	char a[16], b[16], c[16], d[16], e[16], f[16];
+	size_t n = ad->n, allowed = (size_t)(ad->target * n);
+	double P = ad->period_us;
+
+	printf("cgsched advise: %s: %zu periods of %s%s; demand a period p50 %s, p90 %s, p99 %s, max %s, mean %s\n",
+	       path, n, dur(a, sizeof(a), ad->period_us), aligned ? " (on its quota's grid)" : "",
+	       dur(b, sizeof(b), pctl(sorted, n, 50)), dur(c, sizeof(c), pctl(sorted, n, 90)),
+	       dur(d, sizeof(d), pctl(sorted, n, 99)), dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
+	printf("target: throttled in at most %.4g%% of periods (%zu of %zu), replayed over the demand\n\n",
+	       ad->target * 100, allowed, n);
+	printf("  cpu.max %llu %llu      # %.2f CPUs; covers demand up to its p%.4g; throttled in %zu periods (%.1f%%) replayed\n",
+	       (unsigned long long)ad->quota_us, (unsigned long long)ad->period_us, ad->quota_us / P,
+	       100 - ad->target * 100, ad->throttled, 100.0 * ad->throttled / n);
+	if (ad->headroom_us)
+		printf("      (%s of it is headroom: it ran on several CPUs, and each CPU but one may hold a slice of\n"
+		       "       the quota, sched_cfs_bandwidth_slice_us, while another runs out)\n",
+		       dur(a, sizeof(a), ad->headroom_us));
+	if (ad->burst_ok && ad->bq_burst_us)
+		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # %.2f CPUs on average; the burst carries what light periods leave over to the heavy ones; throttled in %zu (%.1f%%)\n",
+		       (unsigned long long)ad->bq_quota_us, (unsigned long long)ad->period_us,
+		       (unsigned long long)ad->bq_burst_us, ad->bq_quota_us / P, ad->bq_throttled,
+		       100.0 * ad->bq_throttled / n);
+	else if (ad->burst_ok)
+		printf("  (a burst would not lower the quota: its demand is as heavy in most periods as in the worst)\n");
+	printf("  v1: cpu.cfs_quota_us %llu, cpu.cfs_period_us %llu%s\n\n", (unsigned long long)ad->quota_us,
+	       (unsigned long long)ad->period_us, ad->burst_ok && ad->bq_burst_us ? " (or with cpu.cfs_burst_us as above)" : "");
+	printf("the average-based limit, cpu.max %llu %llu (its mean demand, %.2f CPUs): throttled in %zu periods (%.1f%%) replayed\n",
+	       (unsigned long long)ad->mean_us, (unsigned long long)ad->period_us, ad->mean_us / P, ad->mean_throttled,
+	       100.0 * ad->mean_throttled / n);
+	if (v && v->ran) {
+		printf("\nverified (%s): target at most %.4g%%, measured %.2f%% (%lld of %lld periods throttled, cpu.stat); "
+		       "the chance of so many at the target: %.3g: %s\n",
+		       verified_burst ? "with the burst" : "the quota", ad->target * 100,
+		       100.0 * v->throttled / v->periods, (long long)v->throttled, (long long)v->periods, v->chance,
+		       v->missed ? "MISSED" : "met");
+	}
+}
+
+static void print_json(const char *path, const struct advice *ad, const uint64_t *sorted, bool aligned,
+		       const struct verified *v, bool verified_burst)
+{
+	struct json_object *o = json_object_new_object(), *d = json_object_new_object(), *q = json_object_new_object();
+	size_t n = ad->n;
+
+	json_object_object_add(o, "schema", json_object_new_string("cgsched/advice"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "report", json_object_new_string(path));
+	json_object_object_add(o, "period_us", json_object_new_int64(ad->period_us));
+	json_object_object_add(o, "periods", json_object_new_int64(n));
+	json_object_object_add(o, "aligned", json_object_new_boolean(aligned));
+	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
+	json_object_object_add(d, "p50_us", json_object_new_int64(pctl(sorted, n, 50)));
+	json_object_object_add(d, "p90_us", json_object_new_int64(pctl(sorted, n, 90)));
+	json_object_object_add(d, "p99_us", json_object_new_int64(pctl(sorted, n, 99)));
+	json_object_object_add(d, "max_us", json_object_new_int64(sorted[n - 1]));
+	json_object_object_add(d, "mean_us", json_object_new_int64(ad->mean_us));
+	json_object_object_add(o, "demand", d);
+	json_object_object_add(q, "quota_us", json_object_new_int64(ad->quota_us));
+	json_object_object_add(q, "headroom_us", json_object_new_int64(ad->headroom_us));
+	json_object_object_add(q, "throttled_periods", json_object_new_int64(ad->throttled));
+	json_object_object_add(o, "quota", q);
+	if (ad->burst_ok && ad->bq_burst_us) {
+		struct json_object *b = json_object_new_object();
+		json_object_object_add(b, "quota_us", json_object_new_int64(ad->bq_quota_us));
+		json_object_object_add(b, "burst_us", json_object_new_int64(ad->bq_burst_us));
+		json_object_object_add(b, "throttled_periods", json_object_new_int64(ad->bq_throttled));
+		json_object_object_add(o, "burst", b);
+	} else {
+		json_object_object_add(o, "burst", NULL);
+	}
+	struct json_object *m = json_object_new_object();
+	json_object_object_add(m, "quota_us", json_object_new_int64(ad->mean_us));
+	json_object_object_add(m, "throttled_periods", json_object_new_int64(ad->mean_throttled));
+	json_object_object_add(o, "average", m);
+	if (v && v->ran) {
+		struct json_object *x = json_object_new_object();
+		json_object_object_add(x, "with_burst", json_object_new_boolean(verified_burst));
+		json_object_object_add(x, "throttled_periods", json_object_new_int64(v->throttled));
+		json_object_object_add(x, "periods", json_object_new_int64(v->periods));
+		json_object_object_add(x, "chance", json_object_new_double(v->chance));
+		json_object_object_add(x, "met", json_object_new_boolean(!v->missed));
+		json_object_object_add(o, "verify", x);
+	} else {
+		json_object_object_add(o, "verify", NULL);
+	}
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "max-throttled-periods", required_argument, NULL, OPT_MAX_THR_PERIODS },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "no-burst", no_argument, NULL, OPT_NO_BURST },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct advise_opts o = { .target = 0.01 };
+	const struct cmd_spec spec = { "advise", usage, "h", longs, advise_opt, &o, NULL, NULL, -1, "a report file" };
+	int first, err;
+
+	/* --verify -- CMD: what follows "--" is the command, the options before it are ours. */
+	int dd = argc;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dd = i;
+			break;
+		}
+	if ((err = cmd_parse(&spec, dd, argv, &first)))
+		return err;
+	if (first != dd - 1) {
+		cgs_err("advise: expected one report file (cgsched record -o), got %d", dd - first);
+		return CGS_EXIT_USAGE;
+	}
+	if (o.verify != (dd < argc - 1)) {
+		cgs_err(o.verify ? "advise --verify: no command after '--'" : "advise: a command after '--' goes with --verify");
+		return CGS_EXIT_USAGE;
+	}
+	const char *path = argv[first];
+	struct json_object *rep = report_load(path), *dm, *al, *k, *nb;
+	if (!rep)
+		return CGS_EXIT_USAGE;
+	size_t n;
+	uint64_t period = o.period_us, *d = demand_of(rep, path, &period, &n);
+	if (!d) {
+		json_object_put(rep);
+		return CGS_EXIT_USAGE;
+	}
+	bool aligned = json_object_object_get_ex(rep, "demand", &dm) && json_object_object_get_ex(dm, "aligned", &al) &&
+		       json_object_get_boolean(al);
+	/* A burst where the recording kernel counts bursts (5.14+), unless asked not to. */
+	bool burst = !o.no_burst && json_object_object_get_ex(rep, "kernel_stat", &k) && k &&
+		     json_object_object_get_ex(k, "nr_bursts", &nb) && nb;
+	int64_t ncpus = num(rep, "ncpus"), used = num(dm, "cpus"), slice = num(dm, "slice_us");
+	json_object_put(rep);
+	/* What other CPUs may hold of the quota when one runs out: a slice on each CPU it ran on but one. */
+	uint64_t headroom = used > 1 && slice > 0 ? (uint64_t)(used - 1) * slice : 0;
+	struct advice ad;
+	/* Steps of 1 % of the period, at least the kernel's least quota (1 ms). */
+	uint64_t step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;
+	advise(d, n, period, o.target, step, burst, ncpus > 0 ? (unsigned)ncpus : 1, headroom, &ad);
+	qsort(d, n, sizeof(*d), cmp_u64);
+	struct verified v = {};
+	bool vb = ad.burst_ok && ad.bq_burst_us;
+	if (o.verify && verify(argv + dd + 1, vb ? ad.bq_quota_us : ad.quota_us, period, vb ? ad.bq_burst_us : 0,
+			       o.target, &v)) {
+		free(d);
+		return CGS_EXIT_FAIL;
+	}
+	if (o.json)
+		print_json(path, &ad, d, aligned, o.verify ? &v : NULL, vb);
+	else
+		print_text(path, &ad, d, aligned, o.verify ? &v : NULL, vb);
+	free(d);
+	return v.ran && v.missed ? CGS_EXIT_FAIL : 0;
+}

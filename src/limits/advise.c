@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched advise's arithmetic (advise.h). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "limits/advise.h"
+
+size_t advise_replay(const uint64_t *d, size_t n, uint64_t quota_us, uint64_t burst_us)
+{
+	uint64_t left = quota_us, deferred = 0; /* runtime at the period's start; work carried in */
+	size_t throttled = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t need = d[i] + deferred;
+		if (need > left) {
+			throttled++;
+			deferred = need - left;
+			left = 0;
+		} else {
+			deferred = 0;
+			left -= need;
+		}
+		/* The refill: a quota more, what was left kept up to the burst. */
+		left = (left < burst_us ? left : burst_us) + quota_us;
+	}
+	return throttled;
+}
+
+/* The smallest multiple of step in [lo, hi] for which ok(v) holds (ok monotone), or hi. */
+static uint64_t least(uint64_t lo, uint64_t hi, uint64_t step, bool (*ok)(void *, uint64_t), void *ctx)
+{
+	lo = (lo + step - 1) / step;
+	hi = (hi + step - 1) / step;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ok(ctx, mid * step))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi * step;
+}
+
+struct want {
+	const uint64_t *d;
+	size_t n, allowed;
+	uint64_t quota;   /* for the burst's search */
+	uint64_t step, cap;
+};
+
+static bool quota_ok(void *ctx, uint64_t q)
+{
+	const struct want *w = ctx;
+
+	return advise_replay(w->d, w->n, q, 0) <= w->allowed;
+}
+
+static bool burst_ok(void *ctx, uint64_t b)
+{
+	const struct want *w = ctx;
+
+	return advise_replay(w->d, w->n, w->quota, b) <= w->allowed;
+}
+
+int advise(const uint64_t *d, size_t n, uint64_t period_us, double target, uint64_t step_us, bool burst,
+	   unsigned ncpus, uint64_t headroom_us, struct advice *out)
+{
+	uint64_t sum = 0, max = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!n || !period_us || !step_us)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		sum += d[i];
+		if (d[i] > max)
+			max = d[i];
+	}
+	out->n = n;
+	out->period_us = period_us;
+	out->target = target;
+	out->mean_us = sum / n;
+	out->mean_throttled = advise_replay(d, n, out->mean_us ? out->mean_us : 1, 0);
+	/* No quota above what every CPU can run, and none under the kernel's least (1 ms). */
+	uint64_t cap = (uint64_t)(ncpus ? ncpus : 1) * period_us;
+	struct want w = { .d = d, .n = n, .allowed = (size_t)floor(target * n), .step = step_us, .cap = cap };
+	uint64_t hi = max > step_us ? max : step_us;
+	if (hi > cap)
+		hi = cap;
+	out->headroom_us = headroom_us;
+	out->quota_us = least(step_us, hi, step_us, quota_ok, &w);
+	out->quota_us = out->quota_us + headroom_us < cap ? out->quota_us + headroom_us : cap;
+	out->throttled = advise_replay(d, n, out->quota_us, 0);
+	if (!burst)
+		return 0;
+	/*
+	 * With a burst: the least quota from the mean up for which a burst of
+	 * at most that quota (the kernel's rule) meets the target; the least
+	 * such burst for it. Where none does below the quota without one,
+	 * that quota and no burst.
+	 */
+	out->burst_ok = true;
+	out->bq_quota_us = out->quota_us;
+	out->bq_burst_us = 0;
+	out->bq_throttled = out->throttled;
+	for (uint64_t q = (out->mean_us / step_us) * step_us; q + headroom_us < out->quota_us; q += step_us) {
+		if (q < step_us)
+			continue;
+		w.quota = q;
+		if (advise_replay(d, n, q, q) > w.allowed)
+			continue; /* not even with the largest burst the kernel takes */
+		out->bq_burst_us = least(0, q, step_us, burst_ok, &w);
+		out->bq_quota_us = q + headroom_us;
+		out->bq_throttled = advise_replay(d, n, out->bq_quota_us, out->bq_burst_us);
+		break;
+	}
+	return 0;
+}
+
+bool advise_missed(size_t k, size_t n, double p, double alpha, double *chance)
+{
+	/* P(X >= k) for X ~ Binomial(n, p), summed in logs (n up to millions of periods). */
+	double tail = 0;
+
+	if (k == 0 || p >= 1) {
+		*chance = 1;
+		return false;
+	}
+	if (p <= 0) {
+		*chance = 0;
+		return true;
+	}
+	for (size_t i = k; i <= n; i++) {
+		double l = lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * log(p) + (n - i) * log1p(-p);
+		double t = exp(l);
+		tail += t;
+		if (t < tail * 1e-12 && i > n * p)
+			break; /* the rest adds nothing */
+	}
+	*chance = tail > 1 ? 1 : tail;
+	return *chance < alpha;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The limit that meets a throttling target (cgsched advise), from a run's
+ * CPU demand period by period (report/periods.h): CFS bandwidth control
+ * replayed over the demand, period by period, for candidate limits. Pure.
+ *
+ * The replay: each period the group may run its quota, plus what the
+ * periods before left unused up to the burst (the kernel refills runtime
+ * by the quota, capped at quota + burst); a period whose demand, with the
+ * work deferred from the periods before, is more than that is throttled,
+ * and the rest is deferred to the next.
+ */
+#ifndef CGS_ADVISE_H
+#define CGS_ADVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Periods the replay throttles under quota_us (+ burst_us) a period, demand d[0..n) in us. */
+size_t advise_replay(const uint64_t *d, size_t n, uint64_t quota_us, uint64_t burst_us);
+
+struct advice {
+	uint64_t period_us;
+	double target;            /* the share of throttled periods allowed (0.01: 1 %) */
+	/* Without a burst: the smallest quota (in steps of step_us) the replay keeps within the target. */
+	uint64_t quota_us;
+	size_t throttled;         /* its throttled periods in the replay */
+	/* With a burst (where allowed): the smallest quota with some burst (at most the quota) that does. */
+	bool burst_ok;
+	uint64_t bq_quota_us, bq_burst_us;
+	size_t bq_throttled;
+	/*
+	 * Added to each quota: the runtime other CPUs may hold when one runs
+	 * out. The kernel hands a group's quota to its CPUs in slices; a CPU
+	 * whose slice ran out is throttled while another still holds part of
+	 * its own, which the replay's one pool does not see: at most a slice
+	 * on each CPU but one.
+	 */
+	uint64_t headroom_us;
+	/* The average-based limit: the mean demand a period, and what the replay gives it. */
+	uint64_t mean_us;
+	size_t mean_throttled;
+	size_t n;
+};
+
+/*
+ * Advice for demand d[0..n) (us a period of period_us): target the share
+ * of periods allowed throttled, step_us the quota's granularity (the
+ * kernel's least quota is 1 ms), burst whether a burst may be set, ncpus
+ * the most a period can run (ncpus x period: a quota above it never
+ * throttles), headroom_us what to add to each quota the replay finds
+ * (struct advice). 0, or -EINVAL with no periods.
+ */
+int advise(const uint64_t *d, size_t n, uint64_t period_us, double target, uint64_t step_us, bool burst,
+	   unsigned ncpus, uint64_t headroom_us, struct advice *out);
+
+/*
+ * Whether a measured share of k throttled periods out of n misses a
+ * target share p by more than chance allows: the chance of k or more at
+ * rate p (binomial) under alpha. Periods of one run are not independent
+ * (throttling comes in runs), so this errs towards calling a miss.
+ */
+bool advise_missed(size_t k, size_t n, double p, double alpha, double *chance);
+
+#endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* record's CPU demand period by period (demand_rec.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/util.h"
+#include "session/demand_rec.h"
+#include "session/session.h"
+
+void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_ns, bool grid, uint64_t id,
+		      const char *rel, uint64_t now)
+{
+	memset(d, 0, sizeof(*d));
+	d->ds.period_ns = period_ns;
+	/* The slice CPUs take runtime in: runtime another CPU holds is not this one's (advise's headroom). */
+	char buf[32];
+	const char *why;
+	char *text;
+	size_t len;
+	if (!read_file_bounded("/proc/sys/kernel/sched_cfs_bandwidth_slice_us", sizeof(buf), &text, &len, &why)) {
+		d->ds.slice_us = strtoull(text, NULL, 10);
+		free(text);
+	}
+	d->id = id;
+	d->rel = rel;
+	d->want_grid = grid && !kstat_src_open(&d->ks, &s->fs, KSTAT_ITER);
+	d->ks_open = d->want_grid;
+	if (d->want_grid) {
+		d->next_probe_ns = now; /* the grid first, the periods on it after */
+	} else {
+		d->next_ns = now; /* windows from now: the first read is the base */
+	}
+}
+
+/* The subtree's on-CPU time and throttled waits so far, and the CPUs it ran on. */
+static int read_now(struct session *s, uint64_t *used, uint64_t *waited, unsigned *cpus)
+{
+	struct snapshot cur;
+	int err = snapshot_read(&s->tr, &cur, true, &s->base);
+
+	if (err)
+		return err;
+	*used = *waited = 0;
+	for (size_t i = 0; i < cur.n; i++) {
+		*used += cur.cg[i].c.oncpu_ns;
+		*waited += cur.cg[i].c.thr_wait_ns;
+	}
+	*cpus = 0;
+	for (int k = 0; k < cur.ncpus; k++) {
+		uint64_t on = 0;
+		for (size_t i = 0; i < cur.n; i++)
+			on += cur.cg[i].cpu ? cur.cg[i].cpu[k].oncpu_ns : 0;
+		*cpus += on * 100 > *used && on;
+	}
+	snapshot_free(&cur);
+	return 0;
+}
+
+/* With a quota: its grid, once its period timer runs; then the period end after now. */
+static void find_grid(struct demand_rec *d, uint64_t now)
+{
+	struct kstat k;
+
+	if (now < d->next_probe_ns)
+		return;
+	d->next_probe_ns = now + 100000000ULL;
+	if (!kstat_src_refresh(&d->ks) && !kstat_src_get(&d->ks, d->id, d->rel, &k) && k.period_end_ns &&
+	    k.period_us * 1000 == d->ds.period_ns) {
+		uint64_t P = d->ds.period_ns, e = k.period_end_ns;
+		/* The grid's first end after now. */
+		d->next_ns = e > now ? e - (e - now) / P * P : e + ((now - e) / P + 1) * P;
+		d->ds.aligned = true;
+		d->want_grid = false;
+	} else if (++d->tries >= 50) {
+		d->want_grid = false; /* no grid in 5 s: windows from now */
+		d->next_ns = now;
+	}
+}
+
+int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
+{
+	if (d->want_grid) {
+		find_grid(d, now);
+		if (d->want_grid)
+			return 20;
+	}
+	if (!d->next_ns)
+		return 20;
+	if (now < d->next_ns) {
+		uint64_t left = d->next_ns - now;
+		if (left > 2000000ULL)
+			return (int)((left - 1000000ULL) / 1000000ULL) > 20 ? 20 : (int)((left - 1000000ULL) / 1000000ULL);
+		/* The last stretch slept exactly: a poll's timeout is whole milliseconds. */
+		struct timespec ts = { d->next_ns / 1000000000ULL, d->next_ns % 1000000000ULL };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			;
+		now = now_ns();
+	}
+	uint64_t used, waited;
+	if (read_now(s, &used, &waited, &d->ds.cpus))
+		return 20;
+	if (d->primed) {
+		/* A read a whole period late or more: the periods it spans are one entry, counted as late. */
+		uint64_t late = (now - d->next_ns) / d->ds.period_ns;
+		d->ds.late += late;
+		demand_push(&d->ds, used > d->used0 ? used - d->used0 : 0, waited > d->waited0 ? waited - d->waited0 : 0);
+		d->next_ns += (late + 1) * d->ds.period_ns;
+	} else {
+		d->next_ns += d->ds.period_ns;
+		d->primed = true;
+	}
+	d->used0 = used;
+	d->waited0 = waited;
+	return 0;
+}
+
+void demand_rec_free(struct demand_rec *d)
+{
+	if (d->ks_open)
+		kstat_src_close(&d->ks);
+	demand_free(&d->ds);
+}

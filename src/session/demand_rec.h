@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * record's CPU demand period by period (report/periods.h, struct
+ * demand_series): the traced subtree's on-CPU time and throttled waits,
+ * read at each period's end. With a quota, on the grid of its period timer
+ * (found with the cgroup iterator once the quota has been used; until then
+ * nothing is kept); without one, or without the iterator, in windows of
+ * the period from the first read. The first period is the one after the
+ * first read: what came before has no known start.
+ */
+#ifndef CGS_DEMAND_REC_H
+#define CGS_DEMAND_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "figures/kstat_src.h"
+#include "report/periods.h"
+
+struct session;
+
+struct demand_rec {
+	struct demand_series ds;
+	uint64_t next_ns;         /* the next period end to read at (monotonic); 0: not started */
+	uint64_t used0, waited0;  /* the subtree's figures at the last read */
+	bool primed;              /* used0, waited0 hold a read */
+	/* The grid, with a quota: looked for every 100 ms, up to 5 s. */
+	bool want_grid;
+	struct kstat_src ks;
+	bool ks_open;
+	uint64_t id;
+	const char *rel;
+	int tries;
+	uint64_t next_probe_ns;
+};
+
+/*
+ * Start at now: periods of period_ns; with grid, on the grid of the cgroup
+ * (id, rel) once its period timer runs (its quota's).
+ */
+void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_ns, bool grid, uint64_t id,
+		      const char *rel, uint64_t now);
+/*
+ * Read at a period's end when one has come (it waits the last stretch to
+ * it when it is under 2 ms away). Returns the ms until the next read, for
+ * the caller's poll (at most 20).
+ */
+int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now);
+void demand_rec_free(struct demand_rec *d);
+
+#endif
