@@ -90,16 +90,20 @@ static int64_t num(struct json_object *o, const char *key)
 	return json_object_get_int64(v);
 }
 
-/* The demand a period in us, regrouped into periods of period_us. NULL (said) on bad input. */
-static uint64_t *demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *n)
+/*
+ * The demand a period in us, from the report's steps summed into periods
+ * of period_us at each offset of a step: out[p] the periods that begin p
+ * steps in, *n of them at every offset. NULL (said) on bad input.
+ */
+static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *nph, size_t *n)
 {
 	struct json_object *d, *used, *waited;
-	int64_t rp;
+	int64_t rp, st;
 
 	if (!json_object_object_get_ex(rep, "demand", &d) || !json_object_is_type(d, json_type_object) ||
-	    (rp = num(d, "period_us")) <= 0 || !json_object_object_get_ex(d, "used_us", &used) ||
-	    !json_object_object_get_ex(d, "waited_us", &waited) || !json_object_is_type(used, json_type_array) ||
-	    !json_object_is_type(waited, json_type_array) ||
+	    (rp = num(d, "period_us")) <= 0 || (st = num(d, "step_us")) <= 0 ||
+	    !json_object_object_get_ex(d, "used_us", &used) || !json_object_object_get_ex(d, "waited_us", &waited) ||
+	    !json_object_is_type(used, json_type_array) || !json_object_is_type(waited, json_type_array) ||
 	    json_object_array_length(used) != json_object_array_length(waited) || !json_object_array_length(used)) {
 		cgs_err("%s has no demand per period: record it again with this cgsched (its run must last a period or more)",
 			path);
@@ -107,33 +111,55 @@ static uint64_t *demand_of(struct json_object *rep, const char *path, uint64_t *
 	}
 	if (!*period_us)
 		*period_us = rp;
-	if (*period_us % rp) {
-		cgs_err("--period: the report's demand is per %lld us; advise for a whole multiple of it", (long long)rp);
+	if (*period_us % st) {
+		cgs_err("--period: the report's demand is in steps of %lld us; advise for a whole multiple of it", (long long)st);
 		return NULL;
 	}
-	size_t k = *period_us / rp, m = json_object_array_length(used) / k;
-	uint64_t *out = calloc(m ? m : 1, sizeof(*out));
-	if (!out) {
-		cgs_err("advise: out of memory");
+	size_t k = *period_us / st, ns = json_object_array_length(used);
+	if (ns < k) {
+		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
 		return NULL;
 	}
-	for (size_t i = 0; i < m * k; i++) {
+	uint64_t *steps = calloc(ns, sizeof(*steps));
+	uint64_t **out = calloc(k, sizeof(*out));
+	size_t m = (ns - (k - 1)) / k;
+	for (size_t p = 0; out && p < k; p++)
+		if (!(out[p] = calloc(m ? m : 1, sizeof(**out))))
+			goto oom;
+	if (!steps || !out)
+		goto oom;
+	for (size_t i = 0; i < ns; i++) {
 		struct json_object *u = json_object_array_get_idx(used, i), *w = json_object_array_get_idx(waited, i);
 		if (!json_object_is_type(u, json_type_int) || !json_object_is_type(w, json_type_int) ||
 		    json_object_get_int64(u) < 0 || json_object_get_int64(w) < 0) {
 			cgs_err("%s: demand.used_us[%zu] or waited_us[%zu] is not a count of us", path, i, i);
-			free(out);
-			return NULL;
+			goto bad;
 		}
-		out[i / k] += json_object_get_int64(u) + json_object_get_int64(w);
+		steps[i] = json_object_get_int64(u) + json_object_get_int64(w);
 	}
-	if (!m) {
-		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
-		free(out);
-		return NULL;
-	}
+	/* Offset p: periods of k steps from step p on, as many at every offset. */
+	for (size_t p = 0; p < k; p++)
+		for (size_t j = 0; j < m * k; j++)
+			out[p][j / k] += steps[p + j];
+	free(steps);
+	*nph = k;
 	*n = m;
 	return out;
+oom:
+	cgs_err("advise: out of memory");
+bad:
+	for (size_t p = 0; out && p < k; p++)
+		free(out[p]);
+	free(out);
+	free(steps);
+	return NULL;
+}
+
+static void demand_free_all(uint64_t **d, size_t nph)
+{
+	for (size_t p = 0; d && p < nph; p++)
+		free(d[p]);
+	free(d);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -382,8 +408,8 @@ int cmd_advise(int argc, char **argv)
 	struct json_object *rep = report_load(path), *dm, *al, *k, *nb;
 	if (!rep)
 		return CGS_EXIT_USAGE;
-	size_t n;
-	uint64_t period = o.period_us, *d = demand_of(rep, path, &period, &n);
+	size_t n, nph;
+	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n);
 	if (!d) {
 		json_object_put(rep);
 		return CGS_EXIT_USAGE;
@@ -400,19 +426,33 @@ int cmd_advise(int argc, char **argv)
 	struct advice ad;
 	/* Steps of 1 % of the period, at least the kernel's least quota (1 ms). */
 	uint64_t step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;
-	advise(d, n, period, o.target, step, burst, ncpus > 0 ? (unsigned)ncpus : 1, headroom, &ad);
-	qsort(d, n, sizeof(*d), cmp_u64);
+	advise((const uint64_t *const *)d, nph, n, period, o.target, step, burst, ncpus > 0 ? (unsigned)ncpus : 1,
+	       headroom, &ad);
+	/* The demand's quantiles as its worst offset shows them: each period's most over the offsets' sorted lists. */
+	uint64_t *sorted = calloc(n, sizeof(*sorted));
+	if (!sorted) {
+		demand_free_all(d, nph);
+		cgs_err("advise: out of memory");
+		return CGS_EXIT_FAIL;
+	}
+	for (size_t p = 0; p < nph; p++) {
+		qsort(d[p], n, sizeof(**d), cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			if (d[p][i] > sorted[i])
+				sorted[i] = d[p][i];
+	}
+	demand_free_all(d, nph);
 	struct verified v = {};
 	bool vb = ad.burst_ok && ad.bq_burst_us;
 	if (o.verify && verify(argv + dd + 1, vb ? ad.bq_quota_us : ad.quota_us, period, vb ? ad.bq_burst_us : 0,
 			       o.target, &v)) {
-		free(d);
+		free(sorted);
 		return CGS_EXIT_FAIL;
 	}
 	if (o.json)
-		print_json(path, &ad, d, aligned, o.verify ? &v : NULL, vb);
+		print_json(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb);
 	else
-		print_text(path, &ad, d, aligned, o.verify ? &v : NULL, vb);
-	free(d);
+		print_text(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb);
+	free(sorted);
 	return v.ran && v.missed ? CGS_EXIT_FAIL : 0;
 }

@@ -43,54 +43,68 @@ static uint64_t least(uint64_t lo, uint64_t hi, uint64_t step, bool (*ok)(void *
 }
 
 struct want {
-	const uint64_t *d;
-	size_t n, allowed;
+	const uint64_t *const *d;
+	size_t nph, n, allowed;
 	uint64_t quota;   /* for the burst's search */
-	uint64_t step, cap;
 };
+
+/* The most periods any offset's replay throttles. */
+static size_t replay_all(const struct want *w, uint64_t q, uint64_t b)
+{
+	size_t most = 0;
+
+	for (size_t p = 0; p < w->nph; p++) {
+		size_t t = advise_replay(w->d[p], w->n, q, b);
+		if (t > most)
+			most = t;
+	}
+	return most;
+}
 
 static bool quota_ok(void *ctx, uint64_t q)
 {
 	const struct want *w = ctx;
 
-	return advise_replay(w->d, w->n, q, 0) <= w->allowed;
+	return replay_all(w, q, 0) <= w->allowed;
 }
 
 static bool burst_ok(void *ctx, uint64_t b)
 {
 	const struct want *w = ctx;
 
-	return advise_replay(w->d, w->n, w->quota, b) <= w->allowed;
+	return replay_all(w, w->quota, b) <= w->allowed;
 }
 
-int advise(const uint64_t *d, size_t n, uint64_t period_us, double target, uint64_t step_us, bool burst,
-	   unsigned ncpus, uint64_t headroom_us, struct advice *out)
+int advise(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, double target, uint64_t step_us,
+	   bool burst, unsigned ncpus, uint64_t headroom_us, struct advice *out)
 {
 	uint64_t sum = 0, max = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!n || !period_us || !step_us)
+	if (!n || !nph || !period_us || !step_us)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		sum += d[i];
-		if (d[i] > max)
-			max = d[i];
-	}
+	for (size_t p = 0; p < nph; p++)
+		for (size_t i = 0; i < n; i++) {
+			if (!p)
+				sum += d[0][i];
+			if (d[p][i] > max)
+				max = d[p][i];
+		}
+	struct want w = { .d = d, .nph = nph, .n = n, .allowed = (size_t)floor(target * n) };
 	out->n = n;
 	out->period_us = period_us;
 	out->target = target;
 	out->mean_us = sum / n;
-	out->mean_throttled = advise_replay(d, n, out->mean_us ? out->mean_us : 1, 0);
+	out->mean_throttled = replay_all(&w, out->mean_us ? out->mean_us : 1, 0);
 	/* No quota above what every CPU can run, and none under the kernel's least (1 ms). */
 	uint64_t cap = (uint64_t)(ncpus ? ncpus : 1) * period_us;
-	struct want w = { .d = d, .n = n, .allowed = (size_t)floor(target * n), .step = step_us, .cap = cap };
 	uint64_t hi = max > step_us ? max : step_us;
 	if (hi > cap)
 		hi = cap;
 	out->headroom_us = headroom_us;
 	out->quota_us = least(step_us, hi, step_us, quota_ok, &w);
 	out->quota_us = out->quota_us + headroom_us < cap ? out->quota_us + headroom_us : cap;
-	out->throttled = advise_replay(d, n, out->quota_us, 0);
+	out->throttled = replay_all(&w, out->quota_us, 0);
 	if (!burst)
 		return 0;
 	/*
@@ -107,11 +121,11 @@ int advise(const uint64_t *d, size_t n, uint64_t period_us, double target, uint6
 		if (q < step_us)
 			continue;
 		w.quota = q;
-		if (advise_replay(d, n, q, q) > w.allowed)
+		if (replay_all(&w, q, q) > w.allowed)
 			continue; /* not even with the largest burst the kernel takes */
 		out->bq_burst_us = least(0, q, step_us, burst_ok, &w);
 		out->bq_quota_us = q + headroom_us;
-		out->bq_throttled = advise_replay(d, n, out->bq_quota_us, out->bq_burst_us);
+		out->bq_throttled = replay_all(&w, out->bq_quota_us, out->bq_burst_us);
 		break;
 	}
 	return 0;

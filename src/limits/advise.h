@@ -25,7 +25,7 @@ struct advice {
 	double target;            /* the share of throttled periods allowed (0.01: 1 %) */
 	/* Without a burst: the smallest quota (in steps of step_us) the replay keeps within the target. */
 	uint64_t quota_us;
-	size_t throttled;         /* its throttled periods in the replay */
+	size_t throttled;         /* its throttled periods in the replay (the most at any offset) */
 	/* With a burst (where allowed): the smallest quota with some burst (at most the quota) that does. */
 	bool burst_ok;
 	uint64_t bq_quota_us, bq_burst_us;
@@ -45,15 +45,18 @@ struct advice {
 };
 
 /*
- * Advice for demand d[0..n) (us a period of period_us): target the share
+ * Advice for demand d[p][0..n) (us a period of period_us), nph sequences
+ * of it: the same run cut into periods at nph offsets (a limit's period
+ * grid falls where it falls; the advice must hold at each: its throttled
+ * periods are the most of any). The mean is d[0]'s. target the share
  * of periods allowed throttled, step_us the quota's granularity (the
  * kernel's least quota is 1 ms), burst whether a burst may be set, ncpus
  * the most a period can run (ncpus x period: a quota above it never
  * throttles), headroom_us what to add to each quota the replay finds
  * (struct advice). 0, or -EINVAL with no periods.
  */
-int advise(const uint64_t *d, size_t n, uint64_t period_us, double target, uint64_t step_us, bool burst,
-	   unsigned ncpus, uint64_t headroom_us, struct advice *out);
+int advise(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, double target, uint64_t step_us,
+	   bool burst, unsigned ncpus, uint64_t headroom_us, struct advice *out);
 
 /*
  * Whether a measured share of k throttled periods out of n misses a

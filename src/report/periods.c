@@ -202,14 +202,15 @@ void demand_free(struct demand_series *d)
 
 uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct)
 {
+	size_t np = demand_periods(d), k = d->step_ns ? d->period_ns / d->step_ns : 1;
 	uint64_t *v, q;
 
-	if (!d->n || !(v = malloc(d->n * sizeof(*v))))
+	if (!np || !(v = calloc(np, sizeof(*v))))
 		return 0;
-	for (size_t i = 0; i < d->n; i++)
-		v[i] = demand_us(d, i);
-	qsort(v, d->n, sizeof(*v), cmp_u64);
-	q = rank(v, d->n, pct);
+	for (size_t i = 0; i < np * k; i++)
+		v[i / k] += demand_us(d, i);
+	qsort(v, np, sizeof(*v), cmp_u64);
+	q = rank(v, np, pct);
 	free(v);
 	return q;
 }

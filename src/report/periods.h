@@ -44,31 +44,41 @@ struct period_input {
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out);
 
 /*
- * A cgroup's CPU demand period by period (record): its on-CPU time in each
- * period, summed over CPUs, and its tasks' throttled waits in it. The
- * demand of a period is the two summed: where it was throttled, what it
- * used is censored at the quota, and the waits stand for what it would
- * have used had it run all the time it waited (an upper bound: the work
- * deferred shows again as use in the periods after; docs/design.md).
+ * A cgroup's CPU demand period by period (record): its on-CPU time,
+ * summed over CPUs, and its tasks' throttled waits, in steps of a tenth of
+ * a period (a limit's period grid may fall anywhere against the work:
+ * advise sums the steps into periods at every offset). The demand of a
+ * step is the two summed: where it was throttled, what it used is censored
+ * at the quota, and the waits stand for what it would have used had it run
+ * all the time it waited (an upper bound: the work deferred shows again as
+ * use in the steps after; docs/design.md).
  */
+#define DEMAND_STEPS 10
 struct demand_series {
 	uint64_t period_ns;
-	bool aligned;           /* on the kernel's period grid (its quota's); else windows from the start */
-	size_t n, cap;
-	uint32_t *used_us;      /* on-CPU time in period i, summed over CPUs */
-	uint32_t *waited_us;    /* its tasks' throttled waits in period i, summed over tasks */
-	uint64_t late;          /* periods read late and folded into the next (their split unknown) */
+	uint64_t step_ns;       /* period_ns / DEMAND_STEPS */
+	bool aligned;           /* on the kernel's period grid (its quota's): step 0 begins a period */
+	size_t n, cap;          /* steps */
+	uint32_t *used_us;      /* on-CPU time in step i, summed over CPUs */
+	uint32_t *waited_us;    /* its tasks' throttled waits in step i, summed over tasks */
+	uint64_t late;          /* steps read late and folded into the next (their split unknown) */
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */
 };
-/* One more period. 0 or -ENOMEM. */
+/* One more step. 0 or -ENOMEM. */
 int demand_push(struct demand_series *d, uint64_t used_ns, uint64_t waited_ns);
 void demand_free(struct demand_series *d);
 static inline uint64_t demand_us(const struct demand_series *d, size_t i)
 {
 	return (uint64_t)d->used_us[i] + d->waited_us[i];
 }
-/* The demand's pct-th percentile over the periods (nearest rank); 0 with none. */
+/* Whole periods from step 0 (the grid's, when aligned). */
+static inline size_t demand_periods(const struct demand_series *d)
+{
+	size_t k = d->step_ns ? d->period_ns / d->step_ns : 1;
+	return k ? d->n / k : 0;
+}
+/* The pct-th percentile of the demand a period, periods from step 0 (nearest rank); 0 with none. */
 uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct);
 
 /*

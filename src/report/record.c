@@ -67,16 +67,23 @@ static void demand_json(struct jw *w, const struct demand_series *d)
 		jw_null(w);
 		return;
 	}
-	for (size_t i = 0; i < d->n; i++)
+	size_t np = demand_periods(d), k = d->period_ns / d->step_ns;
+	if (!np) {
+		jw_null(w);
+		return;
+	}
+	for (size_t i = 0; i < np * k; i++)
 		sum += demand_us(d, i);
 	jw_object(w);
 	jw_ku64(w, "period_us", d->period_ns / 1000);
+	jw_ku64(w, "step_us", d->step_ns / 1000);
 	jw_kbool(w, "aligned", d->aligned);
-	jw_ku64(w, "periods", d->n);
+	jw_ku64(w, "periods", np);
+	jw_ku64(w, "steps", d->n);
 	jw_ku64(w, "late", d->late);
 	jw_ku64(w, "cpus", d->cpus);
 	jw_ku64(w, "slice_us", d->slice_us);
-	jw_ku64(w, "mean_us", sum / d->n);
+	jw_ku64(w, "mean_us", sum / np);
 	jw_ku64(w, "p50_us", demand_quantile_us(d, 50));
 	jw_ku64(w, "p90_us", demand_quantile_us(d, 90));
 	jw_ku64(w, "p99_us", demand_quantile_us(d, 99));
@@ -339,11 +346,11 @@ void record_print(FILE *f, const struct record_summary *rs)
 			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
 			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
 			rs->per.underused ? "; under half its quota on average: bursts outran it" : "");
-	if (rs->demand && rs->demand->n)
+	if (rs->demand && demand_periods(rs->demand))
 		fprintf(f, "  %12s  demand per period   # of %s%s, %zu periods: p90 %s, p99 %s, max %s (use + throttled waits)\n",
 			fmt_duration(a, sizeof(a), demand_quantile_us(rs->demand, 50) * 1000),
 			fmt_duration(b, sizeof(b), rs->demand->period_ns), rs->demand->aligned ? " (the quota's)" : "",
-			rs->demand->n, fmt_duration(c, sizeof(c), demand_quantile_us(rs->demand, 90) * 1000),
+			demand_periods(rs->demand), fmt_duration(c, sizeof(c), demand_quantile_us(rs->demand, 90) * 1000),
 			fmt_duration(d1, sizeof(d1), demand_quantile_us(rs->demand, 99) * 1000),
 			fmt_duration(e1, sizeof(e1), demand_quantile_us(rs->demand, 100) * 1000));
 	if (rs->k_ok && rs->k.has_bursts && rs->k_bursts)

@@ -13,6 +13,7 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 {
 	memset(d, 0, sizeof(*d));
 	d->ds.period_ns = period_ns;
+	d->ds.step_ns = period_ns / DEMAND_STEPS;
 	/* The slice CPUs take runtime in: runtime another CPU holds is not this one's (advise's headroom). */
 	char buf[32];
 	const char *why;
@@ -68,7 +69,7 @@ static void find_grid(struct demand_rec *d, uint64_t now)
 	if (!kstat_src_refresh(&d->ks) && !kstat_src_get(&d->ks, d->id, d->rel, &k) && k.period_end_ns &&
 	    k.period_us * 1000 == d->ds.period_ns) {
 		uint64_t P = d->ds.period_ns, e = k.period_end_ns;
-		/* The grid's first end after now. */
+		/* The grid's first period end after now: steps from there begin periods. */
 		d->next_ns = e > now ? e - (e - now) / P * P : e + ((now - e) / P + 1) * P;
 		d->ds.aligned = true;
 		d->want_grid = false;
@@ -102,12 +103,15 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 		return 20;
 	if (d->primed) {
 		/* A read a whole period late or more: the periods it spans are one entry, counted as late. */
-		uint64_t late = (now - d->next_ns) / d->ds.period_ns;
+		/* A read a whole step late or more: the steps it spans are one, counted; the next keeps the grid. */
+		uint64_t late = (now - d->next_ns) / d->ds.step_ns;
 		d->ds.late += late;
 		demand_push(&d->ds, used > d->used0 ? used - d->used0 : 0, waited > d->waited0 ? waited - d->waited0 : 0);
-		d->next_ns += (late + 1) * d->ds.period_ns;
+		for (uint64_t i = 0; i < late; i++)
+			demand_push(&d->ds, 0, 0);
+		d->next_ns += (late + 1) * d->ds.step_ns;
 	} else {
-		d->next_ns += d->ds.period_ns;
+		d->next_ns += d->ds.step_ns;
 		d->primed = true;
 	}
 	d->used0 = used;

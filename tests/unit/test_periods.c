@@ -138,9 +138,9 @@ Test(period_track, a_gap_ends_a_run_and_a_new_grid_starts_afresh)
 
 Test(demand, quantiles_of_use_plus_waits)
 {
-	struct demand_series d = { .period_ns = P };
+	struct demand_series d = { .period_ns = P, .step_ns = P };
 
-	/* 90 periods of 20 ms, 9 of 60 ms of which 40 waited, one of 100 ms. */
+	/* Steps of a whole period: 90 periods of 20 ms, 9 of 60 ms of which 40 waited, one of 100 ms. */
 	for (int i = 0; i < 90; i++)
 		cr_assert_eq(demand_push(&d, 20 * MS, 0), 0);
 	for (int i = 0; i < 9; i++)
@@ -155,4 +155,17 @@ Test(demand, quantiles_of_use_plus_waits)
 	cr_assert_eq(demand_quantile_us(&d, 100), 100000);
 	demand_free(&d);
 	cr_assert_eq(demand_quantile_us(&d, 50), 0, "none: 0");
+}
+
+Test(demand, steps_sum_into_periods)
+{
+	struct demand_series d = { .period_ns = P, .step_ns = P / DEMAND_STEPS };
+
+	/* 25 steps: two whole periods (the last 5 steps are no period), 1 ms a step, 9 more in step 13. */
+	for (int i = 0; i < 25; i++)
+		cr_assert_eq(demand_push(&d, (i == 13 ? 10 : 1) * MS, 0), 0);
+	cr_assert_eq(demand_periods(&d), 2);
+	cr_assert_eq(demand_quantile_us(&d, 50), 10000);
+	cr_assert_eq(demand_quantile_us(&d, 100), 19000);
+	demand_free(&d);
 }

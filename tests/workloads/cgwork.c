@@ -31,8 +31,9 @@
  *        past its end starts the next at once
  *   cgwork barrier SECONDS THREADS CYCLE_US WORK_US
  *        THREADS threads that each do WORK_US of CPU time, then meet at a
- *        barrier, every CYCLE_US on an absolute schedule (or at once when
- *        the work ran past it): work that waits for its slowest part
+ *        barrier, every CYCLE_US on an absolute schedule (a cycle whose
+ *        work ran past the next one's start waits for the one after: at
+ *        most two cycles' work begins in any two cycles' time)
  *   cgwork selfmove FROM TO SECONDS CPU
  *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
  *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
@@ -599,14 +600,14 @@ static void *bar_thread(void *arg)
 		pthread_barrier_wait(&bar);
 		if (mono_ns() >= bar_end)
 			break;
+		/* The next start on the schedule that is still to come (every thread finds the same one). */
+		unsigned long long now = mono_ns();
 		next += bar_cycle_ns;
-		if (next > mono_ns()) {
-			struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		} else {
-			next = mono_ns();
-		}
-		pthread_barrier_wait(&bar); /* one decision of the cycle's start for all */
+		if (next <= now)
+			next += ((now - next) / bar_cycle_ns + 1) * bar_cycle_ns;
+		struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		pthread_barrier_wait(&bar); /* all begin the cycle together */
 	}
 	add_self();
 	return NULL;
