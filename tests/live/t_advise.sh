@@ -5,22 +5,23 @@
 # (cgwork pulse and barrier), each recorded for 3 s (scaled): 30 periods of
 # 100 ms on the host, 150 in the guests.
 
-# advise_case NAME DEMAND_MS MORE WORKLOAD...: record WORKLOAD without a
+# advise_case NAME DEMAND_MS ONE MORE WORKLOAD...: record WORKLOAD without a
 # limit, ask for the quota that throttles at most 1 % of its periods, and
 # check it against DEMAND_MS, the most CPU time the workload asks for in a
 # period (each workload's derivation beside its test): no less than it;
 # no more than the worst period measured (at any offset of the period
 # grid) by a step of the advice (1 % of the period) and its headroom; and,
-# with MORE 1 (a single thread on one CPU, whose work in any 100 ms is
+# with ONE 1 (a single thread on one CPU, whose work in any 100 ms is
 # DEMAND_MS at most), on the host that worst period within 6 % of it (the
 # wake-ups' own cost, under a millisecond a period here; the guests'
 # emulated wake-ups cost more). Then run WORKLOAD under it (--verify: met,
 # exit 0), and under the average-based limit (its mean demand a period):
 # with MORE 1, throttled in a tenth of its periods or more, and more than
-# under the advice; with 0 (a demand as steady as its mean), no less.
+# under the advice; with 0 (a demand as steady as its mean, where the mean
+# is nearly right), no less.
 advise_case() {
-	_name=$1 _dem=$2 _more=$3
-	shift 3
+	_name=$1 _dem=$2 _one=$3 _more=$4
+	shift 4
 	"$CGSCHED" record -q -o "$TMP/$_name.json" -- "$CGWORK" "$@" >/dev/null 2>"$TMP/$_name.err" ||
 		fail "record of $_name failed: $(cat "$TMP/$_name.err")"
 	"$CGSCHED" advise "$TMP/$_name.json" --json >"$TMP/$_name.adv" || fail "advise failed"
@@ -30,7 +31,7 @@ advise_case() {
 	echo "$_name: demand $(jq -c .demand "$TMP/$_name.adv"); advised quota $q us ($h of headroom), burst $(jq -c .burst "$TMP/$_name.adv")"
 	[ "$q" -ge $((_dem * 1000)) ] || fail "$_name: quota $q us, under the $_dem ms the workload asks for"
 	[ "$q" -le $((dmax + 1000 + h)) ] || fail "$_name: quota $q us, over the worst period ($dmax us) by more than a step"
-	if [ "$CGS_TIME_SCALE" = 1 ] && [ "$_more" = 1 ]; then
+	if [ "$CGS_TIME_SCALE" = 1 ] && [ "$_one" = 1 ]; then
 		[ "$dmax" -le $((_dem * 1060)) ] || fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms"
 	fi
 	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>/dev/null ||
@@ -52,10 +53,13 @@ advise_case() {
 }
 
 # Steady 30 % of a CPU: 3 ms of work every 10 ms, so 30 ms of demand in
-# every 100 ms period (and the wake-ups' own little). At its mean, about
-# half the periods ask for a little more than the quota.
+# every 100 ms period (and the wake-ups' own little). Its mean is all it
+# needs, give or take tens of microseconds a period: under the mean as its
+# quota it was throttled in 0, 0, 20, 25, 30 of 30 periods in runs of the
+# same build, so the average-based limit is only checked not to do better
+# than the advice.
 test_advise_steady() {
-	advise_case steady 30 1 pulse "$(scaled 3)" 1 10000 3000
+	advise_case steady 30 1 0 pulse "$(scaled 3)" 1 10000 3000
 }
 
 # 20 ms every 100 ms and 60 ms every tenth period: demand 20 ms in nine
@@ -68,7 +72,7 @@ test_advise_steady() {
 # least 60 ms, the burst at most the quota (the kernel's rule). The mean
 # (24 ms) defers each pulse's 36 ms extra over the periods after it.
 test_advise_pulse_burst() {
-	advise_case pulse 60 1 pulse "$(scaled 3)" 1 100000 20000 10 60000
+	advise_case pulse 60 1 1 pulse "$(scaled 3)" 1 100000 20000 10 60000
 	if [ "$(jq '.kernel_stat.nr_bursts != null' "$TMP/pulse.json")" = true ]; then
 		set -- $(jq -r '"\(.burst.quota_us) \(.burst.burst_us)"' "$TMP/pulse.adv")
 		echo "pulse: with a burst, quota $1 us and burst $2 us"
@@ -94,6 +98,6 @@ test_advise_pulse_burst() {
 # where the cycles fall in the periods (1 to 30 of 30 in six runs).
 test_advise_barrier() {
 	slice=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
-	advise_case barrier 60 0 barrier "$(scaled 3)" 2 50000 15000
+	advise_case barrier 60 0 0 barrier "$(scaled 3)" 2 50000 15000
 	[ "$(jq .quota.headroom_us "$TMP/barrier.adv")" = "$slice" ] || fail "barrier: no slice of headroom for its second CPU"
 }
