@@ -579,7 +579,8 @@ static void record_begin(struct rec_run *r)
 	uint64_t id = 0;
 	bool quota = rs->k_ok && r->k0.quota_us >= 0;
 	uint64_t period = rs->k_ok && r->k0.period_us ? r->k0.period_us * 1000 : CGS_PERIOD_DEFAULT_US * 1000;
-	demand_rec_start(&r->dr, &r->s, period, quota && !cgfs_id(&r->s.fs, r->rel, &id), id, r->rel, now_ns());
+	bool grid = quota && !cgfs_id(&r->s.fs, r->rel, &id); /* before id is passed on */
+	demand_rec_start(&r->dr, &r->s, period, grid, id, r->rel, now_ns());
 }
 
 /* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */

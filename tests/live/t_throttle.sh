@@ -281,6 +281,13 @@ test_throttle_by_period() {
 	echo "record: the kernel throttled $1 periods; cgsched $2, at most $3 in a row"
 	[ "$2" -ge $(( $1 - 1 )) ] && [ "$2" -le $(( $1 + 1 )) ] && [ "$3" = "$2" ] && [ "$2" -ge 15 ] ||
 		fail "record's periods: $(jq -c '.throttle.periods' "$TMP/rec.json")"
+	# Its demand per period on the quota's grid (found once the quota was used): a burner asks
+	# for the whole CPU, 20 ms used and the other 80 waited in each period (within a tick: 4 ms
+	# of overrun paid back, and the wait's end at the next switch), so 100 ms give or take 10.
+	set -- $(jq -r '.demand | "\(.aligned) \(.periods) \(.p50_us)"' "$TMP/rec.json")
+	echo "record: demand on the quota's grid: $1, $2 periods, p50 $3 us"
+	[ "$1" = true ] && [ "$2" -ge 10 ] && [ "$3" -ge 90000 ] && [ "$3" -le 110000 ] ||
+		fail "record's demand: $(jq -c '.demand | del(.used_us, .waited_us)' "$TMP/rec.json")"
 }
 
 # The burst symptom, and CFS burst beside it (report/periods.h; known
