@@ -564,6 +564,11 @@ int snapshot_reread_totals(struct tracer *tr, struct snapshot *s)
 	return read_snapshot(tr, s, false, NULL, false, true);
 }
 
+int snapshot_reread_totals_cpu(struct tracer *tr, struct snapshot *s, bool per_cpu)
+{
+	return read_snapshot(tr, s, per_cpu, NULL, false, true);
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	snapshot_clear(s);

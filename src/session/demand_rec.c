@@ -34,27 +34,36 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 	}
 }
 
-/* The subtree's on-CPU time and throttled waits so far, and the CPUs it ran on. */
-static int read_now(struct session *s, uint64_t *used, uint64_t *waited, unsigned *cpus)
+/*
+ * The subtree's on-CPU time and throttled waits so far, and (every 100th
+ * read, and at the first) the CPUs it ran on. A read of the totals: the
+ * interval maxima's epoch is the command's to close, not these reads'
+ * (a read that closed it would leave the report's maxima those of the
+ * last tenth of a period).
+ */
+static int read_now(struct demand_rec *d, struct session *s, uint64_t *used, uint64_t *waited, unsigned *cpus)
 {
-	struct snapshot cur;
-	int err = snapshot_read(&s->tr, &cur, true, &s->base);
+	struct snapshot *cur = &d->snap;
+	bool per_cpu = d->nreads++ % 100 == 0;
+	int err = snapshot_reread_totals_cpu(&s->tr, cur, per_cpu);
 
 	if (err)
 		return err;
 	*used = *waited = 0;
-	for (size_t i = 0; i < cur.n; i++) {
-		*used += cur.cg[i].c.oncpu_ns;
-		*waited += cur.cg[i].c.thr_wait_ns;
+	for (size_t i = 0; i < cur->n; i++) {
+		*used += cur->cg[i].c.oncpu_ns;
+		*waited += cur->cg[i].c.thr_wait_ns;
 	}
-	*cpus = 0;
-	for (int k = 0; k < cur.ncpus; k++) {
+	if (!per_cpu)
+		return 0;
+	unsigned n = 0;
+	for (int k = 0; k < cur->ncpus; k++) {
 		uint64_t on = 0;
-		for (size_t i = 0; i < cur.n; i++)
-			on += cur.cg[i].cpu ? cur.cg[i].cpu[k].oncpu_ns : 0;
-		*cpus += on * 100 > *used && on;
+		for (size_t i = 0; i < cur->n; i++)
+			on += cur->cg[i].cpu ? cur->cg[i].cpu[k].oncpu_ns : 0;
+		n += on * 100 > *used && on;
 	}
-	snapshot_free(&cur);
+	*cpus = n;
 	return 0;
 }
 
@@ -99,7 +108,7 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 		now = now_ns();
 	}
 	uint64_t used, waited;
-	if (read_now(s, &used, &waited, &d->ds.cpus))
+	if (read_now(d, s, &used, &waited, &d->ds.cpus))
 		return 20;
 	if (d->primed) {
 		/* A read a whole period late or more: the periods it spans are one entry, counted as late. */
@@ -121,6 +130,7 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 
 void demand_rec_free(struct demand_rec *d)
 {
+	snapshot_free(&d->snap);
 	if (d->ks_open)
 		kstat_src_close(&d->ks);
 	demand_free(&d->ds);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "figures/kstat_src.h"
+#include "figures/snapshot.h"
 #include "report/periods.h"
 
 struct session;
@@ -32,6 +33,8 @@ struct demand_rec {
 	const char *rel;
 	int tries;
 	uint64_t next_probe_ns;
+	struct snapshot snap;     /* the reads' arrays, reused */
+	unsigned nreads;
 };
 
 /*
