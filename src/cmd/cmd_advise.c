@@ -162,21 +162,6 @@ static void demand_free_all(uint64_t **d, size_t nph)
 	free(d);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The pct-th percentile of d (nearest rank). */
-static uint64_t pctl(const uint64_t *sorted, size_t n, unsigned pct)
-{
-	size_t r = (n * pct + 99) / 100;
-
-	return sorted[r ? r - 1 : 0];
-}
-
 /* What --verify measured: the kernel's throttled periods and all its periods in the run. */
 struct verified {
 	bool ran;
@@ -289,8 +274,8 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 
 	printf("cgsched advise: %s: %zu periods of %s%s; demand a period p50 %s, p90 %s, p99 %s, max %s, mean %s\n",
 	       path, n, dur(a, sizeof(a), ad->period_us), aligned ? " (on its quota's grid)" : "",
-	       dur(b, sizeof(b), pctl(sorted, n, 50)), dur(c, sizeof(c), pctl(sorted, n, 90)),
-	       dur(d, sizeof(d), pctl(sorted, n, 99)), dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
+	       dur(b, sizeof(b), u64_rank(sorted, n, 50)), dur(c, sizeof(c), u64_rank(sorted, n, 90)),
+	       dur(d, sizeof(d), u64_rank(sorted, n, 99)), dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
 	printf("target: throttled in at most %.4g%% of periods (%zu of %zu), replayed over the demand\n\n",
 	       ad->target * 100, allowed, n);
 	printf("  cpu.max %llu %llu      # %.2f CPUs; covers demand up to its p%.4g; throttled in %zu periods (%.1f%%) replayed\n",
@@ -334,9 +319,9 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	json_object_object_add(o, "periods", json_object_new_int64(n));
 	json_object_object_add(o, "aligned", json_object_new_boolean(aligned));
 	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
-	json_object_object_add(d, "p50_us", json_object_new_int64(pctl(sorted, n, 50)));
-	json_object_object_add(d, "p90_us", json_object_new_int64(pctl(sorted, n, 90)));
-	json_object_object_add(d, "p99_us", json_object_new_int64(pctl(sorted, n, 99)));
+	json_object_object_add(d, "p50_us", json_object_new_int64(u64_rank(sorted, n, 50)));
+	json_object_object_add(d, "p90_us", json_object_new_int64(u64_rank(sorted, n, 90)));
+	json_object_object_add(d, "p99_us", json_object_new_int64(u64_rank(sorted, n, 99)));
 	json_object_object_add(d, "max_us", json_object_new_int64(sorted[n - 1]));
 	json_object_object_add(d, "mean_us", json_object_new_int64(ad->mean_us));
 	json_object_object_add(o, "demand", d);
@@ -436,7 +421,7 @@ int cmd_advise(int argc, char **argv)
 		return CGS_EXIT_FAIL;
 	}
 	for (size_t p = 0; p < nph; p++) {
-		qsort(d[p], n, sizeof(**d), cmp_u64);
+		qsort(d[p], n, sizeof(**d), u64_cmp);
 		for (size_t i = 0; i < n; i++)
 			if (d[p][i] > sorted[i])
 				sorted[i] = d[p][i];

@@ -167,6 +167,20 @@ uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t u64_rank(const uint64_t *sorted, size_t n, unsigned pct)
+{
+	size_t r = (n * pct + 99) / 100;
+
+	return sorted[r ? r - 1 : 0];
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

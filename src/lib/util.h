@@ -71,6 +71,10 @@ uint64_t thread_cpu_ns(void);
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t now_ns(void);
+/* qsort's comparison of uint64_t, ascending. */
+int u64_cmp(const void *a, const void *b);
+/* The pct-th percentile of sorted[0..n) by nearest rank: the least value with pct % at or below it. */
+uint64_t u64_rank(const uint64_t *sorted, size_t n, unsigned pct);
 
 /*
  * Watching a process end (record --attach --pid): a pidfd, readable once

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "report/periods.h"
 
 struct hit {
@@ -18,21 +19,6 @@ static int cmp_hit(const void *a, const void *b)
 	if (x->period != y->period)
 		return x->period < y->period ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the smallest value with at least pct % of them at or below it. */
-static uint64_t rank(const uint64_t *v, size_t n, unsigned pct)
-{
-	size_t r = (n * pct + 99) / 100;
-
-	return v[r ? r - 1 : 0];
 }
 
 /* The period of the grid (period_ns long, one ending at end_ns) that t falls in, and how far into it. */
@@ -80,9 +66,9 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 		first[np++] = h[i].offset;
 	}
 	out->throttled = np;
-	qsort(first, np, sizeof(*first), cmp_u64);
-	out->ran_out_p50_ns = rank(first, np, 50);
-	out->ran_out_p99_ns = rank(first, np, 99);
+	qsort(first, np, sizeof(*first), u64_cmp);
+	out->ran_out_p50_ns = u64_rank(first, np, 50);
+	out->ran_out_p99_ns = u64_rank(first, np, 99);
 	/* Under half its quota on average, and throttled all the same: bursts outran it. */
 	if (in->window_ns && (double)in->use_ns / in->window_ns < 0.5 * in->quota_ns / in->period_ns)
 		out->underused = np;
@@ -209,8 +195,8 @@ uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct)
 		return 0;
 	for (size_t i = 0; i < np * k; i++)
 		v[i / k] += demand_us(d, i);
-	qsort(v, np, sizeof(*v), cmp_u64);
-	q = rank(v, np, pct);
+	qsort(v, np, sizeof(*v), u64_cmp);
+	q = u64_rank(v, np, pct);
 	free(v);
 	return q;
 }
