@@ -19,8 +19,8 @@
 static const char usage[] =
 	"Usage: cgsched advise REPORT.json [OPTIONS] [--verify -- CMD [ARGS...]]\n"
 	"The CPU limit (cpu.max: quota and period, and cpu.max.burst where the kernel\n"
-	"has it) under which the run of REPORT.json ('cgsched record -o'; best made\n"
-	"without --cpu-max, so that no period's demand is cut off by a quota) would be\n"
+	"has it) under which the run of REPORT.json ('cgsched record --demand -o'; best\n"
+	"made without --cpu-max, so that no period's demand is cut off by a quota) would be\n"
 	"throttled in at most the target share of its periods: CFS bandwidth control\n"
 	"replayed period by period over its demand. Beside it, what the average-based\n"
 	"limit would give.\n"
@@ -36,7 +36,7 @@ static const char usage[] =
 	"                               target by more than chance allows (binomial, 5 %)\n"
 	"\n"
 	"EXAMPLES\n"
-	"  cgsched record -o run.json -- ./service --bench\n"
+	"  cgsched record --demand -o run.json -- ./service --bench\n"
 	"  cgsched advise run.json --max-throttled-periods 1\n"
 	"  cgsched advise run.json --verify -- ./service --bench\n";
 
@@ -105,8 +105,7 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 	    !json_object_object_get_ex(d, "used_us", &used) || !json_object_object_get_ex(d, "waited_us", &waited) ||
 	    !json_object_is_type(used, json_type_array) || !json_object_is_type(waited, json_type_array) ||
 	    json_object_array_length(used) != json_object_array_length(waited) || !json_object_array_length(used)) {
-		cgs_err("%s has no demand per period: record it again with this cgsched (its run must last a period or more)",
-			path);
+		cgs_err("%s has no demand per period: record it with --demand (for a period or more)", path);
 		return NULL;
 	}
 	if (!*period_us)

@@ -47,6 +47,8 @@ static const char usage[] =
 	"  --cpu-weight N       1..10000 (v1: shares converted with the kernel's formula)\n"
 	"  --cpu-burst DUR      with --cpu-max: CFS burst, quota a period may carry over\n"
 	"                       from idle ones (cpu.max.burst; Linux 5.14+), at most the quota\n"
+	"  --demand             keep the CPU demand period by period, for 'cgsched advise'\n"
+	"                       (the maps read every tenth of a period: ~1 % of a CPU)\n"
 	"  --name NAME          the cgroup's name (default cgsched-record-PID); must not exist\n"
 	"  -o, --output FILE    the report as JSON (docs/json.md), for 'cgsched check'\n"
 	"  --attach PATH        trace this existing cgroup instead of running CMD\n"
@@ -86,7 +88,7 @@ struct rec_opts {
 	uint64_t duration_ns;
 	long pid;
 	int pid_fd;          /* pid_watch(pid) */
-	bool quiet, check, cleanup;
+	bool quiet, check, cleanup, demand;
 	struct rules rules;
 	char **cmd;
 };
@@ -176,6 +178,9 @@ static int record_opt(void *ctx, int c, const char *arg)
 	case OPT_CHECK:
 		o->check = true;
 		return 0;
+	case OPT_DEMAND:
+		o->demand = true;
+		return 0;
 	case OPT_CLEANUP:
 		o->cleanup = true;
 		return 0;
@@ -199,6 +204,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+		{ "demand", no_argument, NULL, OPT_DEMAND },
 		{ "quiet", no_argument, NULL, 'q' },
 		RULES_LONG_OPTS,
 		WHY_LONG_OPT,
@@ -580,7 +586,8 @@ static void record_begin(struct rec_run *r)
 	bool quota = rs->k_ok && r->k0.quota_us >= 0;
 	uint64_t period = rs->k_ok && r->k0.period_us ? r->k0.period_us * 1000 : CGS_PERIOD_DEFAULT_US * 1000;
 	bool grid = quota && !cgfs_id(&r->s.fs, r->rel, &id); /* before id is passed on */
-	demand_rec_start(&r->dr, &r->s, period, grid, id, r->rel, now_ns());
+	if (o->demand)
+		demand_rec_start(&r->dr, &r->s, period, grid, id, r->rel, now_ns());
 }
 
 /* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */

@@ -453,7 +453,13 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 }
 
 /* Everything a read takes from one view of the maps. */
-int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+/*
+ * light: the per-cgroup arrays and the running slices only (record's
+ * demand, every tenth of a period): no parked figures, tasks, throttle or
+ * preemption maps, drops, and so none of their syscalls.
+ */
+static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
+		     bool light)
 {
 	struct read_ctx ctx = { .s = s };
 	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
@@ -483,16 +489,16 @@ int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per
 	}
 	s->n = t->nowned;
 	err = read_consistent(t, s, &ctx, cur);
-	if (!err)
+	if (!err && !light)
 		err = take_parked(&ctx, t);
 	if (!err)
 		take_running(t, s, cur, ran);
 	/* The tasks' running slices, as their cgroups' just now. */
-	if (!err && t->fd_tasks >= 0)
+	if (!err && !light && t->fd_tasks >= 0)
 		err = tasks_read(t, s, prev, cur, ran);
 	free(cur);
 	free(ran);
-	if (err)
+	if (err || light)
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
@@ -533,8 +539,13 @@ static void snapshot_clear(struct snapshot *s)
 	*s = keep;
 }
 
+int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+{
+	return read_view(t, s, per_cpu, prev, false);
+}
+
 static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
-			 bool close_epoch, bool reuse)
+			 bool close_epoch, bool reuse, bool light)
 {
 	struct tracer_view view;
 	int err;
@@ -544,29 +555,29 @@ static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, co
 	else
 		memset(s, 0, sizeof(*s));
 	if (!(err = tracer_begin_read(tr, &view, close_epoch)))
-		err = snapshot_read_view(&view, s, per_cpu, prev);
+		err = read_view(&view, s, per_cpu, prev, light);
 	tracer_end_read(tr);
 	return err;
 }
 
 int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
 {
-	return read_snapshot(tr, s, per_cpu, prev, true, false);
+	return read_snapshot(tr, s, per_cpu, prev, true, false, false);
 }
 
 int snapshot_read_totals(struct tracer *tr, struct snapshot *s)
 {
-	return read_snapshot(tr, s, false, NULL, false, false);
+	return read_snapshot(tr, s, false, NULL, false, false, false);
 }
 
 int snapshot_reread_totals(struct tracer *tr, struct snapshot *s)
 {
-	return read_snapshot(tr, s, false, NULL, false, true);
+	return read_snapshot(tr, s, false, NULL, false, true, false);
 }
 
-int snapshot_reread_totals_cpu(struct tracer *tr, struct snapshot *s, bool per_cpu)
+int snapshot_read_light(struct tracer *tr, struct snapshot *s, bool per_cpu)
 {
-	return read_snapshot(tr, s, per_cpu, NULL, false, true);
+	return read_snapshot(tr, s, per_cpu, NULL, false, true, true);
 }
 
 void snapshot_free(struct snapshot *s)

@@ -173,8 +173,13 @@ int snapshot_read_totals(struct tracer *t, struct snapshot *s);
  * faulted in afresh each time when allocated afresh).
  */
 int snapshot_reread_totals(struct tracer *t, struct snapshot *s);
-/* The same with each CPU's figures too (per_cpu): record's demand, read every tenth of a period. */
-int snapshot_reread_totals_cpu(struct tracer *t, struct snapshot *s, bool per_cpu);
+/*
+ * The per-cgroup figures and the running slices alone, into s as
+ * snapshot_reread_totals (each CPU's too with per_cpu): no parked
+ * cgroups, tasks, throttle, preemption or drop maps (record's demand, read
+ * every tenth of a period: their syscalls were most of its cost).
+ */
+int snapshot_read_light(struct tracer *t, struct snapshot *s, bool per_cpu);
 /*
  * snapshot_read's work on a view already begun (s zeroed first); for
  * tests/bench/readmodel.c, which times it on arrays the size of a big host's.

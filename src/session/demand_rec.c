@@ -45,7 +45,7 @@ static int read_now(struct demand_rec *d, struct session *s, uint64_t *used, uin
 {
 	struct snapshot *cur = &d->snap;
 	bool per_cpu = d->nreads++ % 100 == 0;
-	int err = snapshot_reread_totals_cpu(&s->tr, cur, per_cpu);
+	int err = snapshot_read_light(&s->tr, cur, per_cpu);
 
 	if (err)
 		return err;

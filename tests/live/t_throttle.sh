@@ -275,7 +275,7 @@ test_throttle_by_period() {
 		}' "$TMP/per" || fail "period by period is off"
 	# record, over the whole run: the same periods as the kernel's, give or
 	# take the last (the burner may end inside it), all in one run.
-	"$CGSCHED" record -q --cpu-max 20ms/100ms -o "$TMP/rec.json" -- "$CGWORK" burn 1 "$(scaled 2)" 1 >/dev/null 2>&1 ||
+	"$CGSCHED" record -q --demand --cpu-max 20ms/100ms -o "$TMP/rec.json" -- "$CGWORK" burn 1 "$(scaled 2)" 1 >/dev/null 2>&1 ||
 		fail "record failed"
 	set -- $(jq -r '"\(.kernel_stat.nr_throttled) \(.throttle.periods.throttled) \(.throttle.periods.longest_run)"' "$TMP/rec.json")
 	echo "record: the kernel throttled $1 periods; cgsched $2, at most $3 in a row"
