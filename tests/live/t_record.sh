@@ -340,15 +340,15 @@ test_record_ends_leftovers() {
 	no_record_cgroups_left
 }
 
-# The report's run-queue maximum is the whole run's, though record reads
-# the maps every tenth of a period for its demand (session/demand_rec.c):
+# The report's run-queue maximum is the whole run's, though record --demand
+# reads the maps every tenth of a period (session/demand_rec.c):
 # those reads must not close the maxima's epoch, or the report would keep
 # only the last read's. A burner shares CPU 1 with a pulse for its first
 # 0.5 s (waits of milliseconds), then the pulse runs alone for 1.5 s more
 # (waits of microseconds): the maximum is milliseconds, and at least the
 # floor of the histogram's highest slot (2^i us).
 test_record_max_whole_run() {
-	"$CGSCHED" record -q -o "$TMP/max.json" -- sh -c "\"$CGWORK\" burn 1 0.5 1 >/dev/null & \"$CGWORK\" pulse $(scaled 2) 1 10000 3000 >/dev/null; wait" \
+	"$CGSCHED" record -q --demand -o "$TMP/max.json" -- sh -c "\"$CGWORK\" burn 1 0.5 1 >/dev/null & \"$CGWORK\" pulse $(scaled 2) 1 10000 3000 >/dev/null; wait" \
 		2>"$TMP/max.err" || fail "record failed: $(cat "$TMP/max.err")"
 	set -- $(jq -r '.runq | "\(.max_ns) \(.hist | length)"' "$TMP/max.json")
 	echo "run-queue max $1 ns; the histogram's highest slot $(($2 - 1)) (from $((1 << ($2 - 1))) us)"
