@@ -49,22 +49,24 @@ struct advise_opts {
 static int advise_opt(void *ctx, int c, const char *arg)
 {
 	struct advise_opts *o = ctx;
+	const char *end;
+	double pct;
 	uint64_t v;
-	char *end;
 
 	switch (c) {
 	case OPT_MAX_THR_PERIODS:
-		o->target = strtod(arg, &end) / 100;
-		if (end == arg || *end || !(o->target >= 0 && o->target < 1)) {
+		/* The project's decimal parser, as every other option: no exponents, hex, "inf" or sign. */
+		if (parse_decimal(arg, &pct, &end) || *end || pct >= 100) {
 			cgs_err("--max-throttled-periods %s: expected a percentage from 0 to under 100", arg);
 			return -1;
 		}
+		o->target = pct / 100;
 		return 0;
 	case OPT_PERIOD:
-		if (parse_duration_ns(arg, 1000ULL, &v) || v / 1000 < CGS_PERIOD_MIN_US || v / 1000 > CGS_PERIOD_MAX_US) {
-			cgs_err("--period %s: expected a duration from 1ms to 1s (the kernel's bounds)", arg);
+		/* Whole microseconds, as the kernel takes a period: the bounds as v / 1000 meets them. */
+		if (opt_duration("--period", arg, 1000ULL, CGS_PERIOD_MIN_US * 1000, CGS_PERIOD_MAX_US * 1000 + 999,
+				 "from 1ms to 1s (the kernel's bounds)", &v))
 			return -1;
-		}
 		o->period_us = v / 1000;
 		return 0;
 	case OPT_NO_BURST:

@@ -139,10 +139,9 @@ static int record_opt(void *ctx, int c, const char *arg)
 		o->lim.has_max = true;
 		return 0;
 	case OPT_CPU_BURST:
-		if (parse_duration_ns(arg, 1000ULL, &v) || v / 1000 > CGS_QUOTA_MAX_US) {
-			cgs_err("--cpu-burst %s: expected a duration (e.g. 20ms; a bare number is us)", arg);
+		if (opt_duration("--cpu-burst", arg, 1000ULL, 0, CGS_QUOTA_MAX_US * 1000 + 999,
+				 "(e.g. 20ms; a bare number is us)", &v))
 			return -1;
-		}
 		o->lim.burst_us = v / 1000;
 		o->lim.has_burst = true;
 		return 0;
