@@ -11,6 +11,7 @@
 #include "kernel/psi.h"
 #include "lib/util.h"
 #include "report/json_out.h"
+#include "session/demand_top.h"
 #include "session/refresh.h"
 #include "session/timeline_rec.h"
 #include "ui/screen.h"
@@ -44,6 +45,8 @@ static const char usage[] =
 	"      --max-tasks N      bound of the per-task map (default 4096); tasks beyond\n"
 	"                         it are counted as drops (tasks_full)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
+	"      --demand           with --json: each limited cgroup's CPU demand per period\n"
+	"                         of its quota (p50/p90/p99/max); reads the maps every 10 ms\n"
 	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
 	"                         (default: the first that works)\n"
@@ -70,7 +73,7 @@ struct top_opts {
 	enum sort_key sort;
 	enum group_by group;
 	uint64_t mark_p99_ns;
-	bool json, quiet, batch;
+	bool json, quiet, batch, demand;
 };
 
 static int top_opt(void *ctx, int c, const char *arg)
@@ -102,6 +105,9 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_DEMAND:
+		o->demand = true;
+		return 0;
 	case OPT_GROUP_BY:
 		if (group_by_parse(arg, &o->group)) {
 			cgs_err("--group-by %s: group by unit, container, pod or path", arg);
@@ -130,6 +136,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "demand", no_argument, NULL, OPT_DEMAND },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "mark-p99", required_argument, NULL, OPT_MARK_P99 },
 		TASKS_LONG_OPTS("tasks"),
@@ -151,6 +158,14 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		err = common_tasks_finish(&o->c, "--tasks");
 	if (!err)
 		err = common_timeline_finish(&o->c);
+	if (!err && o->demand && !o->json) {
+		cgs_err("--demand is for --json: its figures are per interval in the JSON rows");
+		return CGS_EXIT_USAGE;
+	}
+	if (!err && o->demand && o->group != GROUP_PATH) {
+		cgs_err("--demand with --group-by: a quota is a cgroup's, not a group's; choose one");
+		return CGS_EXIT_USAGE;
+	}
 	if (!err && o->c.tasks && o->group != GROUP_PATH) {
 		cgs_err("--tasks with --group-by: choose one (rows per task, or per group)");
 		return CGS_EXIT_USAGE;
@@ -231,8 +246,8 @@ static void print_table(const struct top_opts *o, struct session *s, const struc
 }
 
 static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct psi_track *pt,
-		 struct tl_rec *tl, const struct snapshot *prev, const struct snapshot *cur, bool summary,
-		 struct refresh_cost *cost)
+		 struct tl_rec *tl, struct demand_top *dt, const struct snapshot *prev, const struct snapshot *cur,
+		 bool summary, struct refresh_cost *cost)
 {
 	struct refresh f;
 	/* JSON and the summary have every row; a table only its first. */
@@ -244,6 +259,9 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	};
 
 	if (!refresh_make(&f, s, &ro, prev, cur)) {
+		/* --demand: the interval's periods into its rows; the cgroups limited now read from here on. */
+		if (dt && !summary)
+			demand_top_interval(dt, &f.r);
 		/* The interval's counters in the timeline (its events come through the tracer's tap). */
 		if (tl && !summary)
 			tl_rec_rows(tl, &f.r, cur->t_ns);
@@ -379,6 +397,7 @@ int cmd_top(int argc, char **argv)
 	struct kstat_src ks = {};
 	struct psi_track pt = {};
 	struct tl_rec tl, *tlp = NULL;
+	struct demand_top dt;
 	int err = parse(&o, argc, argv);
 
 	if (err)
@@ -417,6 +436,12 @@ int cmd_top(int argc, char **argv)
 	}
 	if (tlp)
 		tl_rec_attach(tlp, &s);
+	if (o.demand) {
+		demand_top_start(&dt, &s);
+		demand_top_discover(&dt);
+		s.tick = demand_top_tick;
+		s.tick_ctx = &dt;
+	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
 	if (o.c.so.why) /* the start of the summary's window */
@@ -446,7 +471,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, &pt, tlp, have_prev ? &prev : &s.base, &cur, false, &rc);
+		show(&o, &s, &ks, &pt, tlp, o.demand ? &dt : NULL, have_prev ? &prev : &s.base, &cur, false, &rc);
 		say_cost(c0, w0, cur.n, &rc);
 		snapshot_free(&prev);
 		prev = cur;
@@ -454,10 +479,14 @@ int cmd_top(int argc, char **argv)
 	}
 	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, &pt, tlp, &s.base, &cur, true, &rc);
+		show(&o, &s, &ks, &pt, tlp, NULL, &s.base, &cur, true, &rc);
 		snapshot_free(&cur);
 	}
 	snapshot_free(&prev);
+	if (o.demand) {
+		s.tick = NULL;
+		demand_top_free(&dt);
+	}
 	kstat_src_close(&ks);
 	psi_track_free(&pt);
 	int tlerr = tlp ? tl_rec_close(tlp, true) : 0;

@@ -175,6 +175,23 @@ void json_row(struct jw *w, const struct row *r, bool ms, int ncpus, const char 
 	throttle_json(w, r, ncpus);
 	jw_key(w, "kernel_stat");
 	kernel_json(w, r);
+	/* top --demand: its demand per period over the interval; null: not asked, no quota, or no grid yet. */
+	jw_key(w, "demand");
+	if (r->dem.known) {
+		jw_object(w);
+		jw_ku64(w, "period_us", r->dem.period_us);
+		jw_ku64(w, "step_us", r->dem.step_us);
+		jw_ku64(w, "periods", r->dem.periods);
+		jw_ku64(w, "mean_us", r->dem.mean_us);
+		jw_ku64(w, "p50_us", r->dem.p50_us);
+		jw_ku64(w, "p90_us", r->dem.p90_us);
+		jw_ku64(w, "p99_us", r->dem.p99_us);
+		jw_ku64(w, "max_us", r->dem.max_us);
+		jw_ku64(w, "late", r->dem.late);
+		jw_end_object(w);
+	} else {
+		jw_null(w);
+	}
 	jw_karray(w, "preempted_by");
 	for (int i = 0; i < r->npre; i++) {
 		jw_object(w);

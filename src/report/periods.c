@@ -91,10 +91,19 @@ static unsigned bucket(const uint64_t *bounds, unsigned n, uint64_t v)
 	return i;
 }
 
+/* Where period p of t's grid starts (ktime). */
+static uint64_t period_start(const struct period_track *t, int64_t p)
+{
+	return t->end_ns + (uint64_t)((p - 1) * (int64_t)t->period_ns);
+}
+
 static void run_over(struct period_track *t)
 {
 	if (!t->run)
 		return;
+	if (t->sink && t->sink->run)
+		t->sink->run(t->sink->ctx, period_start(t, t->last - (int64_t)t->run + 1), period_start(t, t->last + 1),
+			     t->run);
 	t->runs[bucket(period_run_bounds, PT_RUN_BOUNDS, t->run)]++;
 	t->runs_sum += t->run;
 	t->nruns++;
@@ -142,6 +151,9 @@ int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t
 		t->throttled++;
 		t->ran_out[bucket(period_ran_out_bounds_ns, PT_RAN_OUT_BOUNDS, h[i].offset)]++;
 		t->ran_out_sum_ns += h[i].offset;
+		if (t->sink && t->sink->period)
+			t->sink->period(t->sink->ctx, period_start(t, h[i].period), period_start(t, h[i].period + 1),
+					h[i].offset, t->run);
 	}
 	free(h);
 	return 0;
@@ -156,6 +168,11 @@ void period_track_close(struct period_track *t, uint64_t now_ns)
 	 */
 	if (t->run && t->period_ns && place(now_ns, t->period_ns, t->end_ns).period > t->last + 2)
 		run_over(t);
+}
+
+void period_track_end(struct period_track *t)
+{
+	run_over(t);
 }
 
 int demand_push(struct demand_series *d, uint64_t used_ns, uint64_t waited_ns)
@@ -199,4 +216,21 @@ uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct)
 	q = u64_rank(v, np, pct);
 	free(v);
 	return q;
+}
+
+void demand_stats_of(uint64_t *v, size_t n, struct demand_stats *out)
+{
+	uint64_t sum = 0;
+
+	out->periods = n;
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	qsort(v, n, sizeof(*v), u64_cmp);
+	out->mean_us = sum / n;
+	out->p50_us = u64_rank(v, n, 50);
+	out->p90_us = u64_rank(v, n, 90);
+	out->p99_us = u64_rank(v, n, 99);
+	out->max_us = u64_rank(v, n, 100);
 }

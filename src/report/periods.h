@@ -81,6 +81,17 @@ static inline size_t demand_periods(const struct demand_series *d)
 /* The pct-th percentile of the demand a period, periods from step 0 (nearest rank); 0 with none. */
 uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct);
 
+/* The distribution of a cgroup's demand per period over an interval (top --demand). */
+struct demand_stats {
+	bool known;              /* asked for, with a quota and grid: the rest is set */
+	uint64_t period_us, step_us;
+	uint64_t periods;        /* whole periods in the interval (0: the figures below are 0) */
+	uint64_t mean_us, p50_us, p90_us, p99_us, max_us;
+	uint64_t late;           /* reads a step late or more, since the start */
+};
+/* Its figures from the demand of each whole period v[0..n) (sorted here). */
+void demand_stats_of(uint64_t *v, size_t n, struct demand_stats *out);
+
 /*
  * The same, kept up as episodes arrive (the exporter's counters, which
  * must not depend on how often they are read): each throttled period's
@@ -93,6 +104,12 @@ uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct);
 #define PT_RUN_BOUNDS 8
 extern const uint64_t period_ran_out_bounds_ns[PT_RAN_OUT_BOUNDS]; /* 5 ms .. 1 s */
 extern const uint64_t period_run_bounds[PT_RUN_BOUNDS];             /* 1 .. 100 periods */
+/* Who also wants each period and run as it is counted (the timeline): start and end ktime ns. */
+struct period_sink {
+	void (*period)(void *ctx, uint64_t start_ns, uint64_t end_ns, uint64_t ran_out_ns, uint64_t run);
+	void (*run)(void *ctx, uint64_t start_ns, uint64_t end_ns, uint64_t len);
+	void *ctx;
+};
 struct period_track {
 	uint64_t period_ns, end_ns;   /* the grid counted on; 0: none yet (episodes are not counted) */
 	uint64_t from_ns;             /* episodes that began before it are not counted (ktime; 0: all) */
@@ -104,6 +121,7 @@ struct period_track {
 	uint64_t ran_out_sum_ns;
 	uint64_t runs[PT_RUN_BOUNDS + 1];
 	uint64_t runs_sum, nruns;     /* periods in the runs that ended, and how many runs */
+	const struct period_sink *sink; /* NULL: none */
 };
 /* The grid (a new period length starts afresh: periods of the old grid do not continue on it). */
 void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns);
@@ -111,5 +129,7 @@ void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_
 int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n);
 /* At now (ktime): the open run is over once a whole period has passed after the one after its last. */
 void period_track_close(struct period_track *t, uint64_t now_ns);
+/* The open run, if any, is over (the window's end: its sink sees it, cut there). */
+void period_track_end(struct period_track *t);
 
 #endif

@@ -57,6 +57,8 @@ struct row {
 	double quota_used_pct; /* < 0: unlimited or unknown */
 	/* Its throttling period by period (report_periods); known false: not asked for, or no grid. */
 	struct period_stats per;
+	/* top --demand: its demand per period over the interval (session/demand_top.h); known false: none */
+	struct demand_stats dem;
 	/* --why (report_why): what its waits were spent behind; NULL: not asked for */
 	struct why *why;
 };

@@ -168,6 +168,10 @@ int session_wait_input(struct session *s, uint64_t deadline_ns, int fd)
 		if (now >= deadline_ns)
 			return 0;
 		uint64_t left_ms = (deadline_ns - now + 999999) / 1000000;
+		if (s->tick) {
+			uint64_t t = (uint64_t)s->tick(s->tick_ctx, now);
+			left_ms = t < left_ms ? t : left_ms;
+		}
 		/* A signal interrupts the polls (no SA_RESTART): cgs_stop is seen at once. */
 		tracer_recheck_limits(&s->tr); /* a quota set meanwhile is seen within 200 ms */
 		tracer_maintain(&s->tr);       /* removed cgroups' slots come back, read or not */

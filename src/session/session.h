@@ -55,6 +55,9 @@ struct session {
 	uint64_t filter_ids[CGS_MAX_FILTERS];
 	char *filter_paths[CGS_MAX_FILTERS];
 	int nfilter;
+	/* Called in every wait (top --demand's reads): returns the ms it can wait at most. NULL: none. */
+	int (*tick)(void *ctx, uint64_t now);
+	void *tick_ctx;
 };
 
 /*

@@ -14,7 +14,22 @@ struct tl_seen {
 	uint64_t last_end;  /* a thread's waits: the end of the last one written */
 };
 
-enum tl_kind { TK_CGROUP = 1, TK_CPU_THR, TK_TASK, TK_COUNTER, TK_TOP };
+enum tl_kind { TK_CGROUP = 1, TK_CPU_THR, TK_TASK, TK_COUNTER, TK_TOP, TK_PERIODS, TK_RUNS };
+
+/* A cgroup's periods (period_track's sink draws them); apart from the table, which moves its entries. */
+struct tl_per {
+	struct period_track pt;
+	struct period_sink sink;
+	struct tl_rec *r;
+	uint64_t cgid;
+};
+struct tl_per_ref {
+	uint64_t id;
+	struct tl_per *p;
+};
+
+/* Episodes waiting for their grid: at most this many (40 bytes each). */
+#define TL_PENDING_MAX 65536
 
 /* A track's uuid from what it is: splitmix64 of the parts, never 0. */
 static uint64_t uuid_of(enum tl_kind k, uint64_t a, uint64_t b)
@@ -51,6 +66,7 @@ int tl_rec_open(struct tl_rec *r, const char *path)
 
 	memset(r, 0, sizeof(*r));
 	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
+	r->per = (struct idtab)IDTAB_INIT(struct tl_per_ref);
 	/* Renamed over path at the end: a directory there would fail only then. */
 	if (output_path_check(path, &why)) {
 		cgs_err("--timeline %s: cannot write there: %s", path, why);
@@ -134,6 +150,129 @@ static void on_episode(void *ctx, const struct cgs_episode *e)
 	snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
 	uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
 	timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
+	/* ...and its period, once the interval's rows have brought the grid (flush_periods). */
+	if (r->npend == r->cappend) {
+		size_t cap = r->cappend ? 2 * r->cappend : 256;
+		struct cgs_episode *p = cap <= TL_PENDING_MAX ? realloc(r->pend, cap * sizeof(*p)) : NULL;
+		if (!p) {
+			r->unplaced++;
+			return;
+		}
+		r->pend = p;
+		r->cappend = cap;
+	}
+	r->pend[r->npend++] = *e;
+}
+
+/*
+ * A slice on a track whose slices come in order of time: one that would
+ * begin before the last ended is left out (a grid moved by a new period).
+ */
+static bool in_order(struct tl_rec *r, uint64_t track, uint64_t start, uint64_t end)
+{
+	struct tl_seen *seen = idtab_find(&r->seen, track);
+
+	if (!seen || start < seen->last_end)
+		return false;
+	seen->last_end = end;
+	return true;
+}
+
+/* A throttled period: as long as the period, named by how far into it the quota ran out. */
+static void on_period(void *ctx, uint64_t start_ns, uint64_t end_ns, uint64_t ran_out_ns, uint64_t run)
+{
+	struct tl_per *p = ctx;
+	char name[48];
+	uint64_t tr = sub_track(p->r, p->cgid, TK_PERIODS, 0, "throttled periods", NULL);
+
+	if (!in_order(p->r, tr, start_ns, end_ns))
+		return;
+	snprintf(name, sizeof(name), "quota out at %llu.%llu ms", (unsigned long long)(ran_out_ns / 1000000),
+		 (unsigned long long)(ran_out_ns / 100000 % 10));
+	struct timeline_arg a[] = {
+		{ "quota ran out after (us)", NULL, (int64_t)(ran_out_ns / 1000) },
+		{ "throttled periods in a row so far", NULL, (int64_t)run },
+	};
+	timeline_slice(&p->r->tl, tr, start_ns, end_ns, name, a, 2);
+}
+
+/* A run of throttled periods in a row, once it is over. */
+static void on_run(void *ctx, uint64_t start_ns, uint64_t end_ns, uint64_t len)
+{
+	struct tl_per *p = ctx;
+	char name[48];
+	uint64_t tr = sub_track(p->r, p->cgid, TK_RUNS, 0, "throttled periods in a row", NULL);
+
+	if (!in_order(p->r, tr, start_ns, end_ns))
+		return;
+	snprintf(name, sizeof(name), "%llu in a row", (unsigned long long)len);
+	struct timeline_arg a[] = { { "periods", NULL, (int64_t)len } };
+	timeline_slice(&p->r->tl, tr, start_ns, end_ns, name, a, 1);
+}
+
+static int cmp_ep_cg(const void *a, const void *b)
+{
+	const struct cgs_episode *x = a, *y = b;
+
+	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+}
+
+/* A cgroup's grid from its row (a quota, and its period timer found running). */
+static void period_grid(struct tl_rec *r, const struct row *w)
+{
+	struct tl_per_ref *ref;
+	bool fresh = false;
+
+	if (w->members || !w->k.ok || w->k.quota_us <= 0 || !w->k.period_end_ns)
+		return;
+	if (!(ref = idtab_put(&r->per, w->id, &fresh)))
+		return;
+	if (fresh) {
+		if (!(ref->p = calloc(1, sizeof(*ref->p)))) {
+			idtab_del(&r->per, w->id);
+			return;
+		}
+		ref->p->r = r;
+		ref->p->cgid = w->id;
+		ref->p->sink = (struct period_sink){ on_period, on_run, ref->p };
+		ref->p->pt.sink = &ref->p->sink;
+	}
+	period_track_grid(&ref->p->pt, w->k.period_us * 1000, w->k.period_end_ns);
+}
+
+/*
+ * The episodes so far onto their cgroups' grids; those of a cgroup with
+ * none yet wait for the next interval's (all of them at the end: unplaced).
+ */
+static void flush_periods(struct tl_rec *r, uint64_t now_ns, bool last)
+{
+	size_t keep = 0;
+
+	qsort(r->pend, r->npend, sizeof(*r->pend), cmp_ep_cg);
+	for (size_t i = 0, j; i < r->npend; i = j) {
+		for (j = i + 1; j < r->npend && r->pend[j].cgid == r->pend[i].cgid; j++)
+			;
+		struct tl_per_ref *ref = idtab_find(&r->per, r->pend[i].cgid);
+		if (ref && ref->p->pt.period_ns) {
+			if (period_track_add(&ref->p->pt, &r->pend[i], j - i))
+				r->unplaced += j - i;
+		} else if (last) {
+			r->unplaced += j - i;
+		} else {
+			memmove(&r->pend[keep], &r->pend[i], (j - i) * sizeof(*r->pend));
+			keep += j - i;
+		}
+	}
+	r->npend = keep;
+	for (size_t i = 0; i < r->per.cap; i++) {
+		struct tl_per_ref *ref = idtab_at(&r->per, i);
+		if (!ref)
+			continue;
+		if (last)
+			period_track_end(&ref->p->pt);
+		else
+			period_track_close(&ref->p->pt, now_ns);
+	}
 }
 
 /* Each long wait: a slice on its thread's track, named by who ran until it got the CPU. */
@@ -176,6 +315,7 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 		const struct row *w = &rep->rows[i];
 		if (w->members)
 			continue; /* --group-by's sums are not cgroups of the hierarchy */
+		period_grid(r, w);
 		double v[] = { w->cpu_pct, w->runq_p99_ns / 1e6, w->thr_pct, w->quota_used_pct };
 		for (size_t k = 0; k < ARRAY_SIZE(ctr); k++) {
 			if (k == 3 && v[k] < 0)
@@ -183,6 +323,7 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 			timeline_counter(&r->tl, sub_track(r, w->id, TK_COUNTER, k, ctr[k].name, ctr[k].unit), t_ns, v[k]);
 		}
 	}
+	flush_periods(r, t_ns, false);
 	/* Losses (ring buffers full), in the trace itself; exact at the end (tl_rec_finish). */
 	r->lost += events_lost(rep->d->drops);
 	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)r->lost);
@@ -220,6 +361,10 @@ void tl_rec_finish(struct tl_rec *r)
 		return;
 	r->finished = true;
 	tracer_poll(&r->s->tr, 0); /* the last records: the taps see each as it is consumed */
+	flush_periods(r, now_ns(), true);
+	if (r->unplaced)
+		cgs_debug("--timeline: %llu throttle episodes not placed on a period grid (none known: no cgroup iterator)",
+			  (unsigned long long)r->unplaced);
 	/* The BPF side's own counts since attach: every loss, whatever the intervals were. */
 	if (!snapshot_read_totals(&r->s->tr, &tot)) {
 		r->lost = events_lost(tot.drops);
@@ -245,6 +390,14 @@ int tl_rec_close(struct tl_rec *r, bool keep)
 	if (!err && keep)
 		cgs_debug("--timeline: %llu packets, %llu bytes", (unsigned long long)packets, (unsigned long long)bytes);
 	idtab_free(&r->seen);
+	for (size_t i = 0; i < r->per.cap; i++) {
+		struct tl_per_ref *ref = idtab_at(&r->per, i);
+		if (ref)
+			free(ref->p);
+	}
+	idtab_free(&r->per);
+	free(r->pend);
+	r->pend = NULL;
 	if (r->ks_open)
 		kstat_src_close(&r->ks);
 	r->ks_open = false;

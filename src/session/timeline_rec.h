@@ -4,9 +4,11 @@
  * (report/timeline.h). A track per cgroup, nested as the hierarchy and named
  * as top names them; under it, per CPU, its throttle episodes; per thread,
  * its waits longer than the threshold, named by the cgroup whose task ran
- * meanwhile; counters per interval (CPU %, run-queue p99, throttled %,
- * quota used %). Lost events are a counter track of their own and a line
- * on stderr.
+ * meanwhile; with a quota, its throttled periods (each a slice as long as
+ * the period, with when the quota ran out) and their runs in a row, on the
+ * grid of its period timer (report/periods.h); counters per interval (CPU
+ * %, run-queue p99, throttled %, quota used %). Lost events are a counter
+ * track of their own and a line on stderr.
  */
 #ifndef CGS_TIMELINE_REC_H
 #define CGS_TIMELINE_REC_H
@@ -16,6 +18,7 @@
 #include "session/session.h"
 #include "figures/kstat_src.h"
 #include "lib/idtab.h"
+#include "report/periods.h"
 #include "report/report.h"
 #include "report/timeline.h"
 
@@ -26,6 +29,15 @@ struct tl_rec {
 	struct session *s;
 	struct idtab seen;        /* uuid -> struct tl_seen: tracks announced */
 	uint64_t lost;            /* events lost so far (the BPF side's drops), for the counter */
+	/*
+	 * Period by period: the episodes of an interval wait here for their
+	 * cgroups' grids (the interval's rows bring them), then each cgroup's
+	 * period_track draws its periods. Bounded: beyond, they are not placed.
+	 */
+	struct idtab per;         /* cgid -> struct tl_per_ref */
+	struct cgs_episode *pend;
+	size_t npend, cappend;
+	uint64_t unplaced;        /* episodes never placed on a grid (none known, or the bound) */
 	struct kstat_src ks;      /* record's intervals: the kernel's figures (opened on the first) */
 	bool ks_tried, ks_open;
 	bool finished;

@@ -4,7 +4,9 @@
 Usage: perfetto_check.py FILE
 Prints one JSON object: every track (name, parent's name, path, counter or
 not, how many slices), and per cgroup path its throttle slices (count, total
-ns), its long waits (count, the cgroups named as "behind"), the command
+ns), its throttled periods (count, shortest and longest, the most in a row
+they say) and its runs of them (count, periods in all, longest), its long
+waits (count, the cgroups named as "behind"), the command
 slice, the last value of the loss counter, and the problems found: a slice
 end with no begin, a slice left open, a timestamp going back on a track, an
 event on a track never described. Exit status 1 when the file does not
@@ -68,12 +70,28 @@ def main():
                 command = {"name": b.name, "ns": ts - start}
                 continue
             c = cgroups.setdefault(cg_of(e.track_uuid), {"throttle_count": 0, "throttle_ns": 0,
-                                                          "waits": 0, "behind": {}, "cpus": []})
+                                                          "waits": 0, "behind": {}, "cpus": [],
+                                                          "periods": 0, "period_min_ns": None, "period_max_ns": None,
+                                                          "period_run_max": 0, "runs": 0, "run_periods": 0,
+                                                          "run_longest": 0})
             if b.name == "throttled":
                 c["throttle_count"] += 1
                 c["throttle_ns"] += ts - start
                 if t["name"] not in c["cpus"]:
                     c["cpus"].append(t["name"])
+            elif t["name"] == "throttled periods":
+                n = ts - start
+                c["periods"] += 1
+                c["period_min_ns"] = n if c["period_min_ns"] is None else min(n, c["period_min_ns"])
+                c["period_max_ns"] = n if c["period_max_ns"] is None else max(n, c["period_max_ns"])
+                for a in b.debug_annotations:
+                    if a.name == "throttled periods in a row so far":
+                        c["period_run_max"] = max(c["period_run_max"], a.int_value)
+            elif t["name"] == "throttled periods in a row":
+                n = [a.int_value for a in b.debug_annotations if a.name == "periods"]
+                c["runs"] += 1
+                c["run_periods"] += n[0] if n else 0
+                c["run_longest"] = max(c["run_longest"], n[0] if n else 0)
             elif b.name == "waited for a CPU":
                 c["waits"] += 1
                 for a in b.debug_annotations:

@@ -290,6 +290,46 @@ test_throttle_by_period() {
 		fail "record's demand: $(jq -c '.demand | del(.used_us, .waited_us)' "$TMP/rec.json")"
 }
 
+# top --json --demand (session/demand_top.h), nested, on a known answer: a
+# burner in K, a child of P limited to 20 ms per 100 ms, asks for the whole
+# CPU in every period: 20 ms used and 80 waited while P was throttled. So
+# P's demand (its subtree's) is 100 ms a period; K, with no quota of its
+# own, has none (null). Within one step (10 ms): a period is the steps
+# whose middle falls in it (each a 10 ms read of what ran and waited), and
+# a read a step late puts two steps in one period; the median and mean
+# hold within it.
+test_top_demand_nested() {
+	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
+		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
+	cg_create dem && P=$CG
+	cg_enable_children "$P"
+	cg_quota "$P" 20000 100000
+	cg_create kid "$P" && K=$CG
+	cgs_start top --json --demand -i 1 || fail "top did not start"
+	cg_run "$K" "$CGWORK" burn 1 "$(scaled 5)" 1 >/dev/null || fail "the burner failed"
+	cgs_stop || fail "top"
+	jq -r --arg p "$P" 'select(.kind == "interval") | .cgroups[] | select(.path == $p) |
+		"\(.kernel_stat.nr_periods) \(.kernel_stat.nr_throttled) \(.demand | if . == null then "null" else "\(.periods) \(.p50_us) \(.mean_us) \(.max_us) \(.late) \(.step_us)" end)"' \
+		"$TMP/cgs.out" >"$TMP/dem"
+	cat "$TMP/dem"
+	kid=$(jq -r --arg k "$K" 'select(.kind == "interval") | .cgroups[] | select(.path == $k) | .demand' "$TMP/cgs.out" | sort -u)
+	echo "$K (no quota of its own): demand $kid"
+	[ "$kid" = null ] || fail "a cgroup without a quota has a demand: $kid"
+	awk '
+		$3 == "null" { next }
+		$1 == 10 && $2 == 10 {
+			n++
+			if ($3 < 9) { printf "%d whole periods in a second of them\n", $3; bad++ }
+			if ($4 < 90000 || $4 > 110000) { printf "demand p50 %d us, not 100 ms +- 10\n", $4; bad++ }
+			if ($5 < 90000 || $5 > 110000) { printf "demand mean %d us, not 100 ms +- 10\n", $5; bad++ }
+			if ($8 != 10000) { printf "steps of %d us, a tenth of the period is 10000\n", $8; bad++ }
+		}
+		END {
+			if (n < 2) { printf "only %d whole intervals of the burner with its demand\n", n; exit 1 }
+			exit bad > 0
+		}' "$TMP/dem" || fail "top --demand is off"
+}
+
 # The burst symptom, and CFS burst beside it (report/periods.h; known
 # answers): a pulse of 10 ms of work every 100 ms and 80 ms every tenth
 # period, under 40 ms per 100 ms, averages 17 % of a CPU, under half its

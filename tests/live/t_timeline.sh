@@ -141,6 +141,41 @@ test_timeline_top_json_episodes() {
 	[ "$tcount" -le "$periods" ] && [ "$periods" -le "$most" ] ||
 		fail "the trace has $tcount episodes, cpu.stat $periods throttled periods (at most $most by their lengths)"
 	within "$tns" "$kern" 2 "throttle slices vs cpu.stat (top --json)" || fail "throttled time off"
+	# Its throttled periods (with the grid, from the cgroup iterator): a
+	# burner under 25 % is throttled in every period it runs, cpu.stat counts
+	# each at its end, the trace at the episode's start: the same, or one
+	# apart at the run's first or last.
+	tp=$(jq --arg c "$J" '.cgroups[$c].periods // 0' "$TMP/tl.json")
+	echo "throttled periods in the trace: $tp, cpu.stat $periods"
+	if "$CGSCHED" stat --json --limited --method iter >/dev/null 2>&1; then
+		[ "$tp" -ge $((periods - 1)) ] && [ "$tp" -le $((periods + 1)) ] ||
+			fail "the trace has $tp throttled periods, cpu.stat $periods"
+	fi
+}
+
+# Throttled periods in the trace: a pulse of 80 ms every tenth period of
+# 100 ms over a 40 ms quota. The trace's periods are drawn from the same
+# episodes on the same grid (the period timer's) as record's figures, so
+# their count and longest run are record's exactly (one thread: its
+# episodes arrive in order); each slice is one whole period long, and the
+# runs hold every throttled period once.
+test_timeline_throttled_periods() {
+	tl_need
+	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
+		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
+	"$CGSCHED" record -q --cpu-max 40ms/100ms --timeline "$TMP/p.pftrace" -o "$TMP/p.json" -- \
+		"$CGWORK" pulse "$(scaled 3)" 1 100000 10000 10 80000 >/dev/null 2>"$TMP/p.err" ||
+		fail "record failed: $(cat "$TMP/p.err")"
+	tl_check "$TMP/p.pftrace"
+	cg=$(jq -r .cgroup "$TMP/p.json")
+	set -- $(jq -r '.throttle.periods | "\(.throttled) \(.longest_run)"' "$TMP/p.json")
+	set -- "$@" $(jq -r --arg c "$cg" '.cgroups[$c] | "\(.periods) \(.period_min_ns) \(.period_max_ns) \(.period_run_max) \(.runs) \(.run_periods) \(.run_longest)"' "$TMP/tl.json")
+	echo "record: $1 throttled periods, $2 in a row at most; trace: $3 periods ($4-$5 ns long, up to $6 in a row), $7 runs holding $8 periods, the longest $9"
+	[ "$1" -ge 2 ] || fail "only $1 throttled periods: each pulse outruns the quota"
+	[ "$3" = "$1" ] || fail "the trace has $3 throttled periods, record $1"
+	[ "$4" = 100000000 ] && [ "$5" = 100000000 ] || fail "period slices of $4-$5 ns, the period is 100 ms"
+	[ "$6" = "$2" ] && [ "$9" = "$2" ] || fail "the trace's longest run ($6, runs $9) is not record's ($2)"
+	[ "$8" = "$3" ] || fail "the runs hold $8 periods, the trace has $3"
 }
 
 # record traces its own cgroup only; a long wait still names the cgroup of

@@ -169,3 +169,77 @@ Test(demand, steps_sum_into_periods)
 	cr_assert_eq(demand_quantile_us(&d, 100), 19000);
 	demand_free(&d);
 }
+
+/* What the timeline draws (period_sink): each period and each run, with their edges on the grid. */
+struct sunk {
+	uint64_t start[8], end[8], ran_out[8], run[8];
+	int n;
+	uint64_t rstart[4], rend[4], rlen[4];
+	int nr;
+};
+
+static void sink_period(void *ctx, uint64_t start, uint64_t end, uint64_t ran_out, uint64_t run)
+{
+	struct sunk *k = ctx;
+
+	k->start[k->n] = start, k->end[k->n] = end, k->ran_out[k->n] = ran_out, k->run[k->n] = run;
+	k->n++;
+}
+
+static void sink_run(void *ctx, uint64_t start, uint64_t end, uint64_t len)
+{
+	struct sunk *k = ctx;
+
+	k->rstart[k->nr] = start, k->rend[k->nr] = end, k->rlen[k->nr] = len;
+	k->nr++;
+}
+
+Test(period_track, a_sink_sees_each_period_and_run_with_its_edges)
+{
+	struct sunk k = {};
+	struct period_sink sink = { sink_period, sink_run, &k };
+	struct period_track t = { .sink = &sink };
+	/* Periods 1 and 2 (two CPUs in 2), then 4; period 0 is [END - P, END), 1 [END, END + P). */
+	struct cgs_episode e[] = { ep(7, END + 1 * P + 25 * MS, 1), ep(7, END + 20 * MS, 0),
+				   ep(7, END + 1 * P + 5 * MS, 0), ep(7, END + 3 * P + 5 * MS, 0) };
+
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, e, 4), 0);
+	cr_assert_eq(k.n, 3);
+	cr_assert_eq(k.start[0], END);
+	cr_assert_eq(k.end[0], END + P);
+	cr_assert_eq(k.ran_out[0], 20 * MS);
+	cr_assert_eq(k.ran_out[1], 5 * MS, "period 2 at its earliest episode, of either CPU");
+	cr_assert_eq(k.run[1], 2);
+	cr_assert_eq(k.start[2], END + 3 * P);
+	cr_assert_eq(k.run[2], 1);
+	/* The run of periods 1-2 (END .. END + 2P) ended when period 4 came. */
+	cr_assert_eq(k.nr, 1);
+	cr_assert_eq(k.rstart[0], END);
+	cr_assert_eq(k.rend[0], END + 2 * P);
+	cr_assert_eq(k.rlen[0], 2);
+	/* The window's end: the open run of one is said. */
+	period_track_end(&t);
+	cr_assert_eq(k.nr, 2);
+	cr_assert_eq(k.rstart[1], END + 3 * P);
+	cr_assert_eq(k.rlen[1], 1);
+	period_track_end(&t);
+	cr_assert_eq(k.nr, 2, "said once");
+}
+
+Test(demand, stats_of_whole_periods)
+{
+	uint64_t v[] = { 60000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000 };
+	struct demand_stats s = {};
+
+	demand_stats_of(v, 10, &s);
+	cr_assert_eq(s.periods, 10);
+	cr_assert_eq(s.mean_us, 24000);
+	cr_assert_eq(s.p50_us, 20000);
+	cr_assert_eq(s.p90_us, 20000, "nearest rank: the 9th of 10");
+	cr_assert_eq(s.p99_us, 60000);
+	cr_assert_eq(s.max_us, 60000);
+	struct demand_stats z = {};
+	demand_stats_of(v, 0, &z);
+	cr_assert_eq(z.periods + z.mean_us + z.p50_us + z.max_us, 0, "no periods: zeros, nothing read");
+}
