@@ -117,7 +117,9 @@ void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_
 	 * the same grid (a whole number of periods away) changes nothing. A
 	 * new length, or a grid moved, starts the numbering afresh.
 	 */
-	if (t->period_ns == period_ns && period_ns && (end_ns - t->end_ns) % period_ns == 0)
+	uint64_t apart = end_ns > t->end_ns ? end_ns - t->end_ns : t->end_ns - end_ns;
+
+	if (t->period_ns == period_ns && period_ns && apart % period_ns == 0)
 		return;
 	if (t->period_ns) {
 		run_over(t);

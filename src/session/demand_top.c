@@ -196,7 +196,8 @@ static bool track(struct demand_top *d, uint64_t id, const char *path, const str
 	struct dt_cg *c = ref->c;
 	c->seen = true;
 	uint64_t P = k->period_us * 1000;
-	if (c->period_ns != P || (c->end_ns - k->period_end_ns) % P) {
+	uint64_t apart = c->end_ns > k->period_end_ns ? c->end_ns - k->period_end_ns : k->period_end_ns - c->end_ns;
+	if (c->period_ns != P || apart % P) {
 		c->open = false; /* a new grid: its periods begin afresh */
 		c->period_ns = P;
 		c->end_ns = k->period_end_ns;

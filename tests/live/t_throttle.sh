@@ -297,7 +297,9 @@ test_throttle_by_period() {
 # own, has none (null). Within one step (10 ms): a period is the steps
 # whose middle falls in it (each a 10 ms read of what ran and waited), and
 # a read a step late puts two steps in one period; the median and mean
-# hold within it.
+# hold within it. A second of the burner is 10 periods, each counted in the
+# interval it ends in: 9 to 11 an interval (the interval's edges move by
+# the reads' jitter), and over n whole intervals 10n, give or take one.
 test_top_demand_nested() {
 	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
 		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
@@ -319,13 +321,15 @@ test_top_demand_nested() {
 		$3 == "null" { next }
 		$1 == 10 && $2 == 10 {
 			n++
-			if ($3 < 9) { printf "%d whole periods in a second of them\n", $3; bad++ }
+			if ($3 < 9 || $3 > 11) { printf "%d whole periods in a second of them\n", $3; bad++ }
+			sum += $3
 			if ($4 < 90000 || $4 > 110000) { printf "demand p50 %d us, not 100 ms +- 10\n", $4; bad++ }
 			if ($5 < 90000 || $5 > 110000) { printf "demand mean %d us, not 100 ms +- 10\n", $5; bad++ }
 			if ($8 != 10000) { printf "steps of %d us, a tenth of the period is 10000\n", $8; bad++ }
 		}
 		END {
 			if (n < 2) { printf "only %d whole intervals of the burner with its demand\n", n; exit 1 }
+			if (sum < 10 * n - 1 || sum > 10 * n + 1) { printf "%d periods in %d whole intervals of 10\n", sum, n; bad++ }
 			exit bad > 0
 		}' "$TMP/dem" || fail "top --demand is off"
 }
