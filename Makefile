@@ -222,15 +222,17 @@ kernels-doc:
 	$(Q)cp $(OUTPUT)/kernels.md docs/kernels.md
 	$(Q)echo "docs/kernels.md updated from the last make test"
 
-# The binary, the exporter's systemd unit (with the binary's path) and the docs it points to.
+# The binary, the exporter's and the watch's systemd units (with the binary's path) and the docs they point to.
 SYSTEMD_UNITDIR ?= /etc/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/cgsched
 install: cgsched
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched
 	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(DOCDIR)
-	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DOCDIR@|$(DOCDIR)|g' dist/cgsched-export.service \
-		>$(DESTDIR)$(SYSTEMD_UNITDIR)/cgsched-export.service
-	chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/cgsched-export.service
+	for u in cgsched-export cgsched-watch; do \
+		sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DOCDIR@|$(DOCDIR)|g' dist/$$u.service \
+			>$(DESTDIR)$(SYSTEMD_UNITDIR)/$$u.service && \
+		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$$u.service || exit 1; \
+	done
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 clean:

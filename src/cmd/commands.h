@@ -19,6 +19,7 @@ int cmd_record(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 struct common_opts {
 	struct session_opts so;

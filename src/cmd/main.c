@@ -24,6 +24,7 @@ static const struct command {
 	{ "apply", cmd_apply, true, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
 	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
 	{ "export", cmd_export, true, "serve every cgroup's figures on /metrics for Prometheus (a daemon)" },
+	{ "watch", cmd_watch, true, "a flight recorder: the last minutes, written out when a trigger fires (a daemon)" },
 	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
 	{ "probe", cmd_probe, false, "which backends this kernel accepts, and where the cpu controller is" },
 };

@@ -35,8 +35,10 @@ enum long_opt {
 	OPT_NO_CAUSES,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
 	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS,
-	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them) */
+	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them); watch its own --long-wait */
 	OPT_TIMELINE, OPT_LONG_WAIT,
+	/* watch */
+	OPT_KEEP, OPT_MEMORY, OPT_BEFORE, OPT_AFTER, OPT_RATE, OPT_DIR, OPT_MAX_INC, OPT_PID_FILE, OPT_DUMP,
 };
 
 #define COMMON_LONG_OPTS                                                       \

@@ -458,3 +458,27 @@ void heap_trim(void)
 {
 	malloc_trim(0);
 }
+
+int parse_size(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *suffix;
+		unsigned shift;
+	} units[] = { { "", 0 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 }, { "M", 20 }, { "MB", 20 },
+		      { "MiB", 20 }, { "G", 30 }, { "GB", 30 }, { "GiB", 30 } };
+	const char *end;
+	double v;
+
+	if (parse_decimal(s, &v, &end))
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		double b = v * (double)(1ULL << units[i].shift);
+		if (b >= 18e18)
+			return -EINVAL;
+		*out = (uint64_t)b;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -56,6 +56,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * it stops; the caller decides what may follow.
  */
 int parse_decimal(const char *s, double *v, const char **end);
+/* "65536", "512K", "64M", "1G" (powers of 1024, "KB"/"MiB" too): bytes. 0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *out);
 /* "1.5", "250ms", "2s", "100us", "3m": to nanoseconds; bare numbers use def_unit_ns. */
 int parse_duration_ns(const char *s, uint64_t def_unit_ns, uint64_t *out);
 

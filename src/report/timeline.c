@@ -46,10 +46,10 @@ int timeline_close(struct timeline *t, bool keep)
 		return 0;
 	snprintf(path, sizeof(path), "%s", t->f.path);
 	/* Kept with the whole packets before a failed write (said when it happened). */
-	if ((err = atomic_file_close(&t->f, keep)))
+	if ((err = atomic_file_close(&t->f, keep)) && !t->quiet)
 		cgs_err("--timeline %s: %s", path, strerror(-err));
 	if (!err && t->failed)
-		err = -EIO;
+		err = t->err ? t->err : -EIO;
 	return err;
 }
 
@@ -74,7 +74,9 @@ static void emit(struct timeline *t, Cgsched__Perfetto__TracePacket *p)
 	size_t len = cgsched__perfetto__trace__get_packed_size(&tr);
 	if (len > sizeof(stack) && !(buf = malloc(len))) {
 		t->failed = true;
-		cgs_err("--timeline %s: out of memory; the trace ends here", t->f.path);
+		t->err = -ENOMEM;
+		if (!t->quiet)
+			cgs_err("--timeline %s: out of memory; the trace ends here", t->f.path);
 		return;
 	}
 	cgsched__perfetto__trace__pack(&tr, buf);
@@ -82,9 +84,11 @@ static void emit(struct timeline *t, Cgsched__Perfetto__TracePacket *p)
 	int err = atomic_file_write(&t->f, buf, len);
 	if (err) {
 		t->failed = true;
-		cgs_err("--timeline %s: %s; the trace ends at its last whole packet", t->f.path, strerror(-err));
+		t->err = err;
+		if (!t->quiet)
+			cgs_err("--timeline %s: %s; the trace ends at its last whole packet", t->f.path, strerror(-err));
 		/* Half a packet would make the whole file unreadable: cut it off. */
-		if (ftruncate(t->f.fd, t->bytes))
+		if (ftruncate(t->f.fd, t->bytes) && !t->quiet)
 			cgs_err("--timeline %s: cannot cut back the half-written packet: %s", t->f.path, strerror(errno));
 	}
 	if (buf != stack)

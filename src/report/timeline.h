@@ -24,6 +24,8 @@ struct timeline {
 	int64_t boot_off;      /* BOOTTIME - MONOTONIC, ns */
 	uint64_t packets, bytes; /* whole packets written */
 	bool failed;           /* a write failed: said once, the file cut back to its whole packets */
+	int err;               /* the first failure's -errno */
+	bool quiet;            /* the caller says what failed (cgsched watch's incidents), not "--timeline" */
 };
 
 /*

@@ -59,14 +59,30 @@ static uint64_t events_lost(const uint64_t *drops)
 	return drops[CGS_DROP_EPISODE_LOST] + drops[CGS_DROP_WAIT_LOST];
 }
 
+static void rec_init(struct tl_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
+	r->per = (struct idtab)IDTAB_INIT(struct tl_per_ref);
+}
+
+int tl_rec_open_quiet(struct tl_rec *r, const char *path)
+{
+	int err;
+
+	rec_init(r);
+	if ((err = timeline_open(&r->tl, path)))
+		return err;
+	r->tl.quiet = true;
+	return 0;
+}
+
 int tl_rec_open(struct tl_rec *r, const char *path)
 {
 	const char *why;
 	int err;
 
-	memset(r, 0, sizeof(*r));
-	r->seen = (struct idtab)IDTAB_INIT(struct tl_seen);
-	r->per = (struct idtab)IDTAB_INIT(struct tl_per_ref);
+	rec_init(r);
 	/* Renamed over path at the end: a directory there would fail only then. */
 	if (output_path_check(path, &why)) {
 		cgs_err("--timeline %s: cannot write there: %s", path, why);
@@ -79,16 +95,45 @@ int tl_rec_open(struct tl_rec *r, const char *path)
 	return 0;
 }
 
+/* The counter of what is not in the trace, from t_ns. */
+static void lost_track(struct tl_rec *r, uint64_t t_ns)
+{
+	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost",
+		       "throttle episodes and long waits not in this trace (a ring buffer full): "
+		       "where it rises, the trace is incomplete", true, "events");
+	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, 0);
+}
+
 void tl_rec_attach(struct tl_rec *r, struct session *s)
 {
 	struct tracer_tap tap = { on_episode, on_wait, r };
 
 	r->s = s;
-	timeline_track(&r->tl, uuid_of(TK_TOP, 1, 0), 0, "cgsched: events lost",
-		       "throttle episodes and long waits not in this trace (a ring buffer full): "
-		       "where it rises, the trace is incomplete", true, "events");
-	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), s->tr.attached_ns, 0);
+	lost_track(r, s->tr.attached_ns);
 	tracer_set_tap(&s->tr, &tap);
+}
+
+void tl_rec_replay(struct tl_rec *r, struct session *s, uint64_t t0_ns)
+{
+	r->s = s;
+	r->replay = true;
+	lost_track(r, t0_ns);
+}
+
+void tl_rec_episode(struct tl_rec *r, const struct cgs_episode *e)
+{
+	on_episode(r, e);
+}
+
+void tl_rec_wait(struct tl_rec *r, const struct cgs_wait *w)
+{
+	on_wait(r, w);
+}
+
+void tl_rec_lost(struct tl_rec *r, uint64_t t_ns, uint64_t lost)
+{
+	r->lost = lost;
+	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)lost);
 }
 
 /* The cgroup's track, and its ancestors' first: the tracks nest as the cgroups do. */
@@ -324,6 +369,8 @@ void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns)
 		}
 	}
 	flush_periods(r, t_ns, false);
+	if (r->replay)
+		return; /* the losses are told (tl_rec_lost) */
 	/* Losses (ring buffers full), in the trace itself; exact at the end (tl_rec_finish). */
 	r->lost += events_lost(rep->d->drops);
 	timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), t_ns, (double)r->lost);
@@ -360,6 +407,10 @@ void tl_rec_finish(struct tl_rec *r)
 	if (!r->s || r->finished)
 		return;
 	r->finished = true;
+	if (r->replay) {
+		flush_periods(r, 0, true);
+		return;
+	}
 	tracer_poll(&r->s->tr, 0); /* the last records: the taps see each as it is consumed */
 	flush_periods(r, now_ns(), true);
 	if (r->unplaced)
@@ -383,7 +434,7 @@ int tl_rec_close(struct tl_rec *r, bool keep)
 
 	if (keep)
 		tl_rec_finish(r);
-	else if (r->s)
+	else if (r->s && !r->replay)
 		tracer_set_tap(&r->s->tr, &(struct tracer_tap){});
 	uint64_t packets = r->tl.packets, bytes = r->tl.bytes;
 	err = timeline_close(&r->tl, keep);

@@ -41,12 +41,25 @@ struct tl_rec {
 	struct kstat_src ks;      /* record's intervals: the kernel's figures (opened on the first) */
 	bool ks_tried, ks_open;
 	bool finished;
+	bool replay;              /* fed kept events (tl_rec_replay), not a tracer's */
 };
 
 /* Open FILE (written beside it until closed) before tracing starts: 0 or CGS_EXIT_USAGE after its line. */
 int tl_rec_open(struct tl_rec *r, const char *path);
+/* The same for a caller that says what failed (cgsched watch): 0 or -errno, no line; failures in tl.err. */
+int tl_rec_open_quiet(struct tl_rec *r, const char *path);
 /* Tracing has started: every episode and long wait from now goes into the trace as it arrives. */
 void tl_rec_attach(struct tl_rec *r, struct session *s);
+/*
+ * Instead of tl_rec_attach, for events kept elsewhere (cgsched watch's
+ * incidents): the session names the cgroups; the events come by
+ * tl_rec_episode and tl_rec_wait (each track's in order of time), the
+ * counters by tl_rec_rows, the losses by tl_rec_lost.
+ */
+void tl_rec_replay(struct tl_rec *r, struct session *s, uint64_t t0_ns);
+void tl_rec_episode(struct tl_rec *r, const struct cgs_episode *e);
+void tl_rec_wait(struct tl_rec *r, const struct cgs_wait *w);
+void tl_rec_lost(struct tl_rec *r, uint64_t t_ns, uint64_t lost);
 /* One interval's counters, from its report (top's own), at its end t_ns. */
 void tl_rec_rows(struct tl_rec *r, const struct report *rep, uint64_t t_ns);
 /* The same from two snapshots (record): the report built here. */

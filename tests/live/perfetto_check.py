@@ -4,10 +4,11 @@
 Usage: perfetto_check.py FILE
 Prints one JSON object: every track (name, parent's name, path, counter or
 not, how many slices), and per cgroup path its throttle slices (count, total
-ns), its throttled periods (count, shortest and longest, the most in a row
+ns, the first one's start), its throttled periods (count, shortest and longest, the most in a row
 they say) and its runs of them (count, periods in all, longest), its long
 waits (count, the cgroups named as "behind"), the command
-slice, the last value of the loss counter, and the problems found: a slice
+slice, the last value of the loss counter, per cgroup path the first and
+last time of any event on its tracks (spans), and the problems found: a slice
 end with no begin, a slice left open, a timestamp going back on a track, an
 event on a track never described. Exit status 1 when the file does not
 decode.
@@ -35,7 +36,7 @@ def main():
             tracks[d.uuid] = {"name": d.name, "parent": d.parent_uuid or None,
                               "path": d.description, "counter": d.HasField("counter"),
                               "slices": 0, "last_ts": None}
-    problems, open_at, cgroups = [], {}, {}
+    problems, open_at, cgroups, spans = [], {}, {}, {}
     command, lost = None, 0.0
 
     def cg_of(uuid):
@@ -53,6 +54,10 @@ def main():
         if t is None:
             problems.append("event on an undescribed track %d" % e.track_uuid)
             continue
+        cg = cg_of(e.track_uuid) if t["name"] not in ("command", "cgsched: events lost") else None
+        if cg:
+            span = spans.setdefault(cg, [ts, ts])
+            span[0], span[1] = min(span[0], ts), max(span[1], ts)
         if t["last_ts"] is not None and ts < t["last_ts"]:
             problems.append("time went back on %s: %d < %d" % (t["name"], ts, t["last_ts"]))
         t["last_ts"] = ts
@@ -75,6 +80,7 @@ def main():
                                                           "period_run_max": 0, "runs": 0, "run_periods": 0,
                                                           "run_longest": 0})
             if b.name == "throttled":
+                c["throttle_first_ns"] = min(c.get("throttle_first_ns", start), start)
                 c["throttle_count"] += 1
                 c["throttle_ns"] += ts - start
                 if t["name"] not in c["cpus"]:
@@ -109,6 +115,7 @@ def main():
                     "parent_path": tracks[t["parent"]]["path"] if t["parent"] in tracks else None}
                    for t in tracks.values()],
         "cgroups": cgroups,
+        "spans": {k: {"first_ns": v[0], "last_ns": v[1]} for k, v in spans.items()},
         "command": command,
         "lost": lost,
         "problems": problems,

@@ -21,6 +21,7 @@ bi_base() {
 	check) echo '$F/ok.json --max-throttled-pct 100' ;;
 	apply | enforce) echo '$F/ok.ini' ;;
 	export) echo '--listen 127.0.0.1:$PORT' ;;
+	watch) echo '--dir $W/inc --pid-file $W/w.pid' ;;
 	esac
 }
 
@@ -33,7 +34,7 @@ bi_expand() {
 			list=${cmd%% *}
 			list=${list#@}
 			extra=${cmd#"@$list"}
-			[ "$list" = all ] && list=top,hist,stat,record,check,apply,enforce,export,probe
+			[ "$list" = all ] && list=top,hist,stat,record,check,apply,enforce,export,watch,probe
 			for c in $(echo "$list" | tr , ' '); do
 				b=$(bi_base "$c")
 				printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$env" "$c$extra${b:+ $b}" "$input" "$pat"

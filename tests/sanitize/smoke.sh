@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A short live smoke of the loader built with ASan and UBSan
 # (.output/asan/cgsched): top, hist, record, check, apply --dry-run, apply
-# --restore, and bad input, on the running kernel. Any sanitizer report fails
+# --restore, watch, and bad input, on the running kernel. Any sanitizer report fails
 # it, leaks too.
 # Ends with "sanitize: N passed, N failed".
 set -u
@@ -64,5 +64,29 @@ run 0 "apply --restore" apply --restore "$TMP/j"
 printf 'cgsched-journal 1\npid 1\n' >"$TMP/j"
 run 2 "apply --restore, bad journal" apply --restore "$TMP/j"
 run 0 "record --cleanup" record --cleanup
+# watch: a trigger that fires on the throttled burner (an incident written
+# 1 s after), one asked for by SIGUSR1, then SIGTERM; the daemon's whole
+# life (the history's bound, the incidents' writer) under the sanitizers.
+"$ASAN" watch -i 300ms --after 1s --keep 10s --memory 256K -t "max-throttled-pct=1@$S" --dir "$TMP/inc" \
+	--pid-file "$TMP/w.pid" >"$TMP/o" 2>"$TMP/e" </dev/null &
+W=$!
+# seen TEXT: TEXT in its stderr within 20 s (not wait_line, whose failure would leave the watch running).
+seen() {
+	for _i in $(seq 200); do grep -qF "$1" "$TMP/e" && return 0; sleep 0.1; done
+	return 1
+}
+seen "incident: $S" && kill -USR1 $W && seen "incident: every cgroup"
+kill -TERM $W
+wait_bounded $W 30 "sanitized watch" >/dev/null
+if [ "$WAIT_RC" = 0 ] && [ "$(ls "$TMP/inc" | wc -l)" = 2 ] &&
+	! grep -qE 'AddressSanitizer|LeakSanitizer|runtime error|UndefinedBehaviorSanitizer' "$TMP/e"; then
+	pass=$((pass + 1))
+	echo "sanitize watch: exit 0, 2 incidents, no report"
+else
+	failn=$((failn + 1))
+	echo "sanitize watch: exit $WAIT_RC, incidents: $(ls "$TMP/inc" 2>/dev/null | tr '\n' ' ')"
+	grep -E -A20 'Sanitizer|runtime error' "$TMP/e" | head -n 30 | sed 's/^/    /'
+	tail -n 5 "$TMP/e" | sed 's/^/    /'
+fi
 echo "sanitize: $pass passed, $failn failed"
 [ $failn = 0 ]

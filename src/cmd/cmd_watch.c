@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched watch: a flight recorder that writes the past out when a trigger fires (watch/watch.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "figures/kstat_src.h"
+#include "kernel/psi.h"
+#include "lib/atomic_file.h"
+#include "lib/stop.h"
+#include "lib/util.h"
+#include "session/refresh.h"
+#include "session/session.h"
+#include "watch/watch.h"
+
+#define WATCH_DIR_DEFAULT "/var/lib/cgsched/incidents"
+#define WATCH_PID_DEFAULT "/run/cgsched/watch.pid"
+
+static const char usage[] =
+	"Usage: cgsched watch [OPTIONS]\n"
+	"       cgsched watch --dump [--pid-file FILE] [--dir DIR]\n"
+	"A flight recorder: keep the last minutes of every cgroup's figures, throttle\n"
+	"episodes and long waits in bounded memory, and when a trigger fires, record a\n"
+	"while longer and write an incident: the window's report (record's schema), a\n"
+	"Perfetto trace of it and a summary, in a directory of its own under DIR; one\n"
+	"line on stderr (and syslog). SIGUSR1, or --dump, writes one on demand.\n"
+	"\n"
+	"  -t, --trigger RULE=LIMIT[@WHICH]   fire on (repeatable; none: only on demand)\n"
+	"        max-runq-p99=DUR             an interval's run-queue p99 over DUR\n"
+	"        max-throttled-pct=PCT        throttled by its own quota over PCT of an interval\n"
+	"        max-throttled-run=N          N of its quota's periods throttled in a row\n"
+	"        max-psi-some-pct=PCT         its cpu.pressure \"some\" over PCT (cgroup v2)\n"
+	"        max-behind-one-pct=PCT       over PCT of its waits behind one other cgroup\n"
+	"      WHICH: a path glob (/kubepods/*/pod*), unit=GLOB, pod=GLOB, container=GLOB\n"
+	"  -i, --interval DUR     figures kept per interval (default 1s)\n"
+	"      --keep DUR         how far back to keep (default 5m)\n"
+	"      --memory SIZE      at most this much kept (default 64M; the oldest go first)\n"
+	"      --before DUR       an incident's window before it fired (default 1m, at most --keep)\n"
+	"      --after DUR        ...and after it, recorded before it is written (default 10s)\n"
+	"      --rate-limit DUR   one incident per rule and cgroup in DUR (default 10m)\n"
+	"      --dir DIR          where incidents go (default " WATCH_DIR_DEFAULT ")\n"
+	"      --max-incidents N  keep the newest N (default 100)\n"
+	"      --long-wait DUR    waits at least this long are kept one by one (default 10ms)\n"
+	"      --pid-file FILE    where a running watch says its pid (default " WATCH_PID_DEFAULT ")\n"
+	"      --dump             ask the running watch for an incident now; print its path\n"
+	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
+	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --sched-backend B, --throttle-backend B   as for top\n"
+	PRIORITY_HELP
+	"  -q, --quiet            no start-up line on stderr\n"
+	"  -v, --verbose\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched watch -t max-throttled-run=5 -t 'max-runq-p99=20ms@/kubepods/*'\n"
+	"  cgsched watch --dump\n";
+
+struct watch_opts {
+	struct common_opts c;
+	struct watch_cfg w;
+	struct trigger trig[WATCH_MAX_TRIGGERS];
+	const char *dir, *pid_file;
+	uint64_t max_incidents;
+	bool dump, quiet, before_set;
+};
+
+static int watch_opt(void *ctx, int c, const char *arg)
+{
+	struct watch_opts *o = ctx;
+	char err[256];
+
+	switch (c) {
+	case 't':
+		if (o->w.ntrig == WATCH_MAX_TRIGGERS) {
+			cgs_err("--trigger: at most %d", WATCH_MAX_TRIGGERS);
+			return -1;
+		}
+		if (trigger_parse(arg, &o->trig[o->w.ntrig], err, sizeof(err))) {
+			cgs_err("--trigger %s: %s", arg, err);
+			return -1;
+		}
+		o->w.ntrig++;
+		return 0;
+	case 'i':
+		return opt_duration("-i", arg, 1000000000ULL, 100000000ULL, 60000000000ULL,
+				    "from 100ms to 1m (e.g. 1, 500ms, 2s)", &o->w.interval_ns);
+	case OPT_KEEP:
+		return opt_duration("--keep", arg, 1000000000ULL, 10000000000ULL, 86400000000000ULL,
+				    "from 10s to 24h (e.g. 5m)", &o->w.keep_ns);
+	case OPT_BEFORE:
+		o->before_set = true;
+		return opt_duration("--before", arg, 1000000000ULL, 1000000000ULL, 86400000000000ULL,
+				    "from 1s to 24h, at most --keep (e.g. 1m)", &o->w.before_ns);
+	case OPT_AFTER:
+		return opt_duration("--after", arg, 1000000000ULL, 0, 3600000000000ULL, "from 0 to 1h (e.g. 10s)",
+				    &o->w.after_ns);
+	case OPT_RATE:
+		return opt_duration("--rate-limit", arg, 1000000000ULL, 0, 86400000000000ULL,
+				    "from 0 to 24h (e.g. 10m)", &o->w.rate_ns);
+	case OPT_MEMORY:
+		if (parse_size(arg, &o->w.memory) || o->w.memory < (256 << 10) || o->w.memory > (64ULL << 30)) {
+			cgs_err("--memory %s: expected a size from 256K to 64G (e.g. 64M)", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_MAX_INC:
+		if (parse_u64(arg, 1, 100000, &o->max_incidents)) {
+			cgs_err("--max-incidents %s: expected a whole number from 1 to 100000", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_DIR:
+		o->dir = arg;
+		return 0;
+	case OPT_PID_FILE:
+		o->pid_file = arg;
+		return 0;
+	case OPT_DUMP:
+		o->dump = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
+static volatile sig_atomic_t dump_asked;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	dump_asked = 1;
+}
+
+/* --dump: the running watch's pid, SIGUSR1, and the new incident's path once it is there. */
+static int dump(const struct watch_opts *o)
+{
+	struct incident_dir d = { .dir = (char *)o->dir };
+	char text[32], *end;
+	FILE *f = fopen(o->pid_file, "r");
+	long pid;
+
+	if (!f || !fgets(text, sizeof(text), f) || (pid = strtol(text, &end, 10)) <= 1 || (*end && *end != '\n')) {
+		cgs_err("--dump: no cgsched watch running (%s: %s); start one, or give its --pid-file", o->pid_file,
+			f ? "not a pid" : strerror(errno));
+		if (f)
+			fclose(f);
+		return CGS_EXIT_USAGE;
+	}
+	fclose(f);
+	static char before[1024][256], after[1024][256];
+	size_t nb = incident_list(&d, before, 1024);
+	if (kill((pid_t)pid, SIGUSR1)) {
+		cgs_err("--dump: cgsched watch %ld: %s", pid, strerror(errno));
+		return CGS_EXIT_USAGE;
+	}
+	/* Written at its next interval (at most a minute); bounded. */
+	for (int i = 0; i < 1200 && !cgs_stop; i++) {
+		usleep(100000);
+		size_t na = incident_list(&d, after, 1024);
+		for (size_t k = 0; k < na; k++) {
+			bool old = false;
+			for (size_t j = 0; j < nb && !old; j++)
+				old = !strcmp(after[k], before[j]);
+			if (!old && strstr(after[k], "-asked-")) {
+				printf("%s/%s\n", o->dir, after[k]);
+				return 0;
+			}
+		}
+	}
+	cgs_err("--dump: cgsched watch %ld wrote no incident in %s within 2 minutes", pid, o->dir);
+	return CGS_EXIT_FAIL;
+}
+
+static int parse(struct watch_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "trigger", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "after", required_argument, NULL, OPT_AFTER },
+		{ "rate-limit", required_argument, NULL, OPT_RATE },
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "max-incidents", required_argument, NULL, OPT_MAX_INC },
+		{ "long-wait", required_argument, NULL, OPT_LONG_WAIT },
+		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
+		{ "dump", no_argument, NULL, OPT_DUMP },
+		{ "quiet", no_argument, NULL, 'q' },
+		COMMON_LONG_OPTS,
+		{},
+	};
+	const struct cmd_spec spec = { "watch", usage, "t:i:qvh", longs, watch_opt, o, &o->c, NULL, 0, NULL };
+	int err;
+
+	common_init(&o->c);
+	o->w = (struct watch_cfg){
+		.interval_ns = 1000000000ULL, .keep_ns = 300000000000ULL, .before_ns = 60000000000ULL,
+		.after_ns = 10000000000ULL, .rate_ns = 600000000000ULL, .memory = 64ULL << 20,
+	};
+	o->dir = WATCH_DIR_DEFAULT;
+	o->pid_file = WATCH_PID_DEFAULT;
+	o->max_incidents = 100;
+	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
+		return err;
+	if (o->before_set && o->w.before_ns > o->w.keep_ns) {
+		cgs_err("--before is longer than --keep: an incident's window must be kept to be written");
+		return CGS_EXIT_USAGE;
+	}
+	if (!o->before_set && o->w.before_ns > o->w.keep_ns)
+		o->w.before_ns = o->w.keep_ns;
+	/* --long-wait is the common option's (top's and record's with --timeline): always on here. */
+	o->c.so.long_wait_ns = o->c.long_wait_ns ? o->c.long_wait_ns : 10000000ULL;
+	o->w.trig = o->trig;
+	if (triggers_need(o->trig, o->w.ntrig, TRIG_BEHIND_ONE))
+		o->c.so.why = true; /* the waits' causes: its cost only when a rule needs them */
+	return 0;
+}
+
+static int write_pid(const char *path)
+{
+	char dir[4096], text[32];
+	int n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+
+	/* /run/cgsched may not be there yet (systemd's RuntimeDirectory makes it for the unit). */
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	return atomic_file_put(path, text, (size_t)n, 0644, false);
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch_opts o = {};
+	struct session s;
+	struct kstat_src ks = {};
+	struct psi_track pt = {};
+	struct watch w;
+	struct snapshot prev = {}, cur;
+	const char *why = NULL;
+	int err;
+
+	/* From the first line: a dump asked for during start-up is not a kill. */
+	signal(SIGUSR1, on_usr1);
+	if ((err = parse(&o, argc, argv)))
+		return err;
+	if (o.dump)
+		return dump(&o);
+	if ((err = require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON")))
+		return err;
+	if ((err = session_open(&s, &o.c.so))) {
+		session_close(&s);
+		return err;
+	}
+	if (triggers_need(o.trig, o.w.ntrig, TRIG_PSI_SOME) && s.fs.version != 2) {
+		cgs_err("--trigger max-psi-some-pct: the cgroups' cpu.pressure is cgroup v2's; this host has the cpu "
+			"controller on v1 (use the other rules)");
+		session_close(&s);
+		return CGS_EXIT_USAGE;
+	}
+	/*
+	 * After the checks of the kernel: a bad run makes no directory and
+	 * leaves no pid file (the pid file first: it is the one removed again).
+	 */
+	if ((err = write_pid(o.pid_file))) {
+		cgs_err("--pid-file %s: cannot write it: %s", o.pid_file, strerror(-err));
+		session_close(&s);
+		return CGS_EXIT_USAGE;
+	}
+	if ((err = watch_open(&w, &o.w, &s, o.dir, (unsigned)o.max_incidents, &why))) {
+		cgs_err("--dir %s: %s: %s", o.dir, why ? why : "cannot use it", strerror(-err));
+		unlink(o.pid_file);
+		watch_close(&w);
+		session_close(&s);
+		return CGS_EXIT_USAGE;
+	}
+	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
+	kstat_src_prime(&ks);
+	if (triggers_need(o.trig, o.w.ntrig, TRIG_PSI_SOME)) {
+		psi_track_start(&pt, &s.fs, (const char *const *)s.filter_paths, s.nfilter);
+		w.psi = &pt;
+	}
+	if (!getenv("JOURNAL_STREAM"))
+		openlog("cgsched-watch", LOG_PID, LOG_DAEMON);
+	if (!o.quiet) {
+		char desc[512], k[16], b[16], a[16];
+		fprintf(stderr,
+			"cgsched: tracing %d CPUs, %s; watching: %zu trigger%s, keeping %s (at most %llu MB), "
+			"incidents (%s before, %s after) in %s; SIGUSR1 for one now, SIGTERM or Ctrl-C to stop\n",
+			s.tr.ncpus, session_describe(&s, desc, sizeof(desc)), o.w.ntrig, o.w.ntrig == 1 ? "" : "s",
+			fmt_duration(k, sizeof(k), o.w.keep_ns), (unsigned long long)(o.w.memory >> 20),
+			fmt_duration(b, sizeof(b), o.w.before_ns), fmt_duration(a, sizeof(a), o.w.after_ns), o.dir);
+	}
+	if (w.dir.stale)
+		cgs_warn("%s: removed %llu half-written incidents of an earlier watch", o.dir,
+			 (unsigned long long)w.dir.stale);
+	bool have_prev = false;
+	uint64_t deadline = s.tr.attached_ns;
+	for (;;) {
+		deadline += o.w.interval_ns;
+		if (!session_sleep_until(&s, deadline))
+			break;
+		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
+			cgs_err("reading the BPF maps failed: %s", strerror(-err));
+			break;
+		}
+		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.why };
+		struct refresh f;
+		struct episode_log el;
+		tracer_take_episodes(&s.tr, &el);
+		if (!refresh_make(&f, &s, &ro, have_prev ? &prev : &s.base, &cur))
+			watch_interval(&w, &f, el.e, el.n);
+		refresh_free(&f);
+		free(el.e);
+		snapshot_free(&prev);
+		prev = cur;
+		have_prev = true;
+		if (dump_asked) {
+			dump_asked = 0;
+			watch_ask(&w);
+		}
+		watch_due(&w, cur.t_ns, false);
+		if (cgs_verbose) {
+			char st[1024];
+			watch_status(&w, st, sizeof(st));
+			cgs_debug("%s", st);
+		}
+	}
+	/* Stopped: the incidents under way are written with what there is. */
+	watch_due(&w, now_ns(), true);
+	char st[1024];
+	watch_status(&w, st, sizeof(st));
+	if (!o.quiet)
+		fprintf(stderr, "cgsched: watch stopped: %s\n", st);
+	snapshot_free(&prev);
+	watch_close(&w);
+	psi_track_free(&pt);
+	kstat_src_close(&ks);
+	session_close(&s);
+	unlink(o.pid_file);
+	return 0;
+}

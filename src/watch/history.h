@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cgsched watch's memory of the past: every interval's figures of every
+ * cgroup active in it, the throttle episodes and the long waits, kept
+ * while they fit in a byte budget (the oldest go first, counted). An
+ * interval's rows are packed: a bitmap of the counters that moved and
+ * each of those as a varint (most of a row's 115 words are zero in any
+ * one interval: ~70 bytes for a cgroup waking every 2 ms, where the row
+ * is 920 bytes; test_watch_memory_bound), the kernel's figures
+ * where the cgroup has them. A window of it is summed back into one delta
+ * snapshot and its kernel figures: what record's report is built from.
+ */
+#ifndef CGS_HISTORY_H
+#define CGS_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgsched.h"
+#include "figures/kstat_src.h"
+#include "figures/snapshot.h"
+#include "lib/idtab.h"
+
+/* A ring of fixed-size items: pushed at the back, dropped from the front. */
+struct ring {
+	void *a;
+	size_t esize, cap, head, n;
+};
+
+struct history {
+	size_t budget;              /* bytes: the intervals' packed rows, episodes, waits */
+	size_t bytes;               /* in use now */
+	struct ring iv;             /* struct hist_iv, oldest first */
+	struct ring ep;             /* struct cgs_episode, in order of arrival */
+	struct ring wt;             /* struct cgs_wait */
+	uint64_t dropped_iv, dropped_ep, dropped_wt; /* let go for the budget (or out of memory) */
+};
+
+struct hist_iv {
+	uint64_t t0, t1;            /* the interval (monotonic ns) */
+	uint8_t *blob;              /* its rows and preemption pairs, packed */
+	size_t len;
+	uint64_t drops[CGS_DROP__COUNT];
+};
+
+void history_init(struct history *h, size_t budget);
+void history_free(struct history *h);
+/*
+ * One interval: the delta snapshot d's rows (and pairs), with each row's
+ * kernel figures from kfigs (id -> struct kstat_fig; NULL: none), over
+ * [t0, t1]. 0 or -ENOMEM (the interval is not kept, counted).
+ */
+int history_add(struct history *h, const struct snapshot *d, const struct idtab *kfigs, uint64_t t0, uint64_t t1);
+void history_add_episode(struct history *h, const struct cgs_episode *e);
+void history_add_wait(struct history *h, const struct cgs_wait *w);
+/* Within the budget again: the oldest intervals go, and the episodes and waits before the oldest kept. */
+void history_trim(struct history *h);
+/* The start of the oldest interval kept (0: none). */
+uint64_t history_oldest(const struct history *h);
+/* Intervals before t (their end) go: the horizon (--keep). */
+void history_forget_before(struct history *h, uint64_t t);
+/* The intervals kept, and the i-th one's bounds (0: the oldest). */
+size_t history_count(const struct history *h);
+void history_bounds(const struct history *h, size_t i, uint64_t *t0, uint64_t *t1);
+
+/*
+ * The intervals that end in (from, to], summed: out a delta snapshot (rows
+ * sorted by id, only those keep says yes to; keep NULL: all), kfigs its
+ * kernel figures (id -> struct kstat_fig, the last read, the growth summed;
+ * initialised here). *t0, *t1: what they cover (both 0: none). 0 or -ENOMEM.
+ */
+int history_window(const struct history *h, uint64_t from, uint64_t to, bool (*keep)(void *ctx, uint64_t id),
+		   void *ctx, struct snapshot *out, struct idtab *kfigs, uint64_t *t0, uint64_t *t1);
+/* The i-th episode and wait kept (0: the oldest). */
+const struct cgs_episode *history_episode(const struct history *h, size_t i);
+const struct cgs_wait *history_wait(const struct history *h, size_t i);
+
+/* Packing, for tests: a row as kept, and back; the bytes it takes. */
+#define HIST_ROW_MAX ((CG_NWORDS + 3) * 10 + CG_NWORDS / 8 + 1 + 1 + 20 * 10 + 16)
+/* Into buf (at least HIST_ROW_MAX bytes): the row and its kernel figures (kf NULL: none). Its length. */
+size_t hist_pack_row(uint8_t *buf, const struct cg_sample *s, const struct kstat_fig *kf);
+/* Back from buf[0..len): s (counters, maxima, thr_inh_by), kf and *has_k. Bytes read, 0: malformed. */
+size_t hist_unpack_row(const uint8_t *buf, size_t len, struct cg_sample *s, struct kstat_fig *kf, bool *has_k);
+
+#endif

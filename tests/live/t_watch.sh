@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# cgsched watch: the flight recorder (src/watch/). Its incidents decoded as
+# users read them: report.json by check (record's schema), trace.pftrace by
+# Perfetto's own schema (perfetto_check.py, where the venv is).
+
+PYVENV=${PYVENV:-$ROOT/.output/venv}
+
+# watch_start ARGS...: a watch writing into $WDIR (default $TMP/inc), its pid file in $TMP.
+watch_start() {
+	cgs_start watch --dir "${WDIR:-$TMP/inc}" --pid-file "$TMP/watch.pid" "$@" || fail "watch did not start"
+}
+
+# incidents: the incidents' names, one a line (hidden ones are half-written).
+incidents() { ls "$TMP/inc" 2>/dev/null; }
+
+# A workload that behaves for 20 s (10 ms of work every 100 ms under a
+# quota of 50) and then outruns its quota for 3 s: exactly one incident
+# (max-throttled-run=3 fires once the first 3 periods in a row are
+# throttled, and the rate limit holds the rest of the burst), written 5 s
+# after it, when the burst is over: its window holds the whole burst and
+# the 20 s before it. The trace's throttle slices of the cgroup against
+# the kernel's throttled time over the same window (report.json's
+# kernel_stat, cpu.stat's growth over the window's intervals): within 2 %,
+# as the other timelines (t_timeline.sh): an episode is its unthrottle's
+# time less its throttle's, cpu.stat's the same pair on the kernel's clock.
+test_watch_burst_one_incident() {
+	cg_create wburst && W=$CG
+	cg_quota "$W" 50000 100000
+	watch_start -i 1 -t "max-throttled-run=3@$W" --before 25s --after 5s
+	cg_spawn "$W" sh -c "\"$CGWORK\" pulse 20 1 100000 10000 >/dev/null; exec \"$CGWORK\" burn 1 3 1 >/dev/null"
+	wait_bounded "$SPAWNED" 60 "the workload"
+	wait_line "$TMP/cgs.err" "incident: $W"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	cat "$TMP/cgs.err" | grep -v "^cgsched: tracing" | cut -c1-400
+	n=$(incidents | wc -l)
+	[ "$n" = 1 ] || fail "$n incidents, expected exactly one: $(incidents | tr '\n' ' ')"
+	I="$TMP/inc/$(incidents)"
+	ls "$I"
+	[ -s "$I/report.json" ] && [ -s "$I/trace.pftrace" ] && [ -s "$I/summary.txt" ] || fail "an incident without its files"
+	cat "$I/summary.txt"
+	# record's schema: check reads it as it reads a record's report.
+	"$CGSCHED" check "$I/report.json" --max-throttled-pct 100 >"$TMP/check.out" 2>&1 ||
+		fail "check does not take the incident's report: $(cat "$TMP/check.out")"
+	[ "$(jq -r .cgroup "$I/report.json")" = "$W" ] || fail "the report is not of $W"
+	kern=$(jq .kernel_stat.throttled_ns "$I/report.json")
+	echo "report: $(jq -c '{wall_ns, cpu_pct, thr: .throttle | {count, ns}, kernel_stat: .kernel_stat | {nr_throttled, throttled_ns}}' "$I/report.json")"
+	[ "${kern:-0}" -gt 1000000000 ] || fail "the window's kernel throttled time is $kern ns: the burst is not in it"
+	[ -x "$PYVENV/bin/python" ] || { echo "no Python venv: the trace is checked on the host"; return 0; }
+	"$PYVENV/bin/python" "$ROOT/tests/live/perfetto_check.py" "$I/trace.pftrace" >"$TMP/tl.json" ||
+		fail "the trace does not decode: $(cat "$TMP/tl.json")"
+	[ "$(jq '.problems | length' "$TMP/tl.json")" = 0 ] || fail "problems in the trace: $(jq -c .problems "$TMP/tl.json")"
+	tns=$(jq --arg c "$W" '.cgroups[$c].throttle_ns // 0' "$TMP/tl.json")
+	within "$tns" "$kern" 2 "the trace's throttle slices vs cpu.stat over the window" || fail "throttled time off"
+	set -- $(jq -r --arg c "$W" '"\(.spans[$c].first_ns) \(.cgroups[$c].throttle_first_ns)"' "$TMP/tl.json")
+	before=$(( ($2 - $1) / 1000000000 ))
+	echo "the trace has $W from ${before} s before its first throttle"
+	[ "$before" -ge 15 ] || fail "the trace holds only $before s before the burst (20 s of figures were kept)"
+}
+
+# A workload that outruns its quota three times, 2 s apart: one incident
+# under a rate limit of 1 minute, the other firings counted in it; a second
+# watch beside it with no rate limit writes one for each burst (the test
+# can tell the two apart).
+test_watch_flapping_rate_limited() {
+	cg_create wflap && F=$CG
+	cg_quota "$F" 30000 100000
+	watch_start -i 500ms -t "max-throttled-run=3@$F" --after 1s --rate-limit 1m
+	"$CGSCHED" watch --dir "$TMP/inc2" --pid-file "$TMP/watch2.pid" -i 500ms -t "max-throttled-run=3@$F" \
+		--after 1s --rate-limit 0 2>"$TMP/w2.err" &
+	W2=$!
+	wait_line "$TMP/w2.err" "cgsched: tracing"
+	cg_run "$F" sh -c "for i in 1 2 3; do \"$CGWORK\" burn 1 1 1 >/dev/null; sleep 2; done" || fail "the bursts failed"
+	nap 2
+	kill -TERM "$W2"
+	wait_bounded "$W2" 20 "the second watch"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	n=$(incidents | wc -l)
+	n2=$(ls "$TMP/inc2" | wc -l)
+	st=$(grep "watch stopped" "$TMP/cgs.err")
+	echo "rate limit 1m: $n incident(s); none: $n2; $st" | cut -c1-400
+	[ "$n" = 1 ] || fail "$n incidents under a rate limit of 1 minute: $(incidents | tr '\n' ' ')"
+	[ "$n2" = 3 ] || fail "$n2 incidents without a rate limit, for 3 bursts (one a burst: a streak is one trouble)"
+	echo "$st" | grep -Eq "fired, [1-9][0-9]* in a rate limit" || fail "the firings in the rate limit are not counted: $st"
+}
+
+# On demand (SIGUSR1 through --dump), a watch SIGKILLed while writing one
+# (a pause between its files, for the test only) leaves a hidden directory,
+# never a named half incident; the next watch removes it and says so.
+test_watch_dump_and_kill() {
+	CGSCHED_TEST_INCIDENT_PAUSE_MS=3000 watch_start -i 500ms
+	nap 1.5
+	"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/nope.pid" >/dev/null 2>"$TMP/e"
+	rc=$?
+	echo "--dump without a watch: $rc: $(cat "$TMP/e")"
+	[ "$rc" = 2 ] || fail "--dump with no watch running: exit $rc"
+	"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" >"$TMP/dump.out" 2>"$TMP/dump.err" &
+	D=$!
+	# Inside the pause: the report written, not the trace.
+	deadline 20
+	while [ -z "$(ls -A "$TMP/inc" 2>/dev/null)" ] && ! past_deadline; do nap 0.1; done
+	nap 0.5
+	kill -KILL "$CGS_PID"
+	wait "$CGS_PID" 2>/dev/null
+	CGS_PID=""
+	kill "$D" 2>/dev/null
+	wait "$D" 2>/dev/null
+	echo "after SIGKILL: $(ls -A "$TMP/inc" | tr '\n' ' ')"
+	[ -z "$(incidents)" ] || fail "a named incident after a SIGKILL mid-write: $(incidents)"
+	[ -n "$(ls -A "$TMP/inc")" ] || fail "nothing was being written when the watch was killed: the test shows nothing"
+	watch_start -i 500ms
+	grep -q "removed 1 half-written" "$TMP/cgs.err" || fail "the next watch did not remove it: $(cat "$TMP/cgs.err")"
+	[ -z "$(ls -A "$TMP/inc")" ] || fail "left in $TMP/inc: $(ls -A "$TMP/inc")"
+	nap 1.5
+	"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" >"$TMP/dump.out" 2>"$TMP/dump.err" ||
+		fail "--dump failed: $(cat "$TMP/dump.err")"
+	p=$(cat "$TMP/dump.out")
+	echo "--dump: $p"
+	[ -s "$p/report.json" ] && [ -s "$p/trace.pftrace" ] || fail "--dump's incident lacks its files: $(ls "$p")"
+	[ "$(jq -r .cgroup "$p/report.json")" = / ] || fail "an incident on demand is of every cgroup"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	[ ! -e "$TMP/watch.pid" ] || fail "the pid file is left behind"
+}
+
+# A full disk: the incident is not written (said, counted), nothing half
+# of it is left, and the watch goes on. The small disk is a 64 KB tmpfs in
+# a mount namespace of the watch's own (gone with it, whatever happens to
+# the test), reached from here through /proc/PID/root.
+test_watch_full_disk() {
+	mkdir -p "$TMP/small"
+	printf '#!/bin/sh\nmount -t tmpfs -o size=64k tmpfs "%s" || exit 99\nexec "%s" "$@"\n' "$TMP/small" "$CGSCHED" \
+		>"$TMP/inns"
+	printf '#!/bin/sh\nexec unshare -m --propagation private "%s" "$@"\n' "$TMP/inns" >"$TMP/wrap"
+	chmod +x "$TMP/inns" "$TMP/wrap"
+	CGSCHED=$TMP/wrap WDIR=$TMP/small/inc watch_start -i 500ms
+	D=/proc/$CGS_PID/root$TMP/small
+	[ -d "$D/inc" ] || fail "the watch's small disk is not there: $D"
+	head -c 60000 /dev/zero >"$D/filler" 2>/dev/null
+	echo "the small disk: $(stat -f -c '%T, %b blocks of %S bytes' "$D")"
+	nap 2
+	kill -USR1 "$CGS_PID"
+	wait_line "$TMP/cgs.err" "incident NOT written"
+	kill -0 "$CGS_PID" || fail "the watch died on a full disk"
+	left=$(ls -A "$D/inc" | wc -l)
+	rm -f "$D/filler"
+	kill -USR1 "$CGS_PID"
+	wait_line "$TMP/cgs.err" "incident: every cgroup"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	grep "incident" "$TMP/cgs.err" | cut -c1-300
+	grep "watch stopped" "$TMP/cgs.err" | grep -q "1 failed" || fail "the failed incident is not counted: $(grep stopped "$TMP/cgs.err")"
+	[ "$left" = 0 ] || fail "$left files or directories left of the incident that did not fit"
+}
+
+# The bound: 40 cgroups each waking every 2 ms, figures kept every 100 ms
+# under --memory 256K: the oldest go (counted), what is kept stays within
+# the bound, and the newest are there.
+test_watch_memory_bound() {
+	cg_create wmem && M=$CG
+	watch_start -i 100ms --memory 256K
+	pids=""
+	for i in $(seq 1 40); do
+		cg_create "m$i" "$M" || fail "mkdir"
+		cg_spawn "$CG" "$CGWORK" wake "$(scaled 12)" 2000 >/dev/null
+		pids="$pids $SPAWNED"
+	done
+	for p in $pids; do wait_bounded "$p" 30 "a waker"; done
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	st=$(grep "watch stopped" "$TMP/cgs.err")
+	echo "$st" | cut -c1-500
+	set -- $(echo "$st" | sed -E 's/.*kept ([0-9]+) intervals \(([^)]*)\), ([0-9]+) bytes of ([0-9]+); let go for the bound: ([0-9]+) intervals.*/\1 \3 \4 \5/')
+	[ "$#" = 4 ] || fail "no figures of what was kept: $st"
+	[ "$2" -le "$3" ] || fail "$2 bytes kept over the bound of $3"
+	[ "$4" -gt 0 ] || fail "none let go: the bound was never reached (the test shows nothing)"
+	[ "$1" -ge 5 ] || fail "only $1 intervals kept"
+}
+
+# make install: the watch's unit with the installed binary's path passes
+# systemd-analyze verify, and the watch it starts works with only the
+# capabilities its CapabilityBoundingSet keeps: an incident on demand.
+test_watch_install() {
+	for c in make setpriv systemd-analyze; do
+		command -v "$c" >/dev/null || { echo "no $c here"; exit 77; }
+	done
+	I=$TMP/inst
+	make -s -C "$ROOT" install PREFIX="$I" SYSTEMD_UNITDIR="$I/systemd" >"$TMP/inst.log" 2>&1 ||
+		fail "make install: $(cat "$TMP/inst.log")"
+	U=$I/systemd/cgsched-watch.service
+	[ -f "$U" ] || fail "make install left out the watch's unit"
+	grep -q "^ExecStart=$I/sbin/cgsched watch" "$U" || fail "the unit does not start the installed binary: $(grep ExecStart "$U")"
+	systemd-analyze verify --man=no --recursive-errors=no "$U" || fail "systemd-analyze verify rejects the unit"
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$U" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+	echo "the unit's capabilities: $caps"
+	: >"$TMP/cgs.err"
+	setpriv --bounding-set="-all,$caps" "$I/sbin/cgsched" watch -i 500ms --dir "$TMP/inc" --pid-file "$TMP/watch.pid" \
+		>"$TMP/cgs.out" 2>"$TMP/cgs.err" &
+	CGS_PID=$!
+	wait_line "$TMP/cgs.err" tracing
+	nap 1
+	p=$("$I/sbin/cgsched" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid") || fail "--dump failed"
+	[ -s "$p/report.json" ] || fail "no incident under the unit's capabilities"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	rm -rf "$I"
+}
+
+# max-psi-some-pct reads the cgroups' cpu.pressure: cgroup v2's. On v1 the
+# watch refuses it at the start (one line, exit 2, nothing made); on v2 it
+# runs.
+test_watch_psi_rule() {
+	"$CGSCHED" watch -t max-psi-some-pct=10 --dir "$TMP/inc" --pid-file "$TMP/w.pid" -i 500ms \
+		>/dev/null 2>"$TMP/e" &
+	P=$!
+	if [ "$CG_VER" = 1 ]; then
+		wait_bounded "$P" 30 "watch on v1"
+		echo "v1: exit $WAIT_RC: $(cat "$TMP/e")"
+		[ "$WAIT_RC" = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && grep -q "cgroup v2" "$TMP/e" ||
+			fail "on v1 the PSI rule should be refused in one line, exit 2"
+		[ ! -e "$TMP/inc" ] && [ ! -e "$TMP/w.pid" ] || fail "a refused watch left its directory or pid file"
+	else
+		wait_line "$TMP/e" "cgsched: tracing"
+		kill -TERM "$P"
+		wait_bounded "$P" 20 "watch"
+		[ "$WAIT_RC" = 0 ] || fail "watch with a PSI rule on v2: exit $WAIT_RC: $(cat "$TMP/e")"
+	fi
+}

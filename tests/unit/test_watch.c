@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cgsched watch's pure parts: triggers, the history's packing and bound, incident names, sizes. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "lib/cgname.h"
+#include "lib/util.h"
+#include "watch/history.h"
+#include "watch/incident.h"
+#include "watch/trigger.h"
+
+Test(trigger, parses_rules_limits_and_which)
+{
+	struct trigger t;
+	char err[256];
+
+	cr_assert_eq(trigger_parse("max-runq-p99=5ms", &t, err, sizeof(err)), 0);
+	cr_assert_eq(t.m, TRIG_P99);
+	cr_assert_float_eq(t.limit, 5e6, 1);
+	cr_assert_eq(t.sel, SEL_ALL);
+	cr_assert_eq(trigger_parse("max-runq-p99=7", &t, err, sizeof(err)), 0);
+	cr_assert_float_eq(t.limit, 7e6, 1, "a bare number is ms, as check's");
+	cr_assert_eq(trigger_parse("max-throttled-run=5@/kubepods/*", &t, err, sizeof(err)), 0);
+	cr_assert_eq(t.m, TRIG_THR_RUN);
+	cr_assert_eq(t.sel, SEL_PATH);
+	cr_assert_str_eq(t.pattern, "/kubepods/*");
+	cr_assert_eq(trigger_parse("max-throttled-pct=12.5@unit=web*.service", &t, err, sizeof(err)), 0);
+	cr_assert_eq(t.sel, SEL_UNIT);
+	cr_assert_float_eq(t.limit, 12.5, 1e-9);
+	cr_assert_eq(trigger_parse("max-behind-one-pct=50@pod=api-*", &t, err, sizeof(err)), 0);
+	cr_assert_eq(t.sel, SEL_POD);
+	/* Bad: an unknown rule, no limit, out of range, a bad selector. */
+	cr_assert_eq(trigger_parse("max-p99=5ms", &t, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "max-runq-p99"), "the rules are named: %s", err);
+	cr_assert_eq(trigger_parse("max-runq-p99=", &t, err, sizeof(err)), -1);
+	cr_assert_eq(trigger_parse("max-throttled-pct=101", &t, err, sizeof(err)), -1);
+	cr_assert_eq(trigger_parse("max-throttled-run=0", &t, err, sizeof(err)), -1);
+	cr_assert_eq(trigger_parse("max-runq-p99=fast", &t, err, sizeof(err)), -1);
+	cr_assert_eq(trigger_parse("max-runq-p99=5ms@kubepods", &t, err, sizeof(err)), -1);
+	cr_assert_eq(trigger_parse("max-runq-p99=5ms@", &t, err, sizeof(err)), -1);
+}
+
+Test(trigger, selects_by_glob_and_name_and_fires_over_its_limit)
+{
+	struct trigger t;
+	struct cgname who = {};
+	char err[256];
+	double v;
+
+	trigger_parse("max-runq-p99=5ms@/a/*", &t, err, sizeof(err));
+	cr_assert(trigger_selects(&t, "/a/b", NULL));
+	cr_assert(!trigger_selects(&t, "/a/b/c", NULL), "as limit files: * stays within one level");
+	cr_assert(!trigger_selects(&t, "/ab", NULL));
+	trigger_parse("max-runq-p99=5ms@unit=web-*", &t, err, sizeof(err));
+	strcpy(who.unit, "web-1.service");
+	cr_assert(trigger_selects(&t, "/system.slice/web-1.service", &who));
+	cr_assert(!trigger_selects(&t, "/system.slice/web-1.service", NULL));
+	struct trig_figures f = { .p99_ns = 6e6, .has_runq = true };
+	cr_assert(trigger_fires(&t, &f, &v));
+	cr_assert_float_eq(v, 6e6, 1);
+	f.p99_ns = 5e6;
+	cr_assert(!trigger_fires(&t, &f, &v), "over the limit, not at it");
+	trigger_parse("max-throttled-run=3", &t, err, sizeof(err));
+	struct trig_figures r = { .run = 3 };
+	cr_assert(!trigger_fires(&t, &r, &v), "no grid: no run to measure");
+	r.has_run = true;
+	cr_assert(trigger_fires(&t, &r, &v), "3 in a row reach a limit of 3");
+}
+
+static struct cg_sample sample(uint64_t id, uint64_t oncpu, uint64_t waits)
+{
+	struct cg_sample s = { .id = id };
+
+	s.c.oncpu_ns = oncpu;
+	s.c.runq_count = waits;
+	s.c.runq_slots[3] = waits;
+	s.runq_max_ns = 12345;
+	return s;
+}
+
+Test(history, a_row_packs_small_and_back_whole)
+{
+	uint8_t buf[HIST_ROW_MAX];
+	struct cg_sample s = sample(77, 123456789, 42), back;
+	struct kstat_fig kf = { .id = 77, .k = { .ok = true, .quota_us = -1, .period_us = 100000, .usage_ns = -1,
+						  .period_end_ns = 987654321 },
+				.g = { .periods = 10, .throttled = 4, .throttled_ns = 55555 } },
+			 kb;
+	bool has_k;
+
+	size_t n = hist_pack_row(buf, &s, &kf);
+	cr_assert_lt(n, 120, "a row of 3 counters and its kernel figures: %zu bytes", n);
+	cr_assert_eq(hist_unpack_row(buf, n, &back, &kb, &has_k), n);
+	cr_assert(has_k);
+	cr_assert_eq(memcmp(&back.c, &s.c, sizeof(s.c)), 0);
+	cr_assert_eq(back.runq_max_ns, 12345);
+	cr_assert_eq(kb.k.quota_us, -1);
+	cr_assert_eq(kb.k.usage_ns, -1);
+	cr_assert_eq(kb.k.period_end_ns, 987654321);
+	cr_assert_eq(kb.g.throttled_ns, 55555);
+	/* Cut short: malformed, not read past its end. */
+	cr_assert_eq(hist_unpack_row(buf, n - 1, &back, &kb, &has_k), 0);
+	n = hist_pack_row(buf, &s, NULL);
+	cr_assert_eq(hist_unpack_row(buf, n, &back, &kb, &has_k), n);
+	cr_assert(!has_k);
+}
+
+Test(history, a_window_sums_its_intervals_and_the_bound_lets_the_oldest_go)
+{
+	struct history h;
+	struct cg_sample rows[2];
+	struct snapshot d = { .cg = rows, .n = 2 };
+
+	history_init(&h, 1 << 20);
+	for (int i = 0; i < 10; i++) {
+		rows[0] = sample(5, 1000, 1);
+		rows[1] = sample(9, 2000, 2);
+		d.drops[CGS_DROP_WAIT_LOST] = 1;
+		cr_assert_eq(history_add(&h, &d, NULL, (uint64_t)i * 100, (uint64_t)(i + 1) * 100), 0);
+	}
+	struct snapshot w;
+	struct idtab kf;
+	uint64_t t0, t1;
+	/* Intervals ending in (300, 700]: 4 of them. */
+	cr_assert_eq(history_window(&h, 300, 700, NULL, NULL, &w, &kf, &t0, &t1), 0);
+	cr_assert_eq(t0, 300);
+	cr_assert_eq(t1, 700);
+	cr_assert_eq(w.n, 2);
+	cr_assert_eq(w.cg[0].id, 5);
+	cr_assert_eq(w.cg[0].c.oncpu_ns, 4000);
+	cr_assert_eq(w.cg[1].c.runq_count, 8);
+	cr_assert_eq(w.drops[CGS_DROP_WAIT_LOST], 4);
+	snapshot_free(&w);
+	idtab_free(&kf);
+	/* A bound of a third of what is kept: the oldest go, counted; the newest stay. */
+	size_t all = h.bytes;
+	h.budget = all / 3;
+	history_trim(&h);
+	cr_assert_leq(h.bytes, h.budget);
+	cr_assert_gt(h.dropped_iv, 5);
+	cr_assert_eq(h.dropped_iv + history_count(&h), 10);
+	cr_assert_eq(history_window(&h, 900, 1000, NULL, NULL, &w, &kf, &t0, &t1), 0);
+	cr_assert_eq(w.cg[0].c.oncpu_ns, 1000, "the newest is kept");
+	snapshot_free(&w);
+	idtab_free(&kf);
+	/* Episodes before the oldest interval kept go with it. */
+	struct cgs_episode e = { .cgid = 5, .start_ns = 10, .end_ns = 20 };
+	history_add_episode(&h, &e);
+	history_trim(&h);
+	cr_assert_null(history_episode(&h, 0));
+	history_free(&h);
+}
+
+Test(incident, names_from_paths_and_sizes)
+{
+	char s[32];
+	uint64_t b;
+
+	incident_slug("/kubepods/pod 1/c:x", s, sizeof(s));
+	cr_assert_str_eq(s, "kubepods_pod-1_c:x");
+	incident_slug("/", s, sizeof(s));
+	cr_assert_str_eq(s, "root");
+	incident_slug("/a/very/long/path/that/goes/on/and/on", s, 8);
+	cr_assert_eq(strlen(s), 7);
+	cr_assert_eq(parse_size("64M", &b), 0);
+	cr_assert_eq(b, 64ULL << 20);
+	cr_assert_eq(parse_size("512K", &b), 0);
+	cr_assert_eq(b, 512ULL << 10);
+	cr_assert_eq(parse_size("1.5GiB", &b), 0);
+	cr_assert_eq(b, 3ULL << 29);
+	cr_assert_eq(parse_size("65536", &b), 0);
+	cr_assert_eq(b, 65536);
+	cr_assert_eq(parse_size("64X", &b), -EINVAL);
+	cr_assert_eq(parse_size("-1M", &b), -EINVAL);
+}
