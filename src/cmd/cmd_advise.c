@@ -370,7 +370,7 @@ int cmd_advise(int argc, char **argv)
 		{},
 	};
 	struct advise_opts o = { .target = 0.01 };
-	const struct cmd_spec spec = { "advise", usage, "h", longs, advise_opt, &o, NULL, NULL, -1, "a report file" };
+	const struct cmd_spec spec = { "advise", usage, "h", longs, advise_opt, &o, NULL, NULL, -1, "a report file", 0 };
 	int first, err;
 
 	/* --verify -- CMD: what follows "--" is the command, the options before it are ours. */

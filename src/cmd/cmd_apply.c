@@ -120,7 +120,7 @@ int cmd_apply(int argc, char **argv)
 	const struct change *bad;
 	char err[PATH_MAX + 256];
 	struct apply_opts o = {};
-	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &o, NULL, NULL, -1, NULL };
+	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &o, NULL, NULL, -1, NULL, 0 };
 	int c, first, ret = CGS_EXIT_USAGE;
 	bool dry;
 

@@ -32,7 +32,7 @@ int cmd_check(int argc, char **argv)
 		{},
 	};
 	struct rules r = {};
-	const struct cmd_spec spec = { "check", usage, "h", longs, no_own_options, NULL, NULL, &r, 1, "one report file" };
+	const struct cmd_spec spec = { "check", usage, "h", longs, no_own_options, NULL, NULL, &r, 1, "one report file", 0 };
 	struct json_object *rep, *base = NULL;
 	int first, n;
 

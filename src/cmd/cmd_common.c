@@ -227,9 +227,9 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 		/*
 		 * A value given twice is a mistake either way: "-i 1 ... -i 5" or
 		 * two rules for one limit would otherwise keep the last silently.
-		 * --cgroup is the one that adds up.
+		 * --cgroup is the one that adds up, and a command's own (s->adds).
 		 */
-		if (c > 0 && c < (int)sizeof(seen) && c != OPT_CGROUP && takes_value(s, c)) {
+		if (c > 0 && c < (int)sizeof(seen) && c != OPT_CGROUP && c != s->adds && takes_value(s, c)) {
 			if (seen[c]) {
 				cgs_err("%s: option '%s' given twice; give it once", s->name,
 					option_name(s, c, o, sizeof(o)));

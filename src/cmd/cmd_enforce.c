@@ -308,7 +308,7 @@ int cmd_enforce(int argc, char **argv)
 	struct common_opts co;
 	struct enforce_opts eo = { .threshold_ns = ENF_THRESHOLD_NS, .min_waits = ENF_MIN_WAITS, .interval = 1000000000ULL,
 				   .journal = JOURNAL_DEFAULT };
-	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file" };
+	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file", 0 };
 	struct exporter *x = NULL;
 	int first, k, lock, ret;
 

@@ -66,7 +66,7 @@ int cmd_export(int argc, char **argv)
 		{},
 	};
 	struct export_opts o = {};
-	const struct cmd_spec spec = { "export", usage, "qvh", longs, export_opt, &o, &o.c, NULL, 0, NULL };
+	const struct cmd_spec spec = { "export", usage, "qvh", longs, export_opt, &o, &o.c, NULL, 0, NULL, 0 };
 	struct exporter *x;
 	struct session s;
 	int err;

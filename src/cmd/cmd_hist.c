@@ -99,7 +99,7 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "hist", usage, "d:mqvh", longs, hist_opt, o, &o->c, NULL, 0, NULL };
+	const struct cmd_spec spec = { "hist", usage, "d:mqvh", longs, hist_opt, o, &o->c, NULL, 0, NULL, 0 };
 	int first;
 
 	common_init(&o->c);

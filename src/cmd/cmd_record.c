@@ -212,7 +212,7 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{},
 	};
 	/* "+": stop at CMD, whose options are its own. */
-	const struct cmd_spec spec = { "record", usage, "+o:d:qvh", longs, record_opt, o, &o->c, &o->rules, -1, NULL };
+	const struct cmd_spec spec = { "record", usage, "+o:d:qvh", longs, record_opt, o, &o->c, &o->rules, -1, NULL, 0 };
 	int first, err;
 
 	common_init(&o->c);

@@ -117,7 +117,7 @@ int cmd_stat(int argc, char **argv)
 	struct kstat_src ks;
 	struct cgfs fs;
 	struct stat_opts so = { .m = KSTAT_AUTO, .o = &o };
-	const struct cmd_spec spec = { "stat", usage, "tvh", longs, stat_opt, &so, NULL, NULL, 0, NULL };
+	const struct cmd_spec spec = { "stat", usage, "tvh", longs, stat_opt, &so, NULL, NULL, 0, NULL, 0 };
 	int first, err;
 
 	if ((err = cmd_parse(&spec, argc, argv, &first)))

@@ -146,7 +146,7 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "top", usage, "i:n:s:r:bqvh", longs, top_opt, o, &o->c, NULL, 0, NULL };
+	const struct cmd_spec spec = { "top", usage, "i:n:s:r:bqvh", longs, top_opt, o, &o->c, NULL, 0, NULL, 0 };
 	int first;
 
 	common_init(&o->c);

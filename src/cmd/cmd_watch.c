@@ -198,7 +198,7 @@ static int parse(struct watch_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "watch", usage, "t:i:qvh", longs, watch_opt, o, &o->c, NULL, 0, NULL };
+	const struct cmd_spec spec = { "watch", usage, "t:i:qvh", longs, watch_opt, o, &o->c, NULL, 0, NULL, 't' };
 	int err;
 
 	common_init(&o->c);

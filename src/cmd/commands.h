@@ -50,6 +50,7 @@ struct cmd_spec {
 	struct rules *rules;          /* check's rules (RULES_LONG_OPTS), or NULL */
 	int nargs;                    /* arguments after the options: 0, 1, or -1 for any number */
 	const char *args;             /* what they are, for the error line ("one limits file") */
+	int adds;                     /* an option of its own that adds up as --cgroup does (watch's -t), or 0 */
 };
 /*
  * Parse argv by s: -v sets cgs_verbose, -h prints the usage and exits 0, an

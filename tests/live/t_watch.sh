@@ -26,7 +26,8 @@ incidents() { ls "$TMP/inc" 2>/dev/null; }
 test_watch_burst_one_incident() {
 	cg_create wburst && W=$CG
 	cg_quota "$W" 50000 100000
-	watch_start -i 1 -t "max-throttled-run=3@$W" --before 25s --after 5s
+	# A second rule that never fires here: -t adds up.
+	watch_start -i 1 -t "max-throttled-run=3@$W" -t "max-runq-p99=1h@unit=none.service" --before 25s --after 5s
 	cg_spawn "$W" sh -c "\"$CGWORK\" pulse 20 1 100000 10000 >/dev/null; exec \"$CGWORK\" burn 1 3 1 >/dev/null"
 	wait_bounded "$SPAWNED" 60 "the workload"
 	wait_line "$TMP/cgs.err" "incident: $W"
