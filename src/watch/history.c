@@ -178,6 +178,7 @@ void history_free(struct history *h)
 	for (size_t i = 0; i < h->iv.n; i++)
 		free(((struct hist_iv *)ring_at(&h->iv, i))->blob);
 	free(h->iv.a);
+	free(h->scratch);
 	free(h->ep.a);
 	free(h->wt.a);
 	memset(h, 0, sizeof(*h));
@@ -203,11 +204,24 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 		if (moved || d->cg[i].runq_max_ns || d->cg[i].thr_max_ns)
 			cap += HIST_ROW_MAX, rows++;
 	}
-	uint8_t *b = malloc(cap);
-	if (!b) {
-		h->dropped_iv++;
-		return -ENOMEM;
+	/*
+	 * Packed into a scratch buffer kept for the next, then copied to one
+	 * of its exact size: packing in place into the worst case's size and
+	 * shrinking it left a hole of most of that size in the heap every
+	 * interval, between blobs that live for minutes. make soak's watch
+	 * (200 cgroups and a switch storm: ~300 KB asked, ~15 KB kept) grew
+	 * by 45 MB in 10 minutes with its history at its 4 MB bound.
+	 */
+	if (cap > h->scratch_cap) {
+		uint8_t *nb = realloc(h->scratch, cap);
+		if (!nb) {
+			h->dropped_iv++;
+			return -ENOMEM;
+		}
+		h->scratch = nb;
+		h->scratch_cap = cap;
 	}
+	uint8_t *b = h->scratch;
 	n += put_u(b + n, rows);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct cg_sample *s = &d->cg[i];
@@ -226,8 +240,11 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 		n += put_u(b + n, d->pre[i].count);
 		n += put_u(b + n, d->pre[i].behind_ns);
 	}
-	uint8_t *fit = realloc(b, n);
-	v.blob = fit ? fit : b;
+	if (!(v.blob = malloc(n))) {
+		h->dropped_iv++;
+		return -ENOMEM;
+	}
+	memcpy(v.blob, b, n);
 	v.len = n;
 	memcpy(v.drops, d->drops, sizeof(v.drops));
 	if (ring_push(&h->iv, &v)) {

@@ -35,6 +35,8 @@ struct history {
 	struct ring ep;             /* struct cgs_episode, in order of arrival */
 	struct ring wt;             /* struct cgs_wait */
 	uint64_t dropped_iv, dropped_ep, dropped_wt; /* let go for the budget (or out of memory) */
+	uint8_t *scratch;           /* an interval packed here first: the worst case's size, kept */
+	size_t scratch_cap;
 };
 
 struct hist_iv {

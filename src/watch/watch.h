@@ -31,6 +31,7 @@ struct psi_track;
 struct watch_cfg {
 	uint64_t interval_ns, keep_ns, before_ns, after_ns, rate_ns;
 	uint64_t memory;            /* the history's bound, bytes */
+	bool why;                   /* the waits' causes traced (a max-behind-one-pct rule): in the reports too */
 	const struct trigger *trig;
 	size_t ntrig;
 };

@@ -77,6 +77,8 @@ static int write_report(struct watch *w, const struct watch_fired *p, const stru
 	rs->wall_ns = t1 - t0;
 	rs->exit_status = rs->exit_signal = -1;
 	record_aggregate(rs, r);
+	if (w->cfg.why)
+		record_why(rs, r, &w->s->fs); /* what the waits were spent behind, as record --why's */
 	memcpy(rs->drops, d->drops, sizeof(rs->drops));
 	const struct kstat_fig *kf = p->id ? idtab_find(kfigs, p->id) : NULL;
 	if (kf && kf->k.ok) {

@@ -16,6 +16,8 @@
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
 #            refresh's CPU time (median of eight), and the map memory bound
 #   startup  from main() to attached and counting (cgsched -v)
+#   idle     an idle cgsched watch against plain top, each refreshing every second:
+#            the loader's CPU a second and RSS
 #   late     how late output comes while a perf bench pipe pair per CPU starves
 #            ordinary tasks, with and without --priority rt, started from an
 #            ordinary or a real-time shell, sleep 2 for reference
@@ -55,12 +57,13 @@ cg_detect || exit 2
 # why-split and why-count: --why's parts alone (CGS_WHY_PARTS): the split by
 # what ran, then with the waiting count, without the naming of other cgroups.
 # timeline: cgsched with top --timeline (a Perfetto trace; waits of 10 ms or more one by one).
+# watch: cgsched watch as its unit runs it (a rule, every interval kept, long waits kept).
 # shared: cgsched with one shard shared by every CPU (CGS_SHARDS=1): the
 # atomic adds of a host with more CPUs than shards (docs/design.md, "Memory").
 # base: another build of cgsched, CGS_BENCH_BASE (for example the commit
 # before a change of the hot path), when given; base-split: the same with
 # the split alone (CGS_WHY_PARTS=split), for a change of the split.
-modes="none floor cgsched shared tasks why why-split why-count timeline"
+modes="none floor cgsched shared tasks why why-split why-count timeline watch"
 [ -n "${CGS_BENCH_BASE:-}" ] && modes="$modes base base-split"
 command -v runqlat >/dev/null && modes="$modes runqlat"
 modes=${CGS_BENCH_MODES-$modes}
@@ -116,6 +119,8 @@ start() { # start MODE: attach it (or nothing) and wait until it counts
 	why-split) CGS_WHY_PARTS=split "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	why-count) CGS_WHY_PARTS=split,count "$CGSCHED" top --why -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
 	timeline) "$CGSCHED" top --timeline "$T/bench.pftrace" -i 1h >/dev/null 2>"$T/err" & TP=$!; wait_for "$T/err" tracing ;;
+	watch) "$CGSCHED" watch -t max-runq-p99=1h --dir "$T/inc" --pid-file "$T/w.pid" >/dev/null 2>"$T/err" & TP=$!
+		wait_for "$T/err" tracing ;;
 	runqlat) stdbuf -oL runqlat 3600 >"$T/err" 2>&1 & TP=$!; wait_for "$T/err" Tracing ;;
 	esac
 }
@@ -214,6 +219,9 @@ echo >&2
 		}
 		if (("1", "timeline") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio timeline/cgsched (storm program)", "x")
+		}
+		if (("1", "watch") in pipe) {
+			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "watch"] - prog[r, "floor"]) / (prog[r, "cgsched"] - prog[r, "floor"]); stats(v, n, "ratio watch/cgsched (storm program)", "x")
 		}
 		if (("1", "timeline") in pipe && ("1", "runqlat") in pipe) {
 			n = 0; for (r = 1; r <= R; r++) v[++n] = (prog[r, "timeline"] - prog[r, "floor"]) / (prog[r, "runqlat"] - prog[r, "floor"]); stats(v, n, "ratio timeline/runqlat (storm program)", "x")
@@ -334,6 +342,42 @@ if [ "$SCALE" -gt 0 ]; then
 	wait $FP 2>/dev/null
 fi
 
+# An idle watch against plain top, both refreshing every second on this
+# host as it is (no storm): the loader's own CPU a second (utime + stime
+# from /proc) and its RSS, over CGS_BENCH_IDLE_SECS (default 20) each,
+# alternating for CGS_BENCH_IDLE rounds (default 3; 0 skips it).
+idle="null"
+if [ "${CGS_BENCH_IDLE:-3}" != 0 ]; then
+	ISECS=${CGS_BENCH_IDLE_SECS:-20}
+	: >"$T/idle"
+	for r in $(seq 1 "${CGS_BENCH_IDLE:-3}"); do
+		for m in top watch; do
+			if [ $m = top ]; then
+				"$CGSCHED" top -i 1 >/dev/null 2>"$T/err" &
+			else
+				"$CGSCHED" watch -i 1 -t max-runq-p99=1h --dir "$T/inc" --pid-file "$T/w.pid" >/dev/null 2>"$T/err" &
+			fi
+			TP=$!
+			wait_for "$T/err" tracing || break
+			sleep 2 # the first refreshes warm the path cache
+			# Its threads' time on a CPU in ns (schedstat): utime's ticks are 10 ms, a second's cost is less.
+			c0=$(cat /proc/$TP/task/*/schedstat | awk '{ n += $1 } END { print n }')
+			sleep "$ISECS"
+			c1=$(cat /proc/$TP/task/*/schedstat | awk '{ n += $1 } END { print n }')
+			rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$TP/status)
+			stop
+			echo "$r $m $(( (c1 - c0) / 1000 )) $rss" >>"$T/idle"
+		done
+	done
+	idle=$(awk -v secs="$ISECS" '{ cpu[$1, $2] = $3 / 1000 / secs; rss[$1, $2] = $4; if ($1 > R) R = $1 }
+		function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
+		END { for (r = 1; r <= R; r++) { t[r] = cpu[r, "top"]; w[r] = cpu[r, "watch"]; q[r] = t[r] ? w[r] / t[r] : 0; rt[r] = rss[r, "top"]; rw[r] = rss[r, "watch"] }
+			printf "{\"seconds\": %d, \"rounds\": %d, \"top_cpu_ms_per_s\": %.3f, \"watch_cpu_ms_per_s\": %.3f, \"ratio_watch_top\": %.2f, \"top_rss_kb\": %d, \"watch_rss_kb\": %d}\n",
+				secs, R, med(t, R), med(w, R), med(q, R), med(rt, R), med(rw, R) }' "$T/idle")
+	echo "idle: $idle"
+fi
+
 # Big hosts at this machine's speed: a refresh's map read (the loader's own
 # code) over arrays laid out as on 64, 192 and 384 CPUs with 1,000 cgroups
 # (tests/bench/readmodel.c); the rest of a refresh does not grow with CPUs.
@@ -365,6 +409,6 @@ fi
 cat >"$OUT" <<EOF
 {"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
  "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "storm_loops": $STORM_LOOPS, "modes": "$modes",
- "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale, "big_host": $big, "read_model": $read_models}
+ "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale, "idle_watch": $idle, "big_host": $big, "read_model": $read_models}
 EOF
 jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"

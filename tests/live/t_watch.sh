@@ -202,6 +202,49 @@ test_watch_install() {
 	rm -rf "$I"
 }
 
+# max-behind-one-pct: A and B burn on one CPU, each waiting behind the
+# other; the rule on A fires (nearly all of its waits behind B) and the
+# incident's report says B, as record --why does. On v2, where the kernel
+# keeps cpu.pressure per cgroup, max-psi-some-pct fires for A too (its
+# task waits about half the time: "some" ~50 %, over the 20 % limit).
+test_watch_behind_one_and_psi() {
+	cg_create wa && A=$CG
+	cg_create wb && B=$CG
+	psi=""
+	[ "$CG_VER" = 2 ] && [ -r "$CG_ROOT$A/cpu.pressure" ] && psi="max-psi-some-pct=20@$A"
+	watch_start -i 500ms --after 1s -t "max-behind-one-pct=50@$A" ${psi:+-t "$psi"}
+	burn_in "$B" 1 3 0 >/dev/null &
+	pb=$!
+	burn_in "$A" 1 3 0 >/dev/null || fail "A's burn failed"
+	wait_bounded "$pb" 20 "B's burn"
+	wait_line "$TMP/cgs.err" "incident: $A: max-behind-one-pct"
+	[ -z "$psi" ] || wait_line "$TMP/cgs.err" "incident: $A: max-psi-some-pct"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	grep "incident:" "$TMP/cgs.err" | cut -c1-300
+	v=$(sed -n "s|.*incident: $A: max-behind-one-pct=50@$A, measured \([0-9]*\).*|\1|p" "$TMP/cgs.err")
+	[ "${v:-0}" -ge 90 ] || fail "measured ${v:-none} % behind one cgroup, expected nearly all (two burners on one CPU)"
+	I=$TMP/inc/$(incidents | grep max-behind-one-pct | head -n 1)
+	who=$(jq -r '.waited.causes[0].path' "$I/report.json")
+	echo "the incident's report: $(jq -c '.waited.causes[0] | {cause, path, pct}' "$I/report.json")"
+	[ "$who" = "$B" ] || fail "the incident's report names $who as what A waited behind, not $B"
+}
+
+# --max-incidents: the oldest go first, counted.
+test_watch_max_incidents() {
+	watch_start -i 500ms --max-incidents 2
+	for i in 1 2 3; do
+		nap 1.1 # a name a second: each its own
+		"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" >>"$TMP/dumps" 2>"$TMP/dump.err" ||
+			fail "--dump $i failed: $(cat "$TMP/dump.err")"
+	done
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	first=$(head -n 1 "$TMP/dumps")
+	echo "kept: $(incidents | tr '\n' ' '); $(grep -o '[0-9]* removed for --max-incidents' "$TMP/cgs.err")"
+	[ "$(incidents | wc -l)" = 2 ] || fail "$(incidents | wc -l) incidents kept with --max-incidents 2"
+	[ ! -e "$first" ] || fail "the oldest ($first) was kept"
+	grep -q "3 incidents written.* 1 removed for --max-incidents" "$TMP/cgs.err" || fail "the removal is not counted: $(grep stopped "$TMP/cgs.err")"
+}
+
 # max-psi-some-pct reads the cgroups' cpu.pressure: cgroup v2's. On v1 the
 # watch refuses it at the start (one line, exit 2, nothing made); on v2 it
 # runs.

@@ -8,11 +8,19 @@
 # `cgsched enforce` (the burner's cap, a soft cap on the storm) run, their
 # RSS and open fds sampled every 5 s.
 #
+# Beside them, `cgsched watch` (a rule on the burner, --memory 4M, --keep
+# 10m, an incident asked for by SIGUSR1 every minute, --max-incidents 5)
+# over 200 more cgroups, each with a task waking every 100 ms on CPU 0.
+#
 # Passes when, after the first minute, neither's RSS grows (least-squares
 # slope under CGS_SOAK_MAX_SLOPE_KB KB a minute, default 64) and its fd count
 # stays put; every second has its interval; every churned cgroup is shown,
 # under its path, also long after the 256th; none shows again 5 s after its
 # removal; no cgroup_map_full or parked_lost; enforce logged no failure;
+# the watch's history stayed within its bound, reached it (intervals let
+# go), and its RSS never grew past its first sample's by more than the
+# bound and 1 MB; its incidents were written, the oldest removed past 5,
+# none failed;
 # nothing is left attached or pinned; and the kernel log has no new
 # warning. Prints the figures and writes .output/soak.json.
 set -u
@@ -31,12 +39,13 @@ CGS_RUN=$$
 . "$ROOT/tests/live/lib.sh"
 cg_detect || exit 2
 S=/cgs-soak-$$
+F=$S-fleet # the watch's 200 cgroups: beside $S, not under top's --cgroup and its 256 slots
 PIDS=""
 
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait_bounded "$p" 20 "soak process $p" >/dev/null 2>&1; done
-	for d in $(find "$CG_ROOT$S" -depth -type d 2>/dev/null); do
+	for d in $(find "$CG_ROOT$S" "$CG_ROOT$F" -depth -type d 2>/dev/null); do
 		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 		for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; sleep 0.2; done
 	done
@@ -51,10 +60,11 @@ check() { # check OK|FAIL WHAT
 	[ "$1" = ok ] || fail_n=$((fail_n + 1))
 }
 
-mkdir -p "$CG_ROOT$S/storm-a" "$CG_ROOT$S/storm-b" "$CG_ROOT$S/thr" "$CG_ROOT$S/churn" || exit 1
+mkdir -p "$CG_ROOT$S/storm-a" "$CG_ROOT$S/storm-b" "$CG_ROOT$S/thr" "$CG_ROOT$S/churn" "$CG_ROOT$F" || exit 1
 if [ "$CG_VER" = 2 ]; then
 	echo +cpu >"$CG_ROOT$S/cgroup.subtree_control" || exit 1
 	echo +cpu >"$CG_ROOT$S/churn/cgroup.subtree_control" 2>/dev/null
+	echo +cpu >"$CG_ROOT$F/cgroup.subtree_control" 2>/dev/null
 fi
 dmesg_before=$(dmesg 2>/dev/null | wc -l)
 dmesg >/dev/null 2>&1 || { echo "soak: cannot read the kernel log (dmesg)" >&2; exit 2; }
@@ -67,9 +77,14 @@ printf '[%s/thr]\nmax = 20%%\n\n[%s/storm-a]\nsoft_max = 50%%\n' "$S" "$S" >"$T/
 TOP=$!
 "$CGSCHED" enforce "$T/limits.ini" -i 1 --journal "$T/enforce.journal" >"$T/enforce.log" 2>&1 &
 ENF=$!
-PIDS="$TOP $ENF"
+WMEM=4194304
+"$CGSCHED" watch -i 1 --keep 10m --memory "$WMEM" --rate-limit 1m --max-incidents 5 -t "max-throttled-pct=50@$S/thr" \
+	--dir "$T/inc" --pid-file "$T/watch.pid" >/dev/null 2>"$T/watch.err" &
+WAT=$!
+PIDS="$TOP $ENF $WAT"
 wait_line "$T/top.err" tracing
 wait_line "$T/enforce.log" enforcing
+wait_line "$T/watch.err" tracing
 
 # The load: storm on CPU 1, burner and churn on CPU 0.
 "$CGWORK" pingpong 1000000000 1 "$CG_ROOT$S/storm-a/cgroup.procs" "$CG_ROOT$S/storm-b/cgroup.procs" 50 \
@@ -77,24 +92,31 @@ wait_line "$T/enforce.log" enforcing
 PIDS="$PIDS $!"
 cg_spawn "$S/thr" "$CGWORK" burn 1 "$((SECS + 30))" 0 >/dev/null
 PIDS="$PIDS $SPAWNED"
+for i in $(seq 1 200); do
+	mkdir "$CG_ROOT$F/f$i" || exit 1
+	cg_spawn "$F/f$i" taskset -c 0 "$CGWORK" wake "$((SECS + 30))" 100000 >/dev/null
+	PIDS="$PIDS $SPAWNED"
+done
 start=$(date +%s)
 taskset -c 0 "$CHURN" "$CG_ROOT$S/churn" "$RATE" "$SECS" "$T/churn.log" 2>"$T/churn.err" &
 CH=$!
 PIDS="$PIDS $CH"
 
 # The BPF programs the observers hold (fdinfo's prog_id): none may outlive them.
-cat /proc/$TOP/fdinfo/* /proc/$ENF/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u >"$T/progs"
+cat /proc/$TOP/fdinfo/* /proc/$ENF/fdinfo/* /proc/$WAT/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u >"$T/progs"
 # Sample both observers every 5 s while the churn runs.
 : >"$T/samples"
 soak_end=$(( $(date +%s) + SECS + 120 ))
 while ! proc_gone "$CH" && [ "$(date +%s)" -lt "$soak_end" ]; do
 	t=$(( $(date +%s) - start ))
-	for p in top:$TOP enforce:$ENF; do
+	for p in top:$TOP enforce:$ENF watch:$WAT; do
 		pid=${p#*:}
 		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
 		fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
 		echo "${p%%:*} $t ${rss:-0} $fds" >>"$T/samples"
 	done
+	# An incident asked for every minute (the rule fires once: the burner never stops being throttled).
+	[ $(( t / 60 )) -gt "${asked:-0}" ] && { asked=$(( t / 60 )); kill -USR1 "$WAT"; }
 	sleep 5
 done
 proc_gone "$CH" || { echo "soak: the churn outran its time by 2 minutes" >&2; exit 1; }
@@ -103,11 +125,14 @@ churn_rc=$?
 sleep 8 # the last removals' figures are read and shown
 kill -INT "$TOP"
 kill -TERM "$ENF"
+kill -TERM "$WAT"
+wait_bounded "$WAT" 60 "watch after SIGTERM"
+wat_rc=$WAIT_RC
 wait_bounded "$TOP" 30 "top after SIGINT"
 top_rc=$WAIT_RC
 wait_bounded "$ENF" 30 "enforce after SIGTERM"
 enf_rc=$WAIT_RC
-PIDS=$(echo "$PIDS" | sed "s/\b$TOP\b//; s/\b$ENF\b//")
+PIDS=$(echo "$PIDS" | sed "s/\b$TOP\b//; s/\b$ENF\b//; s/\b$WAT\b//")
 
 echo "soak: ${SECS} s, churn $RATE a minute, cgroup v$CG_VER at $CG_ROOT"
 echo "  churn: $(tail -1 "$T/churn.log")"
@@ -134,6 +159,28 @@ for who in top enforce; do
 		check FAIL "$who RSS grows: slope $1 KB/min ($2-$3 KB)"
 	[ "$4" = "$5" ] && check ok "$who fds steady ($4)" || check FAIL "$who fds $4-$5"
 done
+
+# The watch: its history within the bound and the bound reached; its RSS
+# growth within the bound (the history is what grows) and 1 MB (its rings
+# of entries, ~100 bytes an interval kept, and per-cgroup tables for 200
+# cgroups: ~0.2 MB; the rest allocator slack); its incidents.
+st=$(grep "watch stopped" "$T/watch.err")
+echo "  watch: ${st#*watch stopped: }" | cut -c1-400
+set -- $(echo "$st" | sed -E 's/.*: ([0-9]+) incidents written in .*, ([0-9]+) removed for --max-incidents, ([0-9]+) failed.*kept ([0-9]+) intervals \(([^)]*)\), ([0-9]+) bytes of ([0-9]+); let go for the bound: ([0-9]+) intervals.*/\1 \2 \3 \4 \6 \7 \8/')
+if [ "$#" = 7 ] && [ "$wat_rc" = 0 ]; then
+	[ "$5" -le "$6" ] && [ "$7" -gt 0 ] && check ok "watch history within its bound: $5 of $6 bytes, $4 intervals kept, $7 let go" ||
+		check FAIL "watch history: $5 bytes of $6, $7 intervals let go (the bound must be reached and kept)"
+	[ "$1" -ge 5 ] && [ "$2" -ge 1 ] && [ "$3" = 0 ] && [ "$(ls "$T/inc" | wc -l)" -le 5 ] &&
+		check ok "watch incidents: $1 written, $2 removed past 5, none failed" ||
+		check FAIL "watch incidents: $1 written, $2 removed, $3 failed, $(ls "$T/inc" | wc -l) kept (at most 5)"
+else
+	check FAIL "watch exited $wat_rc; no figures: $(tail -3 "$T/watch.err")"
+fi
+set -- $(awk '$1 == "watch" { if (!first) first = $3; if ($3 > max) max = $3 } END { print first + 0, max + 0 }' "$T/samples")
+watch_rss_first=$1 watch_rss_max=$2
+[ $(( watch_rss_max - watch_rss_first )) -le $(( WMEM / 1024 + 1024 )) ] &&
+	check ok "watch RSS $watch_rss_first-$watch_rss_max KB: grew $(( watch_rss_max - watch_rss_first )) KB, within its bound and 1 MB" ||
+	check FAIL "watch RSS grew $(( watch_rss_max - watch_rss_first )) KB ($watch_rss_first-$watch_rss_max), over its bound $((WMEM / 1024)) KB and 1 MB"
 
 # Every interval: one a second, no gap.
 jq -r 'select(.kind == "interval") | .time' "$T/top.jsonl" >"$T/times"
@@ -181,10 +228,12 @@ jq -n --argjson secs "$SECS" --argjson rate "$RATE" --argjson made "$made" --arg
 	--argjson intervals "$nint" --argjson gap "$gap" --argjson drops "$drops" \
 	--argjson top_slope "${top_slope:-null}" --argjson enforce_slope "${enforce_slope:-null}" \
 	--argjson top_rss_max "${top_rss_max:-null}" --argjson enforce_rss_max "${enforce_rss_max:-null}" \
+	--argjson watch_rss_first "${watch_rss_first:-null}" --argjson watch_rss_max "${watch_rss_max:-null}" \
 	--arg recycled "$recycled" --argjson failed "$fail_n" \
 	'{seconds: $secs, churn_per_minute: $rate, cgroups_made: $made, cgroups_shown: $seen,
 	  intervals: $intervals, largest_gap_s: $gap, drops: $drops,
 	  rss_slope_kb_per_min: {top: $top_slope, enforce: $enforce_slope},
-	  rss_max_kb: {top: $top_rss_max, enforce: $enforce_rss_max}, recycled: $recycled, failed: $failed}' >"$OUT"
+	  rss_max_kb: {top: $top_rss_max, enforce: $enforce_rss_max, watch: $watch_rss_max}, watch_rss_first_kb: $watch_rss_first,
+	  recycled: $recycled, failed: $failed}' >"$OUT"
 echo "soak: $fail_n failed; figures in $OUT"
 [ "$fail_n" = 0 ]

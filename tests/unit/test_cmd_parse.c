@@ -43,7 +43,7 @@ static const struct option longs[] = {
 
 static int run(int nargs, int argc, char **argv, struct own *o, struct common_opts *co, struct rules *r, int *first)
 {
-	const struct cmd_spec spec = { "t", "usage\n", "nx:vh", longs, own_opt, o, co, r, nargs, "one file" };
+	const struct cmd_spec spec = { "t", "usage\n", "nx:vh", longs, own_opt, o, co, r, nargs, "one file", 0 };
 
 	return cmd_parse(&spec, argc, argv, first);
 }
@@ -199,4 +199,16 @@ Test(report, empty_is_named, .init = cr_redirect_stderr)
 	fflush(stderr);
 	cr_assert_stderr_eq_str("cgsched: error: cannot read report r.json: an empty file, not JSON\n"
 				"cgsched: error: cannot read report r.json: an empty file, not JSON\n");
+}
+
+/* A command's own option that adds up (watch's -t): given twice, taken twice. */
+Test(cmd_parse, an_option_that_adds_up)
+{
+	struct own o = {};
+	char *argv[] = { "t", "-x", "ok", "--x", "ok", NULL };
+	const struct cmd_spec spec = { "t", "usage\n", "nx:vh", longs, own_opt, &o, NULL, NULL, 0, NULL, 'x' };
+	int first;
+
+	cr_assert_eq(cmd_parse(&spec, 5, argv, &first), 0, "-x given twice, as the command says it adds up");
+	cr_assert_str_eq(o.val, "ok");
 }
