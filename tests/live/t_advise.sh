@@ -14,7 +14,8 @@
 # with ONE 1 (a single thread on one CPU, whose work in any 100 ms is
 # DEMAND_MS at most), on the host that worst period within 6 % of it (the
 # wake-ups' own cost, under a millisecond a period here; the guests'
-# emulated wake-ups cost more). Then run WORKLOAD under it (--verify: met,
+# emulated wake-ups cost more) and the longest run-queue wait (the work a
+# wait moves into the next period). Then run WORKLOAD under it (--verify: met,
 # exit 0), and under the average-based limit (its mean demand a period):
 # with MORE 1, throttled in a tenth of its periods or more, and more than
 # under the advice; with 0 (a demand as steady as its mean, where the mean
@@ -34,7 +35,14 @@ advise_case() {
 	[ "$q" -ge $((_dem * 1000)) ] || fail "$_name: quota $q us, under the $_dem ms the workload asks for"
 	[ "$q" -le $((dmax + 1000 + h)) ] || fail "$_name: quota $q us, over the worst period ($dmax us) by more than a step"
 	if [ "$CGS_TIME_SCALE" = 1 ] && [ "$_one" = 1 ]; then
-		[ "$dmax" -le $((_dem * 1060)) ] || fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms"
+		# And the work a run-queue wait pushed over a period's edge: a cycle
+		# kept from its CPU finishes its work in the next period, beside that
+		# period's own (the steady case asked 32.6 ms in one period in CI of
+		# 76dc86e, a 3 ms cycle's part moved). At most the longest wait.
+		rq=$(jq '.runq.max_ns // 0' "$TMP/$_name.json")
+		echo "$_name: the longest run-queue wait $rq ns"
+		[ "$dmax" -le $((_dem * 1060 + rq / 1000)) ] ||
+			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms and the longest wait ($rq ns)"
 	fi
 	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>/dev/null ||
 		fail "$_name: the advice missed its target when run: $(jq -c .verify "$TMP/$_name.ver")"
