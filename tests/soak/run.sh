@@ -18,8 +18,8 @@
 # under its path, also long after the 256th; none shows again 5 s after its
 # removal; no cgroup_map_full or parked_lost; enforce logged no failure;
 # the watch's history stayed within its bound, reached it (intervals let
-# go), and its RSS never grew past its first sample's by more than the
-# bound and 1 MB; its incidents were written, the oldest removed past 5,
+# go), and its RSS never grew past its sample at the end of the first
+# minute by more than the bound and 1 MB; its incidents were written, the oldest removed past 5,
 # none failed;
 # nothing is left attached or pinned; and the kernel log has no new
 # warning. Prints the figures and writes .output/soak.json.
@@ -144,10 +144,12 @@ echo "  churn: $(tail -1 "$T/churn.log")"
 # RSS slope and fds after the first minute, per observer.
 for who in top enforce; do
 	line=$(awk -v w="$who" '$1 == w && $2 >= 60 { n++; x = $2 / 60; y = $3; sx += x; sy += y; sxx += x * x; sxy += x * y
-			if (!f || $4 < fmin) fmin = $4; if ($4 > fmax) fmax = $4; f = 1; if (!rmin || y < rmin) rmin = y; if (y > rmax) rmax = y }
+			if (!f || $4 < fmin) fmin = $4; if ($4 > fmax) fmax = $4; f = 1; if (!rmin || y < rmin) rmin = y; if (y > rmax) rmax = y
+			T[n] = $2; F[n] = $4 }
 		END { if (n < 3) { print "n/a"; exit }
 			s = (n * sxy - sx * sy) / (n * sxx - sx * sx)
-			printf "%.1f %d %d %d %d %d\n", s, rmin, rmax, fmin, fmax, n }' "$T/samples")
+			for (i = 1; i <= n; i++) if (T[i] >= T[n] - 60 && (!fl || F[i] < fl)) fl = F[i]
+			printf "%.1f %d %d %d %d %d %d\n", s, rmin, rmax, fmin, fmax, n, fl }' "$T/samples")
 	set -- $line
 	if [ "$1" = n/a ]; then
 		check FAIL "$who: too few samples after the first minute"
@@ -157,7 +159,11 @@ for who in top enforce; do
 	awk -v s="$1" -v m="$MAX_SLOPE" 'BEGIN { exit !(s < m && s > -m) }' &&
 		check ok "$who RSS flat: slope $1 KB/min ($2-$3 KB over $6 samples)" ||
 		check FAIL "$who RSS grows: slope $1 KB/min ($2-$3 KB)"
-	[ "$4" = "$5" ] && check ok "$who fds steady ($4)" || check FAIL "$who fds $4-$5"
+	# A sample can land while a read has one file open (top's 53-54 in one
+	# run): a leak is a floor that rises, so the last minute's least against
+	# the whole run's least, and at most one more open at a sample.
+	[ "$7" = "$4" ] && [ $(($5 - $4)) -le 1 ] && check ok "$who fds steady ($4-$5, $7 in the last minute)" ||
+		check FAIL "$who fds $4-$5, $7 at least in the last minute"
 done
 
 # The watch: its history within the bound and the bound reached; its RSS
@@ -176,7 +182,12 @@ if [ "$#" = 7 ] && [ "$wat_rc" = 0 ]; then
 else
 	check FAIL "watch exited $wat_rc; no figures: $(tail -3 "$T/watch.err")"
 fi
-set -- $(awk '$1 == "watch" { if (!first) first = $3; if ($3 > max) max = $3 } END { print first + 0, max + 0 }' "$T/samples")
+# From the end of the first minute, as for the others' slopes: before it the
+# watch's working set grows as top's does (its first sample, 9.2 MB, came
+# before any refresh; top's steady RSS over fewer cgroups was 14.8 MB), and
+# from it on what grows is the history (up to the bound, less the ~1 MB it
+# held by then) and the allocator's slack.
+set -- $(awk '$1 == "watch" && $2 >= 60 { if (!first) first = $3; if ($3 > max) max = $3 } END { print first + 0, max + 0 }' "$T/samples")
 watch_rss_first=$1 watch_rss_max=$2
 [ $(( watch_rss_max - watch_rss_first )) -le $(( WMEM / 1024 + 1024 )) ] &&
 	check ok "watch RSS $watch_rss_first-$watch_rss_max KB: grew $(( watch_rss_max - watch_rss_first )) KB, within its bound and 1 MB" ||
