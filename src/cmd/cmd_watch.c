@@ -255,14 +255,15 @@ int cmd_watch(int argc, char **argv)
 	/* From the first line: a dump asked for during start-up is not a kill. */
 	signal(SIGUSR1, on_usr1);
 	/*
-	 * A daemon's heap: each interval's snapshots and report (a few 100 KB
-	 * to MBs, freed at its end) around the history's blobs, which live
-	 * for minutes. glibc raises its mmap threshold to the largest chunk
-	 * freed, so those transients came from the heap, left holes between
-	 * the blobs that the next interval's did not fit, and the heap grew:
-	 * make soak's watch by 47 MB in 10 minutes with its history at its
-	 * 4 MB bound (the live heap stayed under 13 MB: heaptrack). A fixed
-	 * threshold keeps them in mappings of their own, given back on free.
+	 * main() keeps blocks up to 64 MB in the heap, so that a refresh's
+	 * snapshots are not mapped and faulted in afresh each time. Here the
+	 * heap also holds the history's blobs, which live for minutes: each
+	 * interval's transients (a few 100 KB to MBs) left holes between them
+	 * that the next interval's did not fit, and the heap grew (make soak:
+	 * 47 MB in 10 minutes, the history at its 4 MB bound, the live heap
+	 * under 13 MB by heaptrack). The watch refreshes once a second, so it
+	 * maps its large transients instead. The deeper fix, a history held
+	 * outside the heap, is not made yet.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	if ((err = parse(&o, argc, argv)))
