@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 rank() {
 	case $1 in
 	lib) echo 0 ;; kernel) echo 1 ;; trace | limits) echo 2 ;; figures) echo 3 ;;
-	report) echo 4 ;; session) echo 5 ;; exporter | ui) echo 6 ;; cmd) echo 7 ;; *) echo 99 ;;
+	report) echo 4 ;; session) echo 5 ;; exporter | ui | watch) echo 6 ;; cmd) echo 7 ;; *) echo 99 ;;
 	esac
 }
 bad=0

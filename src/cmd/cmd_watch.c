@@ -20,6 +20,7 @@
 #include "session/refresh.h"
 #include "session/session.h"
 #include "watch/watch.h"
+#include "watch/write.h"
 
 #define WATCH_DIR_DEFAULT "/var/lib/cgsched/incidents"
 #define WATCH_PID_DEFAULT "/run/cgsched/watch.pid"

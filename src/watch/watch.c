@@ -11,7 +11,6 @@
 #include "session/refresh.h"
 #include "session/session.h"
 #include "watch/watch.h"
-#include "watch/write.h"
 
 struct watch_last {
 	uint64_t id;
@@ -159,8 +158,7 @@ static void figures(struct watch *w, const struct row *x, uint64_t interval_ns, 
 	}
 }
 
-/* One line to whoever reads: stderr, and syslog where stderr is not the journal already. */
-static void say(const char *line)
+void watch_say(const char *line)
 {
 	fprintf(stderr, "cgsched watch: %s\n", line);
 	if (!getenv("JOURNAL_STREAM"))
@@ -300,31 +298,6 @@ void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode
 void watch_ask(struct watch *w)
 {
 	begin(w, -1, NULL, "/", 0, w->last_t_ns ? w->last_t_ns : now_ns());
-}
-
-void watch_due(struct watch *w, uint64_t now, bool all)
-{
-	for (size_t i = 0; i < w->npend;) {
-		struct watch_fired *p = &w->pend[i];
-		if (!all && p->due_ns > now) {
-			i++;
-			continue;
-		}
-		char where[4096 + 160], line[PATH_MAX + 4096 + 512], v[48];
-		int err = incident_write(w, p, where, sizeof(where));
-		const char *rule = p->trig >= 0 ? w->cfg.trig[p->trig].text : "asked for (SIGUSR1)";
-		if (err)
-			snprintf(line, sizeof(line), "incident NOT written: %s: %s: %s (%llu failed so far)", p->path, rule,
-				 strerror(-err), (unsigned long long)w->dir.failed);
-		else if (p->trig >= 0)
-			snprintf(line, sizeof(line), "incident: %s: %s, measured %s; %s", p->path, rule,
-				 trigger_value_text(&w->cfg.trig[p->trig], p->value, v, sizeof(v)), where);
-		else
-			snprintf(line, sizeof(line), "incident: every cgroup, %s; %s", rule, where);
-		say(line);
-		memmove(p, p + 1, (w->npend - i - 1) * sizeof(*p));
-		w->npend--;
-	}
 }
 
 void watch_status(const struct watch *w, char *buf, size_t n)

@@ -69,8 +69,8 @@ void watch_close(struct watch *w);
 void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n);
 /* An incident of every cgroup over the last --before, now (SIGUSR1, --dump). */
 void watch_ask(struct watch *w);
-/* Write the incidents whose time after has passed (all of them with all: at the end). */
-void watch_due(struct watch *w, uint64_t now_ns, bool all);
+/* One line to whoever reads: stderr, and syslog where stderr is not the journal already. */
+void watch_say(const char *line);
 /* One line of the figures so far (at the end, and in -v). */
 void watch_status(const struct watch *w, char *buf, size_t n);
 

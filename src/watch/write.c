@@ -240,3 +240,28 @@ int incident_write(struct watch *w, const struct watch_fired *p, char *where, si
 		snprintf(where, n, "%s", in.path);
 	return err;
 }
+
+void watch_due(struct watch *w, uint64_t now, bool all)
+{
+	for (size_t i = 0; i < w->npend;) {
+		struct watch_fired *p = &w->pend[i];
+		if (!all && p->due_ns > now) {
+			i++;
+			continue;
+		}
+		char where[4096 + 160], line[PATH_MAX + 4096 + 512], v[48];
+		int err = incident_write(w, p, where, sizeof(where));
+		const char *rule = p->trig >= 0 ? w->cfg.trig[p->trig].text : "asked for (SIGUSR1)";
+		if (err)
+			snprintf(line, sizeof(line), "incident NOT written: %s: %s: %s (%llu failed so far)", p->path, rule,
+				 strerror(-err), (unsigned long long)w->dir.failed);
+		else if (p->trig >= 0)
+			snprintf(line, sizeof(line), "incident: %s: %s, measured %s; %s", p->path, rule,
+				 trigger_value_text(&w->cfg.trig[p->trig], p->value, v, sizeof(v)), where);
+		else
+			snprintf(line, sizeof(line), "incident: every cgroup, %s; %s", rule, where);
+		watch_say(line);
+		memmove(p, p + 1, (w->npend - i - 1) * sizeof(*p));
+		w->npend--;
+	}
+}

@@ -9,12 +9,16 @@
 #ifndef CGS_WATCH_WRITE_H
 #define CGS_WATCH_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct watch;
 struct watch_fired;
 
 /* 0 with where it is in where, or -errno (nothing left behind; counted as failed). */
 int incident_write(struct watch *w, const struct watch_fired *p, char *where, size_t n);
+/* Write the incidents whose time after has passed (all of them with all: at the end). */
+void watch_due(struct watch *w, uint64_t now_ns, bool all);
 
 #endif
