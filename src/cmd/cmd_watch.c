@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cgsched watch: a flight recorder that writes the past out when a trigger fires (watch/watch.h). */
 #include <errno.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,18 +254,6 @@ int cmd_watch(int argc, char **argv)
 
 	/* From the first line: a dump asked for during start-up is not a kill. */
 	signal(SIGUSR1, on_usr1);
-	/*
-	 * main() keeps blocks up to 64 MB in the heap, so that a refresh's
-	 * snapshots are not mapped and faulted in afresh each time. Here the
-	 * heap also holds the history's blobs, which live for minutes: each
-	 * interval's transients (a few 100 KB to MBs) left holes between them
-	 * that the next interval's did not fit, and the heap grew (make soak:
-	 * 47 MB in 10 minutes, the history at its 4 MB bound, the live heap
-	 * under 13 MB by heaptrack). The watch refreshes once a second, so it
-	 * maps its large transients instead. The deeper fix, a history held
-	 * outside the heap, is not made yet.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	if ((err = parse(&o, argc, argv)))
 		return err;
 	if (o.dump)

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "watch/history.h"
 
@@ -162,12 +164,74 @@ size_t hist_unpack_row(const uint8_t *buf, size_t len, struct cg_sample *s, stru
 	return at;
 }
 
+/* ---- the chunks ---- */
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) / pg * pg;
+}
+
+/* n bytes at the end of the newest chunk, or of a new one; NULL when none can be mapped. */
+static uint8_t *chunk_take(struct history *h, size_t n, struct hist_chunk **in)
+{
+	struct hist_chunk *c = h->last;
+
+	if (!c || c->size - c->used < n) {
+		/* An interval bigger than a chunk has one of its own size. */
+		size_t size = page_round(sizeof(*c) + n);
+		if (size < h->chunk_size)
+			size = h->chunk_size;
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		c = m;
+		*c = (struct hist_chunk){ .size = size, .used = sizeof(*c) };
+		if (h->last)
+			h->last->next = c;
+		else
+			h->first = c;
+		h->last = c;
+		h->nchunks++;
+		h->bytes += size;
+	}
+	uint8_t *p = (uint8_t *)c + c->used;
+	c->used += n;
+	c->live++;
+	*in = c;
+	return p;
+}
+
+/*
+ * An interval's rows given back. Intervals go oldest first, so a chunk
+ * emptied is the oldest: unmapped. The newest, emptied, is kept, reused
+ * from its start.
+ */
+static void chunk_give(struct history *h, struct hist_chunk *c)
+{
+	if (--c->live)
+		return;
+	if (c == h->last) {
+		c->used = sizeof(*c);
+		return;
+	}
+	struct hist_chunk **at = &h->first;
+	while (*at != c)
+		at = &(*at)->next;
+	*at = c->next;
+	h->nchunks--;
+	h->bytes -= c->size;
+	munmap(c, c->size);
+}
+
 /* ---- the history ---- */
 
 void history_init(struct history *h, size_t budget)
 {
 	memset(h, 0, sizeof(*h));
 	h->budget = budget;
+	h->chunk_size = page_round(budget / 16 < (16 << 10) ? 16 << 10 : budget / 16 > (1 << 20) ? 1 << 20 : budget / 16);
 	h->iv.esize = sizeof(struct hist_iv);
 	h->ep.esize = sizeof(struct cgs_episode);
 	h->wt.esize = sizeof(struct cgs_wait);
@@ -175,8 +239,10 @@ void history_init(struct history *h, size_t budget)
 
 void history_free(struct history *h)
 {
-	for (size_t i = 0; i < h->iv.n; i++)
-		free(((struct hist_iv *)ring_at(&h->iv, i))->blob);
+	for (struct hist_chunk *c = h->first, *next; c; c = next) {
+		next = c->next;
+		munmap(c, c->size);
+	}
 	free(h->iv.a);
 	free(h->scratch);
 	free(h->ep.a);
@@ -184,10 +250,14 @@ void history_free(struct history *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* What an interval takes: its packed bytes and its entry. */
-static size_t iv_bytes(const struct hist_iv *v)
+/* The oldest interval goes: its entry, and its chunk when it was the last there. */
+static void pop_iv(struct history *h)
 {
-	return v->len + sizeof(*v);
+	struct hist_iv *v = ring_at(&h->iv, 0);
+
+	chunk_give(h, v->chunk);
+	h->bytes -= sizeof(*v);
+	ring_pop(&h->iv);
 }
 
 int history_add(struct history *h, const struct snapshot *d, const struct idtab *kfigs, uint64_t t0, uint64_t t1)
@@ -205,12 +275,9 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 			cap += HIST_ROW_MAX, rows++;
 	}
 	/*
-	 * Packed into a scratch buffer kept for the next, then copied to one
-	 * of its exact size: packing in place into the worst case's size and
-	 * shrinking it left a hole of most of that size in the heap every
-	 * interval, between blobs that live for minutes. make soak's watch
-	 * (200 cgroups and a switch storm: ~300 KB asked, ~15 KB kept) grew
-	 * by 45 MB in 10 minutes with its history at its 4 MB bound.
+	 * Packed into a scratch buffer kept for the next (the worst case's
+	 * size: ~300 KB for make soak's watch, where ~15 KB is kept), then
+	 * copied into the chunks at its exact size.
 	 */
 	if (cap > h->scratch_cap) {
 		uint8_t *nb = realloc(h->scratch, cap);
@@ -240,7 +307,7 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 		n += put_u(b + n, d->pre[i].count);
 		n += put_u(b + n, d->pre[i].behind_ns);
 	}
-	if (!(v.blob = malloc(n))) {
+	if (!(v.blob = chunk_take(h, n, &v.chunk))) {
 		h->dropped_iv++;
 		return -ENOMEM;
 	}
@@ -248,11 +315,11 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 	v.len = n;
 	memcpy(v.drops, d->drops, sizeof(v.drops));
 	if (ring_push(&h->iv, &v)) {
-		free(v.blob);
+		chunk_give(h, v.chunk);
 		h->dropped_iv++;
 		return -ENOMEM;
 	}
-	h->bytes += iv_bytes(&v);
+	h->bytes += sizeof(v);
 	return 0;
 }
 
@@ -281,12 +348,13 @@ uint64_t history_oldest(const struct history *h)
 
 void history_trim(struct history *h)
 {
-	/* Intervals while over the budget, the newest always kept. */
+	/*
+	 * Intervals while over the budget, the newest always kept: the
+	 * chunks' granularity, a 16th of the budget, is the most that goes at
+	 * once beyond what the bound asks.
+	 */
 	while (h->bytes > h->budget && h->iv.n > 1) {
-		struct hist_iv *v = ring_at(&h->iv, 0);
-		h->bytes -= iv_bytes(v);
-		free(v->blob);
-		ring_pop(&h->iv);
+		pop_iv(h);
 		h->dropped_iv++;
 	}
 	/*
@@ -318,12 +386,8 @@ void history_trim(struct history *h)
 
 void history_forget_before(struct history *h, uint64_t t)
 {
-	while (h->iv.n > 1 && ((struct hist_iv *)ring_at(&h->iv, 0))->t1 < t) {
-		struct hist_iv *v = ring_at(&h->iv, 0);
-		h->bytes -= iv_bytes(v);
-		free(v->blob);
-		ring_pop(&h->iv);
-	}
+	while (h->iv.n > 1 && ((struct hist_iv *)ring_at(&h->iv, 0))->t1 < t)
+		pop_iv(h);
 	history_trim(h);
 }
 

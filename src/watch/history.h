@@ -28,9 +28,26 @@ struct ring {
 	size_t esize, cap, head, n;
 };
 
+/*
+ * The intervals' packed rows live in chunks mapped outside the heap, each
+ * filled in turn and unmapped whole when its last interval goes: they live
+ * for minutes, and in the heap, between each refresh's transients, they
+ * left holes the next refresh did not fit (make soak's watch grew by
+ * 45 MB in 10 minutes with its history at its 4 MB bound).
+ */
+struct hist_chunk {
+	struct hist_chunk *next;    /* the next newer */
+	size_t size;                /* mapped, this header included */
+	size_t used;                /* handed out from the start, this header included */
+	size_t live;                /* intervals whose rows are here */
+};
+
 struct history {
-	size_t budget;              /* bytes: the intervals' packed rows, episodes, waits */
+	size_t budget;              /* bytes: the chunks mapped, the intervals' entries, episodes, waits */
 	size_t bytes;               /* in use now */
+	size_t chunk_size;          /* a chunk's usual size: a 16th of the budget, 16K to 1M */
+	struct hist_chunk *first, *last;
+	size_t nchunks;
 	struct ring iv;             /* struct hist_iv, oldest first */
 	struct ring ep;             /* struct cgs_episode, in order of arrival */
 	struct ring wt;             /* struct cgs_wait */
@@ -41,8 +58,9 @@ struct history {
 
 struct hist_iv {
 	uint64_t t0, t1;            /* the interval (monotonic ns) */
-	uint8_t *blob;              /* its rows and preemption pairs, packed */
+	uint8_t *blob;              /* its rows and preemption pairs, packed, in chunk */
 	size_t len;
+	struct hist_chunk *chunk;
 	uint64_t drops[CGS_DROP__COUNT];
 };
 

@@ -134,12 +134,11 @@ Test(history, a_window_sums_its_intervals_and_the_bound_lets_the_oldest_go)
 	snapshot_free(&w);
 	idtab_free(&kf);
 	/* A bound of a third of what is kept: the oldest go, counted; the newest stay. */
-	size_t all = h.bytes;
-	h.budget = all / 3;
+	cr_assert_eq(h.nchunks, 1, "ten small intervals share a chunk");
+	h.budget = h.bytes / 3;
 	history_trim(&h);
-	cr_assert_leq(h.bytes, h.budget);
-	cr_assert_gt(h.dropped_iv, 5);
-	cr_assert_eq(h.dropped_iv + history_count(&h), 10);
+	cr_assert_eq(h.dropped_iv, 9, "the chunk is the newest's too: all the others go");
+	cr_assert_eq(history_count(&h), 1);
 	cr_assert_eq(history_window(&h, 900, 1000, NULL, NULL, &w, &kf, &t0, &t1), 0);
 	cr_assert_eq(w.cg[0].c.oncpu_ns, 1000, "the newest is kept");
 	snapshot_free(&w);
@@ -149,6 +148,59 @@ Test(history, a_window_sums_its_intervals_and_the_bound_lets_the_oldest_go)
 	history_add_episode(&h, &e);
 	history_trim(&h);
 	cr_assert_null(history_episode(&h, 0));
+	history_free(&h);
+}
+
+/* Rows of n cgroups with an interval's worth of counters each. */
+static void big_interval(struct history *h, struct cg_sample *rows, size_t n, uint64_t i)
+{
+	struct snapshot d = { .cg = rows, .n = n };
+
+	for (size_t k = 0; k < n; k++)
+		rows[k] = sample(k + 1, 1000000 + i, 500 + k);
+	cr_assert_eq(history_add(h, &d, NULL, i * 100, (i + 1) * 100), 0);
+}
+
+Test(history, rows_live_in_chunks_let_go_whole_within_the_bound)
+{
+	struct history h;
+	static struct cg_sample rows[200];
+
+	/* The smallest --memory: chunks of 16K, a 16th. */
+	history_init(&h, 256 << 10);
+	cr_assert_eq(h.chunk_size, 16 << 10);
+	for (uint64_t i = 0; i < 40; i++)
+		big_interval(&h, rows, 200, i);
+	cr_assert_gt(h.nchunks, 2, "40 intervals of 200 rows fill chunks: %zu", h.nchunks);
+	size_t chunks = h.nchunks;
+	/* Half a chunk under what is kept: the oldest chunk goes, and only the intervals in it. */
+	h.budget = h.bytes - h.chunk_size / 2;
+	history_trim(&h);
+	cr_assert_eq(h.nchunks, chunks - 1);
+	cr_assert_leq(h.bytes, h.budget);
+	cr_assert_gt(h.dropped_iv, 0);
+	cr_assert_lt(h.dropped_iv, 40 / (chunks - 1) + 2, "%llu let go of 40 in %zu chunks",
+		     (unsigned long long)h.dropped_iv, chunks);
+	cr_assert_eq(h.dropped_iv + history_count(&h), 40);
+	/* Every interval kept reads back whole. */
+	struct snapshot w;
+	struct idtab kf;
+	uint64_t t0, t1;
+	cr_assert_eq(history_window(&h, 0, 4000, NULL, NULL, &w, &kf, &t0, &t1), 0);
+	cr_assert_eq(w.n, 200);
+	uint64_t want = 0;
+	for (uint64_t i = h.dropped_iv; i < 40; i++)
+		want += 1000000 + i;
+	cr_assert_eq(w.cg[0].c.oncpu_ns, want);
+	snapshot_free(&w);
+	idtab_free(&kf);
+	/* An interval bigger than a chunk has its own; the horizon lets all but the newest go. */
+	static struct cg_sample many[2000];
+	big_interval(&h, many, 2000, 40);
+	cr_assert_gt(h.last->size, h.chunk_size);
+	history_forget_before(&h, 4100);
+	cr_assert_eq(history_count(&h), 1);
+	cr_assert_eq(h.nchunks, 1, "every older chunk unmapped");
 	history_free(&h);
 }
 
