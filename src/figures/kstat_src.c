@@ -81,7 +81,15 @@ fail:
 struct kstat_base {
 	uint64_t id;
 	struct kstat first, last;
+	uint64_t seen;             /* the kstat_src_figures call that last read it (0: none yet) */
 };
+
+/*
+ * Calls between looks for the bases of removed cgroups: a host's churn (a
+ * pod, a job, a unit a minute) would grow the table for as long as the
+ * command runs.
+ */
+#define BASE_SWEEP_CALLS 64
 
 int kstat_src_open(struct kstat_src *s, struct cgfs *fs, enum kstat_method want)
 {
@@ -287,8 +295,34 @@ int kstat_src_prime(struct kstat_src *s)
 	return kstat_src_all(s, prime_one, &s->base);
 }
 
+/*
+ * The bases not read for BASE_SWEEP_CALLS calls whose cgroup is gone. Ids
+ * are not reused, so a base is never needed again once its cgroup is
+ * gone; one only idle stays (and the cgroups at the start, never read:
+ * as many as there were).
+ */
+static void sweep_bases(struct kstat_src *s)
+{
+	uint64_t *gone = malloc((s->base.used + 1) * sizeof(*gone));
+	size_t n = 0;
+
+	if (!gone)
+		return;
+	for (size_t i = 0; i < s->base.cap; i++) {
+		const struct kstat_base *b = idtab_at(&s->base, i);
+		if (b && b->seen && s->calls - b->seen > BASE_SWEEP_CALLS && !cgfs_path(s->fs, b->id, true, NULL))
+			gone[n++] = b->id;
+	}
+	/* The ids first: a deletion moves entries. */
+	for (size_t i = 0; i < n; i++)
+		idtab_del(&s->base, gone[i]);
+	free(gone);
+}
+
 int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out)
 {
+	if (++s->calls % BASE_SWEEP_CALLS == 0)
+		sweep_bases(s);
 	for (size_t i = 0; i < d->n; i++) {
 		uint64_t id = d->cg[i].id;
 		const char *rel = NULL;
@@ -307,6 +341,7 @@ int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_
 		f->k = k;
 		f->g = kstat_growth(since_first ? &b->first : &b->last, &k);
 		b->last = k;
+		b->seen = s->calls;
 	}
 	return 0;
 }

@@ -38,6 +38,7 @@ struct kstat_src {
 	uint64_t full;             /* cgroups the iterator could not store */
 	uint64_t unread;           /* cgroups whose figures the iterator could not read */
 	struct idtab base;         /* id -> struct kstat_base: the bases of growth */
+	uint64_t calls;            /* of kstat_src_figures */
 };
 
 /* One cgroup's kernel figures over an interval (kstat_src_figures). */

@@ -58,6 +58,7 @@ struct session {
 	/* Called in every wait (top --demand's reads): returns the ms it can wait at most. NULL: none. */
 	int (*tick)(void *ctx, uint64_t now);
 	void *tick_ctx;
+	uint64_t trimmed_ns;  /* the heap's free pages last given back (session_wait_input) */
 };
 
 /*

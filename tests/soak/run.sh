@@ -18,8 +18,8 @@
 # under its path, also long after the 256th; none shows again 5 s after its
 # removal; no cgroup_map_full or parked_lost; enforce logged no failure;
 # the watch's history stayed within its bound, reached it (intervals let
-# go), and its RSS never grew past its sample at the end of the first
-# minute by more than the bound and 1 MB; its incidents were written, the oldest removed past 5,
+# go), and its RSS never grew past its peak of the second minute by more
+# than the bound and 1 MB; its incidents were written, the oldest removed past 5,
 # none failed;
 # nothing is left attached or pinned; and the kernel log has no new
 # warning. Prints the figures and writes .output/soak.json.
@@ -182,12 +182,16 @@ if [ "$#" = 7 ] && [ "$wat_rc" = 0 ]; then
 else
 	check FAIL "watch exited $wat_rc; no figures: $(tail -3 "$T/watch.err")"
 fi
-# From the end of the first minute, as for the others' slopes: before it the
-# watch's working set grows as top's does (its first sample, 9.2 MB, came
-# before any refresh; top's steady RSS over fewer cgroups was 14.8 MB), and
-# from it on what grows is the history (up to the bound, less the ~1 MB it
-# held by then) and the allocator's slack.
-set -- $(awk '$1 == "watch" && $2 >= 60 { if (!first) first = $3; if ($3 > max) max = $3 } END { print first + 0, max + 0 }' "$T/samples")
+# Peaks against peaks, each over a whole minute: a session gives the
+# heap's free pages back once a minute (session_wait_input), and the
+# refreshes of the next minute fault their working set in again (~3 MB
+# here: 17.7 -> 20.8 MB within one minute in a run of 2026-11-27), so one
+# sample says where in that minute it fell, not what grew. The baseline is
+# the second minute's peak (the first's working set grows as top's does:
+# its first sample came before any refresh); what grows after it is the
+# history (up to the bound, less the ~1-2 MB it held by then) and the
+# allocator's slack.
+set -- $(awk '$1 == "watch" && $2 >= 60 { if ($2 < 120) { if ($3 > first) first = $3 } else if ($3 > max) max = $3 } END { print first + 0, max + 0 }' "$T/samples")
 watch_rss_first=$1 watch_rss_max=$2
 [ $(( watch_rss_max - watch_rss_first )) -le $(( WMEM / 1024 + 1024 )) ] &&
 	check ok "watch RSS $watch_rss_first-$watch_rss_max KB: grew $(( watch_rss_max - watch_rss_first )) KB, within its bound and 1 MB" ||
