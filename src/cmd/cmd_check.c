@@ -18,11 +18,19 @@ static const char usage[] =
 	"  --min-cpu-pct X           on-CPU time at least X% of one CPU per wall second\n"
 	"  --baseline OLD.json --max-regression PCT\n"
 	"                            wall time, run-queue p99 and throttled time each at\n"
-	"                            most PCT% above OLD's\n"
+	"                            most PCT% above OLD's. When both were recorded with\n"
+	"                            --repeat: a regression is a change over PCT% that\n"
+	"                            the rank-sum test finds unlikely to be noise; each\n"
+	"                            is shown with its interval (docs/ci.md)\n"
+	"  --confidence PCT          for that test and the intervals (default 95)\n"
+	"  --junit FILE              also a JUnit XML file: a test case per rule\n"
+	"  --format text|github      github: GitHub Actions annotations for the lines\n"
+	"A report of repeated runs is held to the limits by its medians.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched check run.json --max-throttled-pct 5 --max-runq-p99 2ms\n"
-	"  cgsched check run.json --baseline main.json --max-regression 10\n";
+	"  cgsched check run.json --baseline main.json --max-regression 10\n"
+	"  cgsched check new.json --baseline main.json --max-regression 5 --junit check.xml --format github\n";
 
 int cmd_check(int argc, char **argv)
 {
@@ -40,6 +48,10 @@ int cmd_check(int argc, char **argv)
 		return n;
 	if (rules_validate(&r))
 		return CGS_EXIT_USAGE;
+	if (r.has_conf && !r.has_regr) {
+		cgs_err("--confidence goes with --baseline: how sure a regression must be before it fails");
+		return CGS_EXIT_USAGE;
+	}
 	if (!rules_any(&r)) {
 		cgs_err("check: no rule given; see 'cgsched check --help' for --max-throttled-pct and the others");
 		return CGS_EXIT_USAGE;

@@ -58,9 +58,15 @@ static const char usage[] =
 	"  --timeline FILE      also a Perfetto trace of the run (ui.perfetto.dev): a track per\n"
 	"                       cgroup, throttle episodes per CPU, long waits, counters every 0.5 s\n"
 	"  --long-wait DUR      waits at least this long are in the timeline (default 10ms)\n"
+	"  --repeat N           run CMD N times, each in a fresh cgroup with the same limits:\n"
+	"                       the report keeps every run's figures, their medians and\n"
+	"                       intervals (for 'cgsched check --baseline'); the rest of it\n"
+	"                       is the last run's (at most 1000)\n"
+	"  --warmup K           with --repeat: K runs before those, not kept\n"
 	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
 	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
-	"  --baseline OLD.json --max-regression PCT   the rules of 'cgsched check'\n"
+	"  --baseline OLD.json --max-regression PCT, --confidence PCT,\n"
+	"  --junit FILE, --format text|github   the rules of 'cgsched check'\n"
 	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
 	"  --priority P         as for top: cgsched's threads, never CMD (it starts as an\n"
 	"                       ordinary task)\n"
@@ -77,6 +83,7 @@ static const char usage[] =
 	"  cgsched record --cpu-max 25% -- ./bench\n"
 	"  cgsched record --cpu-max 400000/1000000 -o run.json -- make -j8\n"
 	"  cgsched record --check --max-throttled-pct 5 -- ./loadtest\n"
+	"  cgsched record --repeat 10 --warmup 1 --cpu-max 50% -o main.json -- ./bench\n"
 	"  cgsched record --attach /system.slice/nginx.service -d 30s -o nginx.json\n"
 	"  cgsched record --cleanup\n";
 
@@ -87,8 +94,9 @@ struct rec_opts {
 	const char *name, *out, *attach;
 	uint64_t duration_ns;
 	long pid;
+	unsigned repeat, warmup;  /* --repeat (0: one run), --warmup */
 	int pid_fd;          /* pid_watch(pid) */
-	bool quiet, check, cleanup, demand;
+	bool quiet, check, cleanup, demand, has_warmup;
 	struct rules rules;
 	char **cmd;
 };
@@ -177,6 +185,17 @@ static int record_opt(void *ctx, int c, const char *arg)
 	case OPT_CHECK:
 		o->check = true;
 		return 0;
+	case OPT_REPEAT:
+	case OPT_WARMUP:
+		if (parse_u64(arg, c == OPT_REPEAT ? 1 : 0, 1000, &v)) {
+			cgs_err("--%s %s: expected a number of runs from %d to 1000", c == OPT_REPEAT ? "repeat" : "warmup",
+				arg, c == OPT_REPEAT ? 1 : 0);
+			return -1;
+		}
+		*(c == OPT_REPEAT ? &o->repeat : &o->warmup) = (unsigned)v;
+		if (c == OPT_WARMUP)
+			o->has_warmup = true;
+		return 0;
 	case OPT_DEMAND:
 		o->demand = true;
 		return 0;
@@ -202,6 +221,8 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 		{ "demand", no_argument, NULL, OPT_DEMAND },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -231,6 +252,18 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 			return CGS_EXIT_USAGE;
 		}
 		return 0;
+	}
+	if (o->rules.has_conf && !o->repeat && !o->rules.has_regr) {
+		cgs_err("record: --confidence goes with --repeat or --baseline: the intervals' and the test's");
+		return CGS_EXIT_USAGE;
+	}
+	if (o->has_warmup && !o->repeat) {
+		cgs_err("record: --warmup goes with --repeat: runs before the measured ones");
+		return CGS_EXIT_USAGE;
+	}
+	if (o->repeat && (o->attach || o->c.timeline)) {
+		cgs_err("record: --repeat runs a command several times; --attach and --timeline record one run");
+		return CGS_EXIT_USAGE;
 	}
 	if (o->attach) {
 		if (o->cmd) {
@@ -737,6 +770,8 @@ static int record_report(struct rec_run *r, struct json_object *base)
 		ret = 128 + rs->exit_signal;
 	}
 	record_print(stderr, rs);
+	if (rs->repeat)
+		record_repeat_print(stderr, rs->repeat);
 	size_t len;
 	char *text = record_json_text(rs, &len);
 	if (!text) {
@@ -788,8 +823,30 @@ static int record_close(struct rec_run *r, int ret)
 	return ret;
 }
 
-/* The run itself, once the cgroup and the session are there: 0 and the report, or an exit status. */
-static int record_run(struct rec_run *r, struct json_object *base)
+/* Where a run stands in --repeat's: the figures kept so far, and which run this is. */
+struct rec_turn {
+	struct record_repeat *rep; /* NULL: one run, as without --repeat */
+	unsigned i, total, warmup;
+};
+
+/* One line of a run that is not the last of --repeat's. */
+static void turn_line(const struct rec_turn *t, const struct record_fig *f)
+{
+	char a[16], b[16], c[16];
+
+	fprintf(stderr, "cgsched record: %s %u of %u: wall %s, on CPU %s, run-queue p99 %s, throttled %.1f%%\n",
+		t->i < t->warmup ? "warm-up" : "run", t->i < t->warmup ? t->i + 1 : t->i - t->warmup + 1,
+		t->i < t->warmup ? t->warmup : t->total - t->warmup, fmt_duration(a, sizeof(a), f->wall_ns),
+		fmt_duration(b, sizeof(b), f->oncpu_ns), fmt_duration(c, sizeof(c), f->runq_p99_ns), f->thr_pct);
+}
+
+/*
+ * The run itself, once the cgroup and the session are there: 0 and the
+ * report, or an exit status. Of --repeat's runs, all but the last give a
+ * line and their figures (a run that fails or is stopped is reported as
+ * the last: *stop).
+ */
+static int record_run(struct rec_run *r, struct json_object *base, const struct rec_turn *t, bool *stop)
 {
 	sigset_t fwd, old;
 
@@ -802,18 +859,41 @@ static int record_run(struct rec_run *r, struct json_object *base)
 	install_forwarding();
 	if (cgs_stop) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		*stop = true;
 		return session_stopped();
 	}
 	record_begin(r);
 	if (!r->o->attach) {
-		if (run_command(r, &old))
+		if (run_command(r, &old)) {
+			*stop = true;
 			return CGS_EXIT_USAGE;
+		}
 	} else {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		attach_window(r);
 	}
-	if (record_end(r))
+	if (record_end(r)) {
+		*stop = true;
 		return CGS_EXIT_USAGE;
+	}
+	if (t->rep) {
+		bool ok = !r->o->attach && WIFEXITED(r->status) && !WEXITSTATUS(r->status) && !cgs_stop;
+		struct record_fig f;
+		record_fig_of(&r->rs, &f);
+		if (ok && t->i >= t->warmup)
+			t->rep->runs[t->rep->n++] = f;
+		if (ok && t->i + 1 < t->total) {
+			turn_line(t, &f);
+			return 0;
+		}
+		if (ok) {
+			r->rs.repeat = t->rep;
+		} else {
+			cgs_warn("record: %s %u of %u did not end well (below): no summary of the runs", t->i < t->warmup ? "warm-up" : "run",
+				 t->i < t->warmup ? t->i + 1 : t->i - t->warmup + 1, t->i < t->warmup ? t->warmup : t->total - t->warmup);
+		}
+		*stop = true;
+	}
 	return record_report(r, base);
 }
 
@@ -843,11 +923,33 @@ int cmd_record(int argc, char **argv)
 		return left ? CGS_EXIT_FAIL : 0;
 	}
 	/* The baseline before CMD runs: a bad one is bad input, not a failed run. */
-	if (o.rules.baseline && !(base = report_load(o.rules.baseline)))
-		ret = CGS_EXIT_USAGE;
-	else if (!(ret = record_cgroup(&r)) && !(ret = record_trace(&r)))
-		ret = record_run(&r, base);
-	ret = record_close(&r, ret);
+	if (o.rules.baseline && !(base = report_load(o.rules.baseline))) {
+		cgfs_close(&r.s.fs);
+		return CGS_EXIT_USAGE;
+	}
+	struct record_repeat rep = { .warmup = o.warmup, .conf = o.rules.has_conf ? o.rules.confidence : 0.95 };
+	struct rec_turn t = { o.repeat ? &rep : NULL, 0, o.repeat ? o.warmup + o.repeat : 1, o.warmup };
+	if (o.repeat && !(rep.runs = calloc(o.repeat, sizeof(*rep.runs)))) {
+		cgs_err("record: out of memory for %u runs", o.repeat);
+		cgfs_close(&r.s.fs);
+		json_object_put(base);
+		return CGS_EXIT_USAGE;
+	}
+	/* Each run in a fresh cgroup (of the same name) with the same limits, traced afresh. */
+	for (bool stop = false; !stop && t.i < t.total; t.i++) {
+		if (t.i) {
+			r = (struct rec_run){ .o = &o, .claim = -1, .rs = { .exit_status = -1, .exit_signal = -1 } };
+			r.s.fs.mnt_fd = -1;
+			if ((ret = cgfs_open_or_explain(&r.s.fs)))
+				break;
+		}
+		if (!(ret = record_cgroup(&r)) && !(ret = record_trace(&r)))
+			ret = record_run(&r, base, &t, &stop);
+		else
+			stop = true;
+		ret = record_close(&r, ret);
+	}
+	free(rep.runs);
 	json_object_put(base);
 	if (o.pid_fd >= 0)
 		close(o.pid_fd);

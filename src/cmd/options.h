@@ -16,9 +16,10 @@ enum long_opt {
 	/* several commands, each its own meaning */
 	OPT_JSON, OPT_PER_CPU, OPT_METRIC,
 	/* check and record --check (rules_opt) */
-	OPT_MAX_THR, OPT_MAX_P99, OPT_MIN_CPU, OPT_BASELINE, OPT_MAX_REGR,
+	OPT_MAX_THR, OPT_MAX_P99, OPT_MIN_CPU, OPT_BASELINE, OPT_MAX_REGR, OPT_CONFIDENCE, OPT_JUNIT, OPT_FORMAT,
 	/* record */
 	OPT_CPU_MAX, OPT_CPU_WEIGHT, OPT_CPU_BURST, OPT_DEMAND, OPT_NAME, OPT_ATTACH, OPT_PID, OPT_CHECK, OPT_CLEANUP,
+	OPT_REPEAT, OPT_WARMUP,
 	/* enforce */
 	OPT_CONTENTION, OPT_MIN_WAITS, OPT_JOURNAL,
 	/* apply */
@@ -97,6 +98,9 @@ enum long_opt {
 	{ "max-runq-p99", required_argument, NULL, OPT_MAX_P99 },      \
 	{ "min-cpu-pct", required_argument, NULL, OPT_MIN_CPU },       \
 	{ "baseline", required_argument, NULL, OPT_BASELINE },         \
-	{ "max-regression", required_argument, NULL, OPT_MAX_REGR }
+	{ "max-regression", required_argument, NULL, OPT_MAX_REGR },   \
+	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },     \
+	{ "junit", required_argument, NULL, OPT_JUNIT },               \
+	{ "format", required_argument, NULL, OPT_FORMAT }
 
 #endif

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
+#include "lib/atomic_file.h"
+#include "lib/stats.h"
 #include "report/json_out.h"
 #include "report/record.h"
 #include "cmd/commands.h"
@@ -56,6 +59,30 @@ int rules_opt(struct rules *r, int opt, const char *arg)
 			return -1;
 		}
 		r->has_regr = true;
+		return 0;
+	case OPT_CONFIDENCE:
+		if (parse_pct(arg, 99.99, &r->confidence) || r->confidence < 50) {
+			cgs_err("--confidence %s: expected a percentage from 50 to 99.99 (95 = a 5%% chance of a false alarm)", arg);
+			return -1;
+		}
+		r->confidence /= 100;
+		r->has_conf = true;
+		return 0;
+	case OPT_JUNIT: {
+		const char *why;
+		if (output_path_check(arg, &why)) {
+			cgs_err("--junit %s: cannot write there (%s)", arg, why);
+			return -1;
+		}
+		r->junit = arg;
+		return 0;
+	}
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "github")) {
+			cgs_err("--format %s: expected text or github (GitHub Actions' annotations)", arg);
+			return -1;
+		}
+		r->format = strcmp(arg, "text") ? RULES_GITHUB : RULES_TEXT;
 		return 0;
 	}
 	return 1;
@@ -151,15 +178,8 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
  * (missing, null, a string, a boolean, an object) is bad input, never 0:
  * a gate must not pass on a report it cannot read.
  */
-static int field(struct json_object *o, const char *file, const char *a, const char *b, double *out)
+static int number(struct json_object *v, const char *file, const char *name, double *out)
 {
-	struct json_object *v = NULL;
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s%s%s", a, b ? "." : "", b ? b : "");
-	if (json_object_object_get_ex(o, a, &v) && b && !(json_object_is_type(v, json_type_object) &&
-							   json_object_object_get_ex(v, b, &v)))
-		v = NULL;
 	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
 		cgs_err("%s: field %s is %s, not a number; was it written by 'cgsched record -o'?", file, name,
 			!v ? "missing" : json_type_to_name(json_object_get_type(v)));
@@ -175,61 +195,328 @@ static int field(struct json_object *o, const char *file, const char *a, const c
 	return 0;
 }
 
-static int violate(FILE *out, const char *rule, const char *limit, const char *measured)
+static int field(struct json_object *o, const char *file, const char *a, const char *b, double *out)
 {
-	fprintf(out, "FAIL %s: limit %s, measured %s\n", rule, limit, measured);
-	return 1;
+	struct json_object *v = NULL;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s%s%s", a, b ? "." : "", b ? b : "");
+	if (json_object_object_get_ex(o, a, &v) && b && !(json_object_is_type(v, json_type_object) &&
+							   json_object_object_get_ex(v, b, &v)))
+		v = NULL;
+	return number(v, file, name, out);
+}
+
+/* What became of a rule: its name and a line of figures. */
+struct verdict {
+	char rule[64];
+	bool ok, shown;             /* shown: printed in text even when ok (a comparison of repeats) */
+	char text[320];
+};
+
+struct verdicts {
+	struct verdict v[8];
+	size_t n;
+};
+
+static int verdict(struct verdicts *vs, const char *rule, bool ok, bool shown, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int verdict(struct verdicts *vs, const char *rule, bool ok, bool shown, const char *fmt, ...)
+{
+	struct verdict *v = &vs->v[vs->n++];
+	va_list ap;
+
+	snprintf(v->rule, sizeof(v->rule), "%s", rule);
+	v->ok = ok;
+	v->shown = shown;
+	va_start(ap, fmt);
+	vsnprintf(v->text, sizeof(v->text), fmt, ap);
+	va_end(ap);
+	return !ok;
+}
+
+/*
+ * The runs of a report of repeated runs: figure name of each of
+ * repeat.per_run, into *v (malloc'd; *n 0 and *v NULL: not such a report).
+ * -1 after the one error line when it is there and malformed.
+ */
+static int runs_of(struct json_object *o, const char *file, const char *name, double **v, size_t *n)
+{
+	struct json_object *rep, *runs;
+
+	*v = NULL;
+	*n = 0;
+	if (!json_object_object_get_ex(o, "repeat", &rep) || json_object_is_type(rep, json_type_null))
+		return 0;
+	if (!json_object_object_get_ex(rep, "per_run", &runs) || !json_object_is_type(runs, json_type_array) ||
+	    !json_object_array_length(runs)) {
+		cgs_err("%s: field repeat.per_run is not an array of runs; was it written by 'cgsched record --repeat'?", file);
+		return -1;
+	}
+	size_t len = json_object_array_length(runs);
+	if (!(*v = malloc(len * sizeof(**v)))) {
+		cgs_err("%s: out of memory", file);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *run = json_object_array_get_idx(runs, i), *x = NULL;
+		char at[80];
+		snprintf(at, sizeof(at), "repeat.per_run[%zu].%s", i, name);
+		if (!json_object_is_type(run, json_type_object) || !json_object_object_get_ex(run, name, &x))
+			x = NULL;
+		if (number(x, file, at, &(*v)[i])) {
+			free(*v);
+			*v = NULL;
+			return -1;
+		}
+	}
+	*n = len;
+	return 0;
+}
+
+/* A figure a limit is on: the median of the runs where the report has them, else the run's. */
+static int gated(struct json_object *o, const char *file, const char *a, const char *b, const char *run_name,
+		 double *out, size_t *runs)
+{
+	double *v;
+
+	if (runs_of(o, file, run_name, &v, runs))
+		return -1;
+	if (!*runs)
+		return field(o, file, a, b, out);
+	*out = stat_median(v, *runs);
+	free(v);
+	return 0;
+}
+
+static void of_runs(char *buf, size_t n, size_t runs)
+{
+	if (runs)
+		snprintf(buf, n, " (median of %zu runs)", runs);
+	else
+		*buf = 0;
+}
+
+/* Each may grow by at most max_regr_pct over the baseline. */
+static const struct {
+	const char *rule, *a, *b, *run;
+} regr[] = {
+	{ "max-regression wall_ns", "wall_ns", NULL, "wall_ns" },
+	{ "max-regression runq.p99_ns", "runq", "p99_ns", "runq_p99_ns" },
+	{ "max-regression throttle.ns", "throttle", "ns", "thr_ns" },
+};
+
+/*
+ * Both with repeated runs: a regression is a change larger than the limit
+ * that the rank-sum test says is unlikely to be noise at the confidence.
+ * The change is the Hodges-Lehmann shift over the baseline's median.
+ */
+static int regress_runs(const struct rules *r, struct verdicts *vs, size_t i, const double *b, size_t nb,
+			const double *v, size_t nv)
+{
+	struct stat_shift sh;
+	double conf = r->has_conf ? r->confidence : 0.95, alpha = 1 - conf;
+	char m0[16], m1[16], lo[24], hi[24], ch[24];
+
+	int err = stat_compare(b, nb, v, nv, conf, &sh);
+	if (err) {
+		cgs_err("%s: cannot compare %zu and %zu runs: %s", regr[i].rule, nb, nv, strerror(-err));
+		return -1;
+	}
+	double med = stat_median(b, nb), now = stat_median(v, nv);
+	bool sure = sh.p_greater < alpha, big;
+	fmt_duration(m0, sizeof(m0), (uint64_t)med);
+	fmt_duration(m1, sizeof(m1), (uint64_t)now);
+	if (med > 0) {
+		/* Percentages of the baseline's median. */
+		double pct = 100 * sh.shift / med;
+		big = pct > r->max_regr_pct;
+		snprintf(ch, sizeof(ch), "%+.1f%%", pct);
+		snprintf(lo, sizeof(lo), "%+.1f%%", 100 * sh.lo / med);
+		snprintf(hi, sizeof(hi), "%+.1f%%", 100 * sh.hi / med);
+	} else {
+		/* A zero baseline: as for single runs, 1 ms of slack. */
+		big = sh.shift > 1e6;
+		fmt_duration(ch, sizeof(ch), sh.shift > 0 ? (uint64_t)sh.shift : 0);
+		fmt_duration(lo, sizeof(lo), sh.lo > 0 ? (uint64_t)sh.lo : 0);
+		fmt_duration(hi, sizeof(hi), sh.hi > 0 ? (uint64_t)sh.hi : 0);
+	}
+	return verdict(vs, regr[i].rule, !(big && sure), true,
+		       "change %s [%s, %s] (%.1f%% interval), p %.2g %s %.2g; limit +%.1f%%; median %s, baseline %s; %zu and %zu runs",
+		       ch, lo, hi, 100 * sh.coverage, sh.p_greater, sure ? "<" : ">=", alpha, r->max_regr_pct, m1, m0, nv,
+		       nb);
+}
+
+static int evaluate(const struct rules *r, struct json_object *rep, const char *rep_name, struct json_object *base,
+		    const char *base_name, struct verdicts *vs)
+{
+	char l[64], m[64], o[48];
+	size_t runs;
+	double v, b;
+	int n = 0;
+
+	if (r->has_thr) {
+		if (gated(rep, rep_name, "throttle", "pct", "thr_pct", &v, &runs))
+			return -1;
+		of_runs(o, sizeof(o), runs);
+		snprintf(l, sizeof(l), "%.2f%%", r->max_thr_pct);
+		snprintf(m, sizeof(m), "%.2f%%", v);
+		n += verdict(vs, "max-throttled-pct", v <= r->max_thr_pct, false, "limit %s, measured %s%s", l, m, o);
+	}
+	if (r->has_p99) {
+		if (gated(rep, rep_name, "runq", "p99_ns", "runq_p99_ns", &v, &runs))
+			return -1;
+		of_runs(o, sizeof(o), runs);
+		fmt_duration(l, sizeof(l), r->max_p99_ns);
+		fmt_duration(m, sizeof(m), (uint64_t)v);
+		n += verdict(vs, "max-runq-p99", v <= r->max_p99_ns, false, "limit %s, measured %s%s", l, m, o);
+	}
+	if (r->has_cpu) {
+		if (gated(rep, rep_name, "cpu_pct", NULL, "cpu_pct", &v, &runs))
+			return -1;
+		of_runs(o, sizeof(o), runs);
+		snprintf(l, sizeof(l), "%.2f%%", r->min_cpu_pct);
+		snprintf(m, sizeof(m), "%.2f%%", v);
+		n += verdict(vs, "min-cpu-pct", v >= r->min_cpu_pct, false, "limit %s, measured %s%s", l, m, o);
+	}
+	for (size_t i = 0; r->has_regr && i < ARRAY_SIZE(regr); i++) {
+		double *bs, *vs_;
+		size_t nb, nv;
+		if (runs_of(base, base_name, regr[i].run, &bs, &nb))
+			return -1;
+		if (runs_of(rep, rep_name, regr[i].run, &vs_, &nv)) {
+			free(bs);
+			return -1;
+		}
+		/* Two runs or more on both sides: distributions; else one figure against one. */
+		if (nb >= 2 && nv >= 2) {
+			int k = regress_runs(r, vs, i, bs, nb, vs_, nv);
+			free(bs);
+			free(vs_);
+			if (k < 0)
+				return -1;
+			n += k;
+			continue;
+		}
+		free(bs);
+		free(vs_);
+		if (field(base, base_name, regr[i].a, regr[i].b, &b) || field(rep, rep_name, regr[i].a, regr[i].b, &v))
+			return -1;
+		double lim = b * (1 + r->max_regr_pct / 100.0);
+		snprintf(l, sizeof(l), "%.0f (baseline %.0f + %.1f%%)", lim, b, r->max_regr_pct);
+		snprintf(m, sizeof(m), "%.0f", v);
+		/* A zero baseline allows no growth at all but noise: 1 ms of slack. */
+		n += verdict(vs, regr[i].rule, v <= lim + (b == 0 ? 1e6 : 0), false, "limit %s, measured %s", l, m);
+	}
+	return n;
+}
+
+/* GitHub Actions' workflow commands: %, CR and LF escaped in a message; also : and , in a property. */
+static void gh_escape(FILE *out, const char *s, bool property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			fputs("%25", out);
+		else if (*s == '\r')
+			fputs("%0D", out);
+		else if (*s == '\n')
+			fputs("%0A", out);
+		else if (property && *s == ':')
+			fputs("%3A", out);
+		else if (property && *s == ',')
+			fputs("%2C", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			/* XML 1.0 has no place for other control characters. */
+			fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' ? '?' : *s, f);
+		}
+	}
+}
+
+/* One test case per rule, in a suite named for the report; whole or not at all. */
+static int write_junit(const char *path, const struct verdicts *vs, const char *rep_name, int failed)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct atomic_file af;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cgsched check\" tests=\"%zu\" failures=\"%d\">\n",
+		vs->n, failed);
+	fputs("  <testsuite name=\"", f);
+	xml_escape(f, rep_name);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%d\">\n", vs->n, failed);
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct verdict *v = &vs->v[i];
+		fputs("    <testcase classname=\"cgsched.check\" name=\"", f);
+		xml_escape(f, v->rule);
+		fputs("\">\n", f);
+		fputs(v->ok ? "      <system-out>" : "      <failure type=\"cgsched check\" message=\"", f);
+		xml_escape(f, v->text);
+		fputs(v->ok ? "</system-out>\n" : "\"/>\n", f);
+		fputs("    </testcase>\n", f);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (!(err = atomic_file_open(&af, path, 0644, false))) {
+		err = atomic_file_write(&af, buf, len);
+		int cerr = atomic_file_close(&af, !err);
+		err = err ? err : cerr;
+	}
+	free(buf);
+	return err;
 }
 
 int rules_eval(const struct rules *r, struct json_object *rep, const char *rep_name, struct json_object *base,
 	       const char *base_name, FILE *out)
 {
-	char l[64], m[64];
-	double v, b;
-	int n = 0;
+	struct verdicts vs = { .n = 0 };
+	int n = evaluate(r, rep, rep_name, base, base_name, &vs);
 
-	if (r->has_thr) {
-		if (field(rep, rep_name, "throttle", "pct", &v))
-			return -1;
-		snprintf(l, sizeof(l), "%.2f%%", r->max_thr_pct);
-		snprintf(m, sizeof(m), "%.2f%%", v);
-		if (!(v <= r->max_thr_pct))
-			n += violate(out, "max-throttled-pct", l, m);
+	if (n < 0)
+		return -1;
+	for (size_t i = 0; i < vs.n; i++) {
+		const struct verdict *v = &vs.v[i];
+		if (r->format == RULES_GITHUB) {
+			if (v->ok && !v->shown)
+				continue;
+			fprintf(out, "::%s title=", v->ok ? "notice" : "error");
+			gh_escape(out, "cgsched check ", true);
+			gh_escape(out, v->rule, true);
+			fputs("::", out);
+			gh_escape(out, v->text, false);
+			gh_escape(out, " (", false);
+			gh_escape(out, rep_name, false);
+			fputs(")\n", out);
+		} else if (!v->ok || v->shown) {
+			fprintf(out, "%s %s: %s\n", v->ok ? "ok" : "FAIL", v->rule, v->text);
+		}
 	}
-	if (r->has_p99) {
-		if (field(rep, rep_name, "runq", "p99_ns", &v))
+	if (r->junit) {
+		int err = write_junit(r->junit, &vs, rep_name, n);
+		if (err) {
+			cgs_err("--junit %s: cannot write there (%s)", r->junit, strerror(-err));
 			return -1;
-		fmt_duration(l, sizeof(l), r->max_p99_ns);
-		fmt_duration(m, sizeof(m), (uint64_t)v);
-		if (!(v <= r->max_p99_ns))
-			n += violate(out, "max-runq-p99", l, m);
-	}
-	if (r->has_cpu) {
-		if (field(rep, rep_name, "cpu_pct", NULL, &v))
-			return -1;
-		snprintf(l, sizeof(l), "%.2f%%", r->min_cpu_pct);
-		snprintf(m, sizeof(m), "%.2f%%", v);
-		if (!(v >= r->min_cpu_pct))
-			n += violate(out, "min-cpu-pct", l, m);
-	}
-	if (r->has_regr) {
-		/* Each may grow by at most max_regr_pct over the baseline. */
-		static const struct {
-			const char *rule, *a, *b;
-		} m3[] = {
-			{ "max-regression wall_ns", "wall_ns", NULL },
-			{ "max-regression runq.p99_ns", "runq", "p99_ns" },
-			{ "max-regression throttle.ns", "throttle", "ns" },
-		};
-		for (size_t i = 0; i < ARRAY_SIZE(m3); i++) {
-			if (field(base, base_name, m3[i].a, m3[i].b, &b) || field(rep, rep_name, m3[i].a, m3[i].b, &v))
-				return -1;
-			double lim = b * (1 + r->max_regr_pct / 100.0);
-			snprintf(l, sizeof(l), "%.0f (baseline %.0f + %.1f%%)", lim, b, r->max_regr_pct);
-			snprintf(m, sizeof(m), "%.0f", v);
-			/* A zero baseline allows no growth at all but noise: 1 ms of slack. */
-			if (!(v <= lim + (b == 0 ? 1e6 : 0)))
-				n += violate(out, m3[i].rule, l, m);
 		}
 	}
 	return n;

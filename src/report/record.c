@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -6,6 +7,7 @@
 
 #include "kernel/runtime_state.h"
 #include "lib/cgname.h"
+#include "lib/stats.h"
 #include "report/hist.h"
 #include "report/json_out.h"
 #include "report/record.h"
@@ -178,6 +180,128 @@ static const struct cgname *record_who(const struct record_summary *rs, struct c
 	return cgname_known(who) ? who : NULL;
 }
 
+void record_fig_of(const struct record_summary *rs, struct record_fig *f)
+{
+	*f = (struct record_fig){
+		.wall_ns = rs->wall_ns,
+		.oncpu_ns = rs->c.oncpu_ns,
+		.runq_p50_ns = (uint64_t)pctl(rs->c.runq_slots, 50, rs->runq_max_ns),
+		.runq_p99_ns = (uint64_t)pctl(rs->c.runq_slots, 99, rs->runq_max_ns),
+		.thr_ns = rs->c.thr_ns,
+		.cpu_pct = record_cpu_pct(rs),
+		.thr_pct = record_thr_pct(rs),
+	};
+}
+
+/* record --repeat's figures, by the names of the report and check (docs/json.md, "repeat"). */
+static const struct {
+	const char *name, *label;
+	bool ns;
+	size_t off;
+} rep_figs[] = {
+#define FIG_U(x, label) { #x, label, true, offsetof(struct record_fig, x) }
+#define FIG_D(x, label) { #x, label, false, offsetof(struct record_fig, x) }
+	FIG_U(wall_ns, "wall time"),
+	FIG_U(oncpu_ns, "on CPU"),
+	FIG_D(cpu_pct, "CPU % of one"),
+	FIG_U(runq_p50_ns, "run-queue p50"),
+	FIG_U(runq_p99_ns, "run-queue p99"),
+	FIG_D(thr_pct, "throttled %"),
+	FIG_U(thr_ns, "throttled"),
+#undef FIG_U
+#undef FIG_D
+};
+
+static double fig_value(const struct record_fig *f, size_t k)
+{
+	const char *p = (const char *)f + rep_figs[k].off;
+
+	return rep_figs[k].ns ? (double)*(const uint64_t *)p : *(const double *)p;
+}
+
+/* Figure k of every run, into v (rep->n of them). */
+static void fig_column(const struct record_repeat *rep, size_t k, double *v)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		v[i] = fig_value(&rep->runs[i], k);
+}
+
+static void repeat_json(struct jw *w, const struct record_repeat *rep)
+{
+	double *v = malloc((rep->n ? rep->n : 1) * sizeof(*v));
+
+	jw_kobject(w, "repeat");
+	jw_ku64(w, "runs", rep->n);
+	jw_ku64(w, "warmup", rep->warmup);
+	jw_kdouble(w, "confidence", rep->conf);
+	jw_kstring(w, "interval", "order statistics");
+	jw_karray(w, "per_run");
+	for (size_t i = 0; i < rep->n; i++) {
+		jw_object(w);
+		for (size_t k = 0; k < ARRAY_SIZE(rep_figs); k++) {
+			if (rep_figs[k].ns)
+				jw_ku64(w, rep_figs[k].name, (uint64_t)fig_value(&rep->runs[i], k));
+			else
+				jw_kdouble(w, rep_figs[k].name, fig_value(&rep->runs[i], k));
+		}
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_kobject(w, "summary");
+	for (size_t k = 0; v && rep->n && k < ARRAY_SIZE(rep_figs); k++) {
+		struct stat_summary st;
+		fig_column(rep, k, v);
+		if (stat_summarize(v, rep->n, rep->conf, &st))
+			continue;
+		jw_kobject(w, rep_figs[k].name);
+		jw_kdouble(w, "median", st.median);
+		jw_kdouble(w, "min", st.min);
+		jw_kdouble(w, "max", st.max);
+		jw_kdouble(w, "ci_low", st.lo);
+		jw_kdouble(w, "ci_high", st.hi);
+		jw_kdouble(w, "ci_coverage", st.coverage);
+		jw_end_object(w);
+	}
+	jw_end_object(w);
+	jw_end_object(w);
+	free(v);
+}
+
+void record_repeat_print(FILE *f, const struct record_repeat *rep)
+{
+	double *v = malloc((rep->n ? rep->n : 1) * sizeof(*v));
+	char a[16], b[16], c[16], d[16], e[16];
+
+	if (!v || !rep->n) {
+		free(v);
+		return;
+	}
+	fprintf(f, "\n %zu runs (and %zu to warm up); medians with their %.0f%% intervals (order statistics)\n\n",
+		rep->n, rep->warmup, 100 * rep->conf);
+	fprintf(f, "  %-16s %12s  %25s  %12s %12s\n", "", "median", "interval", "min", "max");
+	for (size_t k = 0; k < ARRAY_SIZE(rep_figs); k++) {
+		struct stat_summary st;
+		fig_column(rep, k, v);
+		if (stat_summarize(v, rep->n, rep->conf, &st))
+			break;
+		char iv[40];
+		if (rep_figs[k].ns) {
+			snprintf(iv, sizeof(iv), "[%s, %s]", fmt_duration(b, sizeof(b), (uint64_t)st.lo),
+				 fmt_duration(c, sizeof(c), (uint64_t)st.hi));
+			fprintf(f, "  %-16s %12s  %25s  %12s %12s\n", rep_figs[k].label,
+				fmt_duration(a, sizeof(a), (uint64_t)st.median), iv,
+				fmt_duration(d, sizeof(d), (uint64_t)st.min), fmt_duration(e, sizeof(e), (uint64_t)st.max));
+		} else {
+			snprintf(iv, sizeof(iv), "[%.2f, %.2f]", st.lo, st.hi);
+			fprintf(f, "  %-16s %12.2f  %25s  %12.2f %12.2f\n", rep_figs[k].label, st.median, iv, st.min, st.max);
+		}
+		if (k == 0 && st.coverage < rep->conf)
+			fprintf(f, "  %-16s (%zu runs cover the median at %.1f%% at most: more runs for %.0f%%)\n", "",
+				rep->n, 100 * st.coverage, 100 * rep->conf);
+	}
+	free(v);
+}
+
 void record_json(struct jw *w, const struct record_summary *rs)
 {
 	struct cgname who;
@@ -285,6 +409,8 @@ void record_json(struct jw *w, const struct record_summary *rs)
 	jw_key(w, "episodes");
 	json_episodes(w, &rs->ep);
 	jw_ku64(w, "episodes_truncated", rs->ep.truncated);
+	if (rs->repeat)
+		repeat_json(w, rs->repeat);
 	jw_end_object(w);
 }
 

@@ -19,6 +19,19 @@
 #define CGS_RECORD_SCHEMA "cgsched/record"
 #define CGS_RECORD_VERSION 2
 
+/* One run's figures, of those record --repeat keeps of every run (and check compares). */
+struct record_fig {
+	uint64_t wall_ns, oncpu_ns, runq_p50_ns, runq_p99_ns, thr_ns;
+	double cpu_pct, thr_pct;
+};
+
+/* The figures of record --repeat's measured runs (the warm-ups are not kept). */
+struct record_repeat {
+	size_t n, warmup;
+	double conf;                /* of the medians' intervals */
+	struct record_fig *runs;
+};
+
 struct record_summary {
 	struct trace_info ti;       /* where and how */
 	char *const *argv;          /* the command, NULL-terminated; NULL with --attach */
@@ -52,7 +65,13 @@ struct record_summary {
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 	struct period_stats per;    /* its own quota's throttling period by period (record_periods) */
 	const struct demand_series *demand; /* its CPU demand period by period; NULL: none read */
+	const struct record_repeat *repeat; /* record --repeat: every run's figures; NULL: one run */
 };
+
+/* The figures a run keeps for --repeat, after record_aggregate. */
+void record_fig_of(const struct record_summary *rs, struct record_fig *f);
+/* record --repeat's summary: a median, its interval, min and max for each figure, on f. */
+void record_repeat_print(FILE *f, const struct record_repeat *rep);
 
 /*
  * The traced cgroup (id) throttled period by period over the run, from
