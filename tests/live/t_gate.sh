@@ -44,9 +44,12 @@ test_gate_repeat_report() {
 	# 6 runs: [x(1), x(6)] covers the median with 1 - 2/64.
 	jq -e '.repeat.summary.wall_ns.ci_coverage - (1 - 2 / 64) | fabs < 1e-9' "$TMP/r.json" >/dev/null ||
 		fail "coverage of 6 runs: $(jq .repeat.summary.wall_ns.ci_coverage "$TMP/r.json")"
-	# Each run did the work asked: its on-CPU time is the spin's 100 ms (and the
-	# tracer's resolution: ~1 ms of the thread's start and exit around it).
-	jq -e '[.repeat.per_run[].oncpu_ns] | all(. >= 99000000 and . <= 103000000)' "$TMP/r.json" >/dev/null ||
+	# Each run did the work asked: at least the spin's 100 ms of its own
+	# thread's CPU time, and the same work each time: the runs within 5 ms
+	# of each other (what is not the spin is the process's start and exit:
+	# ~0.1 ms a run here, 5-7 ms in the emulated 6.1 guest, where the
+	# spread of six runs was 1.9 ms).
+	jq -e '[.repeat.per_run[].oncpu_ns] | all(. >= 100000000) and (max - min) <= 5000000' "$TMP/r.json" >/dev/null ||
 		fail "on CPU per run: $(jq -c '[.repeat.per_run[].oncpu_ns]' "$TMP/r.json")"
 	# A report of runs is held to a limit by its medians.
 	"$CGSCHED" check "$TMP/r.json" --max-throttled-pct 1 >"$TMP/o"; rc=$?
@@ -138,7 +141,15 @@ test_gate_junit_and_github() {
 	[ "$(grep -c '^::error title=cgsched check max-throttled-pct::limit 5.00%25, measured [0-9.]*%25 (' "$TMP/o")" = 1 ] ||
 		fail "no annotation for the broken rule"
 	[ "$(grep -c '^::' "$TMP/o")" = 1 ] || fail "annotations for rules that held"
-	python3 - "$TMP/j.xml" <<'EOF' || fail "the JUnit file"
+	# The file's structure: three cases in one suite, one failed, by name.
+	[ "$(grep -c '<testcase classname="cgsched.check" name="[a-z0-9-]*">' "$TMP/j.xml")" = 3 ] &&
+		grep -q '<testsuites name="cgsched check" tests="3" failures="1">' "$TMP/j.xml" &&
+		[ "$(grep -c '<failure ' "$TMP/j.xml")" = 1 ] &&
+		grep -A1 'name="max-throttled-pct"' "$TMP/j.xml" | grep -q '<failure type="cgsched check" message="limit 5.00%, measured ' ||
+		fail "the JUnit file's cases"
+	# And it is XML a parser takes, where there is one (the guests have no python3).
+	if command -v python3 >/dev/null; then
+		python3 - "$TMP/j.xml" <<'EOF' || fail "the JUnit file does not parse"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 cases = root.findall("./testsuite/testcase")
@@ -149,6 +160,7 @@ assert names == ["max-throttled-pct", "max-runq-p99", "min-cpu-pct"], names
 assert failed == ["max-throttled-pct"], failed
 print("junit: 3 cases, failed:", failed)
 EOF
+	fi
 	# Within the limits: an empty failure list, exit 0.
 	"$CGSCHED" check "$TMP/thr.json" --max-throttled-pct 100 --junit "$TMP/k.xml" >/dev/null || fail "should pass"
 	grep -q 'failures="0"' "$TMP/k.xml" || fail "a passing run's JUnit file: $(cat "$TMP/k.xml")"
