@@ -58,8 +58,8 @@ PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc
-all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/bench-readmodel $(OUTPUT)/scx_min
+.PHONY: man all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc
+all: cgsched $(OUTPUT)/cgsched.8 $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/bench-readmodel $(OUTPUT)/scx_min
 
 # --- Debian packages ------------------------------------------------------
 # Build: clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev
@@ -67,13 +67,13 @@ all: cgsched $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT
 # (top's screen); tests: tmux (the screen's),
 # libcriterion-dev stress-ng jq gojq, prometheus curl openssl perl (export's), libclang-rt-dev (ASan, UBSan,
 # libFuzzer); the second kernel: qemu-system-x86
-# busybox-static cpio; bench: linux-perf libbpf-tools (runqlat). Only missing
-# ones are installed, after one update.
+# busybox-static cpio; bench: linux-perf libbpf-tools (runqlat); the man page:
+# groff-base. Only missing ones are installed, after one update.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq gojq \
 	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
 	libprotobuf-c-dev protobuf-c-compiler python3-venv libncurses-dev tmux \
 	pkg-config make gcc libcriterion-dev stress-ng \
-	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev
+	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev groff-base
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
 	$(Q)$(MAKE) -s $(VENV)/ok
@@ -225,7 +225,8 @@ kernels-doc:
 # The binary, the exporter's and the watch's systemd units (with the binary's path) and the docs they point to.
 SYSTEMD_UNITDIR ?= /etc/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/cgsched
-install: cgsched
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+install: cgsched $(OUTPUT)/cgsched.8
 	install -D -m 0755 cgsched $(DESTDIR)$(PREFIX)/sbin/cgsched
 	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(DOCDIR)
 	for u in cgsched-export cgsched-watch; do \
@@ -234,6 +235,14 @@ install: cgsched
 		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$$u.service || exit 1; \
 	done
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -D -m 0644 $(OUTPUT)/cgsched.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgsched.8
+	install -D -m 0644 dist/cgsched.bash $(DESTDIR)$(BASHCOMPDIR)/cgsched
+
+# The man page: its own text and each command's --help (dist/man/mkman.sh).
+man: $(OUTPUT)/cgsched.8
+$(OUTPUT)/cgsched.8: cgsched dist/man/cgsched.8.in dist/man/mkman.sh
+	$(call msg,MAN,$@)
+	$(Q)sh dist/man/mkman.sh ./cgsched dist/man/cgsched.8.in $@
 
 clean:
 	rm -rf $(OUTPUT) cgsched

@@ -192,11 +192,36 @@ static bool takes_value(const struct cmd_spec *s, int c)
 	return false;
 }
 
+/*
+ * --list-options, alone: the options of the table, a line each ("--name",
+ * "--name=" when it takes a value, "-x"), for the completion script and
+ * the man page's test (dist/): they read the parser's own table.
+ */
+static void list_options(const struct cmd_spec *s)
+{
+	for (const struct option *o = s->longs; o->name; o++) {
+		/* An old name of an option listed before it (--backend) is taken, not offered. */
+		bool alias = false;
+		for (const struct option *p = s->longs; p < o && !alias; p++)
+			alias = p->val == o->val && !p->flag && !o->flag;
+		if (!alias)
+			printf("--%s%s\n", o->name, o->has_arg == required_argument ? "=" : "");
+	}
+	for (const char *p = s->shorts + (s->shorts[0] == '+'); *p; p++)
+		if (*p != ':')
+			printf("-%c\n", *p);
+}
+
 int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 {
 	char shorts[64];
 	bool seen[512] = { false };
 	int c, r;
+
+	if (argc == 2 && !strcmp(argv[1], "--list-options")) {
+		list_options(s);
+		exit(0);
+	}
 
 	/* A ':' first (after a '+'): a missing value is ':', told apart from an unknown option. */
 	snprintf(shorts, sizeof(shorts), "%s:%s", s->shorts[0] == '+' ? "+" : "",
@@ -289,6 +314,9 @@ int exporter_opt(struct exporter_opts *o, int c, const char *arg)
 			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);
 			return -1;
 		}
+		return 0;
+	case OPT_HEALTH_OPEN:
+		o->health_open = true;
 		return 0;
 	}
 	return 1;

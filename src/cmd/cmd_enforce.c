@@ -52,6 +52,7 @@ static const char usage[] =
 	"  --journal JOURNAL       the journal (default " JOURNAL_DEFAULT ";\n"
 	"                          its lock: JOURNAL.lock)\n"
 	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
+	"                          (not --cgroup: contention is judged across every cgroup)\n"
 	"  --priority P            as for top (with --listen, the HTTP thread too)\n"
 	"  -v, --verbose\n"
 	"\n"

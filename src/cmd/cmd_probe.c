@@ -17,7 +17,10 @@
 static const char usage[] =
 	"Usage: cgsched probe [--json] [-v]\n"
 	"Load and attach every backend once, detach, and report which ones this\n"
-	"kernel accepts and where the cpu controller is mounted.\n";
+	"kernel accepts and where the cpu controller is mounted.\n"
+	"\n"
+	"  --json         one JSON object\n"
+	"  -v, --verbose  libbpf's messages\n";
 
 /* --json: each kind's array written as the probes come (they may come mixed), put together at the end. */
 struct probe_list {

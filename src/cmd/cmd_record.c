@@ -68,6 +68,7 @@ static const char usage[] =
 	"  --baseline OLD.json --max-regression PCT, --confidence PCT,\n"
 	"  --junit FILE, --format text|github   the rules of 'cgsched check'\n"
 	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
+	"                       (not --cgroup: record traces its own cgroup, or --attach PATH)\n"
 	"  --priority P         as for top: cgsched's threads, never CMD (it starts as an\n"
 	"                       ordinary task)\n"
 	"  -q, --quiet          no live status line\n"

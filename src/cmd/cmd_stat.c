@@ -22,6 +22,7 @@ static const char usage[] =
 	"  --limited    only cgroups with a quota\n"
 	"  --json       one JSON object\n"
 	"  -t, --timing how long the read took, on stderr\n"
+	"  -v, --verbose  libbpf's messages\n"
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched stat --limited\n"

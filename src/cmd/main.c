@@ -71,6 +71,11 @@ int main(int argc, char **argv)
 	} else if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("cgsched %s\n", CGS_VERSION);
 		return 0;
+	} else if (argc == 2 && !strcmp(argv[1], "--list-commands")) {
+		/* For the completion script (dist/cgsched.bash): the table, a name a line. */
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+			puts(commands[i].name);
+		return 0;
 	}
 	if (!cmd->stops) {
 		stop_init(false);

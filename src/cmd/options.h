@@ -35,7 +35,7 @@ enum long_opt {
 	/* export (cmd_export.c) */
 	OPT_NO_CAUSES,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
-	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS,
+	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS, OPT_HEALTH_OPEN,
 	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them); watch its own --long-wait */
 	OPT_TIMELINE, OPT_LONG_WAIT,
 	/* watch */
@@ -83,7 +83,8 @@ enum long_opt {
 	{ "listen", required_argument, NULL, OPT_LISTEN },                 \
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },         \
 	{ "grace", required_argument, NULL, OPT_GRACE },                   \
-	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }
+	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }, \
+	{ "health-without-auth", no_argument, NULL, OPT_HEALTH_OPEN }
 
 #define EXPORT_OPTS_HELP                                                                         \
 	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
@@ -91,7 +92,9 @@ enum long_opt {
 	"      --web-config FILE    TLS and basic auth, as the Prometheus exporters' web config\n"    \
 	"                           file (docs/metrics.md)\n"                                          \
 	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
-	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n"
+	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n" \
+	"      --health-without-auth  /healthz and /readyz answered without --web-config's\n"      \
+	"                           passwords (for probes; they tell only ok or why not)\n"
 
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \

@@ -107,7 +107,13 @@ struct exporter {
 	uint64_t last_check_ns;
 	double start_time;
 	uint64_t episodes_lost; /* arrived while the tracer's list was full: periods they began not counted */
+	/* /readyz: the command's loop, and the drops seen at its last looks */
+	uint64_t tick_ns;       /* its last exporter_tick */
+	uint64_t drops[CGS_DROP__COUNT], drops_rose_ns;
+	uint64_t rose_by[CGS_DROP__COUNT]; /* at the last look that saw a rise: by how much each */
 };
+
+static int health(void *ctx, bool ready, char *buf, size_t n);
 
 void exporter_opts_init(struct exporter_opts *o)
 {
@@ -548,7 +554,8 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 	struct http_opts ho = {
 		.listen = x->o.listen,
 		.wc = x->have_wc ? &x->wc[0] : NULL,
-		.src = { .open = answer_open, .read = answer_read, .close = answer_close, .ctx = x },
+		.src = { .open = answer_open, .read = answer_read, .close = answer_close, .health = health,
+			 .health_open = x->o.health_open, .ctx = x },
 	};
 	if (http_start(&x->http, &ho, err, sizeof(err))) {
 		cgs_err("%s", err);
@@ -589,14 +596,85 @@ void exporter_unlock(struct exporter *x)
 		pthread_mutex_unlock(&x->lock);
 }
 
+/* The drop counters now against the last look: a rise is remembered for /readyz. Under the lock. */
+static void look_at_drops(struct exporter *x, uint64_t now)
+{
+	uint64_t d[CGS_DROP__COUNT];
+
+	if (snapshot_read_drops(&x->s->tr, d))
+		return;
+	bool rose = false;
+	for (int i = 0; i < CGS_DROP__COUNT; i++)
+		rose |= x->tick_ns && d[i] > x->drops[i];
+	for (int i = 0; rose && i < CGS_DROP__COUNT; i++)
+		x->rose_by[i] = d[i] > x->drops[i] ? d[i] - x->drops[i] : 0;
+	/* The first look sets the base: drops before serving began are the metrics' to tell. */
+	if (rose)
+		x->drops_rose_ns = now;
+	memcpy(x->drops, d, sizeof(d));
+}
+
+/* How long a drop keeps /readyz at 503, and how long the loop may be silent. */
+#define READY_DROP_NS (60 * 1000000000ULL)
+#define READY_TICK_NS (10 * 1000000000ULL)
+
+/*
+ * /healthz: the server answers (this runs on its thread). /readyz: the
+ * programs attached, the command's loop alive (it ticks every second),
+ * and no event dropped in the last minute (looked at every 5 s): figures
+ * a scrape gets now are whole.
+ */
+static int health(void *ctx, bool ready, char *buf, size_t n)
+{
+	struct exporter *x = ctx;
+	uint64_t now = now_ns();
+	int bad = 0;
+
+	if (!ready) {
+		snprintf(buf, n, "ok\n");
+		return 0;
+	}
+	exporter_lock(x);
+	if (!x->s) {
+		bad = snprintf(buf, n, "not ready: not tracing yet\n");
+	} else if (!x->tick_ns) {
+		bad = snprintf(buf, n, "not ready: starting (the command's loop has not run yet)\n");
+	} else if (now - x->tick_ns > READY_TICK_NS) {
+		bad = snprintf(buf, n, "not ready: the command's loop last ran %.0f s ago\n", (now - x->tick_ns) / 1e9);
+	} else if (x->drops_rose_ns && now - x->drops_rose_ns < READY_DROP_NS) {
+		/* Every counter that rose, by how much, at the last look that saw it. */
+		size_t at = (size_t)snprintf(buf, n, "not ready: drops rose %.0f s ago:", (now - x->drops_rose_ns) / 1e9);
+		for (int i = 0; i < CGS_DROP__COUNT && at < n; i++)
+			if (x->rose_by[i])
+				at += (size_t)snprintf(buf + at, n - at, " %s +%llu", drop_name(i),
+						       (unsigned long long)x->rose_by[i]);
+		if (at < n)
+			snprintf(buf + at, n - at, " (figures incomplete; see cgsched_drops_total)\n");
+		bad = 1;
+	} else {
+		snprintf(buf, n, "ready: tracing, the loop ran %.1f s ago, no drop in the last minute\n",
+			 (now - x->tick_ns) / 1e9);
+	}
+	exporter_unlock(x);
+	return bad ? 1 : 0;
+}
+
 void exporter_tick(struct exporter *x)
 {
 	uint64_t now = now_ns();
 
 	/* A stat per cgroup: every 5 s is enough for a grace period of minutes. */
-	if (!x || !x->s || now - x->last_check_ns < 5000000000ULL)
+	if (!x || !x->s)
 		return;
+	if (now - x->last_check_ns < 5000000000ULL) {
+		exporter_lock(x);
+		x->tick_ns = now;
+		exporter_unlock(x);
+		return;
+	}
 	exporter_lock(x);
+	look_at_drops(x, now);
+	x->tick_ns = now;
 	x->last_check_ns = now;
 	/* No answer in flight shows a cgroup's labels or name: they may go. */
 	bool quiet = !x->answering;

@@ -21,6 +21,7 @@ struct exporter_opts {
 	const char *web_config;      /* NULL: plain HTTP, no authentication */
 	uint64_t grace_ns;           /* how long a removed cgroup's series stay */
 	uint64_t top_preemptors;     /* per cgroup */
+	bool health_open;            /* /healthz and /readyz without authentication */
 };
 
 void exporter_opts_init(struct exporter_opts *o);

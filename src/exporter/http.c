@@ -345,13 +345,33 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 	return ret;
 }
 
+/* /healthz or /readyz: the source's verdict, 200 or 503, its line as the body. */
+static enum MHD_Result health(struct http_server *s, struct MHD_Connection *c, bool ready)
+{
+	char buf[256];
+	int bad = s->src.health(s->src.ctx, ready, buf, sizeof(buf));
+	char *body = strdup(buf);
+
+	if (!body)
+		return MHD_NO;
+	return answer(c, bad ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK, "text/plain; charset=utf-8", body,
+		      strlen(body), true);
+}
+
+static bool health_url(const char *url, bool *ready)
+{
+	*ready = !strcmp(url, "/readyz");
+	return *ready || !strcmp(url, "/healthz");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_len, void **req)
 {
 	static char landing[] = "<html><head><title>cgsched</title></head><body><h1>cgsched export</h1>"
 				"<p><a href=\"/metrics\">/metrics</a>: the scheduler's treatment of each cgroup "
-				"(docs/metrics.md).</p></body></html>\n";
-	static char not_found[] = "404 not found: cgsched serves /metrics\n";
+				"(docs/metrics.md); <a href=\"/healthz\">/healthz</a> and "
+				"<a href=\"/readyz\">/readyz</a>: its health.</p></body></html>\n";
+	static char not_found[] = "404 not found: cgsched serves /metrics, /healthz and /readyz\n";
 	static char bad_method[] = "405 method not allowed: GET or HEAD\n";
 	static char denied[] = "401 unauthorized\n";
 	static char busy[] = "503 busy: too many passwords to check just now; one that checked before goes on\n";
@@ -366,6 +386,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		*upload_len = 0; /* a body is ignored, not an error */
 		return MHD_YES;
 	}
+	bool ready, is_health = s->src.health && health_url(url, &ready);
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	/* Probes that carry no password, where the user asked for it (--health-without-auth). */
+	if (is_health && s->src.health_open && get)
+		return health(s, c, ready);
 	/* Authentication first: an unauthorised client learns nothing, not even which paths exist. */
 	enum webauth a = authorised(s, c);
 	if (a == WEBAUTH_BUSY)
@@ -379,9 +404,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		MHD_destroy_response(r);
 		return ret;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (!get)
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bad_method,
 			      strlen(bad_method), false);
+	if (is_health)
+		return health(s, c, ready);
 	if (!strcmp(url, "/"))
 		return answer(c, MHD_HTTP_OK, "text/html; charset=utf-8", landing, strlen(landing), false);
 	if (strcmp(url, "/metrics"))

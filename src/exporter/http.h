@@ -7,6 +7,7 @@
 #ifndef CGS_HTTP_H
 #define CGS_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -27,6 +28,12 @@ struct http_source {
 	/* Up to max bytes of it into buf: their count; 0 at its end; -1 if it failed (the body is cut short). */
 	ssize_t (*read)(void *answer, char *buf, size_t max);
 	void (*close)(void *answer);
+	/*
+	 * /healthz (ready false: is it serving) and /readyz (true: is what it
+	 * serves sound): 0, or not (503); a line saying so, or why not, into buf.
+	 */
+	int (*health)(void *ctx, bool ready, char *buf, size_t n);
+	bool health_open;            /* those two answered without authentication */
 	void *ctx;
 };
 

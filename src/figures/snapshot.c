@@ -580,6 +580,20 @@ int snapshot_read_light(struct tracer *tr, struct snapshot *s, bool per_cpu)
 	return read_snapshot(tr, s, per_cpu, NULL, false, true, true);
 }
 
+int snapshot_read_drops(struct tracer *tr, uint64_t drops[CGS_DROP__COUNT])
+{
+	struct snapshot s = {};
+	struct tracer_view v;
+	int err;
+
+	if ((err = tracer_begin_read(tr, &v, false)))
+		return err;
+	err = take_drops(&v, &s);
+	tracer_end_read(tr);
+	memcpy(drops, s.drops, sizeof(s.drops));
+	return err;
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	snapshot_clear(s);

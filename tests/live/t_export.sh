@@ -568,3 +568,68 @@ test_export_bpf_stats() {
 	     END { exit !(r && t) }' "$TMP/m.txt" || fail "no program with runs and run time"
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
+
+# /healthz and /readyz (for a Kubernetes probe): ready while tracing with
+# nothing dropped; not ready (503, naming the counters that rose) within a
+# minute of a drop; both behind --web-config's passwords unless --health-without-auth,
+# which opens those two and nothing else.
+# readyz_until CODE SECS: poll /readyz (on $P) until it answers CODE, its body in $TMP/r.
+readyz_until() {
+	deadline "$2"
+	until [ "$(curl -s --max-time 5 -o "$TMP/r" -w '%{http_code}' "http://127.0.0.1:$P/readyz")" = "$1" ]; do
+		past_deadline && fail "/readyz not $1 within $2 s: $(cat "$TMP/r")"
+		nap 0.5
+	done
+}
+
+test_export_health() {
+	exp_need curl perl
+	P=$(exp_port 3)
+	cg_create hl && H=$CG
+	# 16 slots (the fewest it takes) for 24 busy cgroups: cgroup_map_full rises as the others wake.
+	cgs_start export --listen "127.0.0.1:$P" --max-cgroups 16 --cgroup "$H" || fail "export refused"
+	code=$(curl -sS --max-time 5 -o "$TMP/h" -w '%{http_code}' "http://127.0.0.1:$P/healthz")
+	[ "$code" = 200 ] && [ "$(cat "$TMP/h")" = ok ] || fail "/healthz: $code $(cat "$TMP/h")"
+	# Ready from the loop's first tick (a second) with nothing dropped.
+	readyz_until 200 10
+	echo "before the load: $(cat "$TMP/r")"
+	for i in $(seq 1 24); do
+		cg_create "w$i" "$H" || fail "mkdir"
+		cg_spawn "$CG" taskset -c 0 "$CGWORK" wake "$(scaled 30)" 2000 >/dev/null
+	done
+	# The drops are looked at every 5 s: within 15 s (scaled) it says which rose.
+	readyz_until 503 15
+	echo "slots short: $(cat "$TMP/r")"
+	grep -Eq '^not ready: drops rose [0-9]+ s ago:.* cgroup_map_full \+[1-9]' "$TMP/r" || fail "not the drop's name: $(cat "$TMP/r")"
+	scrape "http://127.0.0.1:$P/metrics" >"$TMP/m"
+	v=$(metric_value "$TMP/m" 'cgsched_drops_total{reason="cgroup_map_full"}')
+	echo "cgsched_drops_total{reason=\"cgroup_map_full\"} $v"
+	[ "${v%.*}" -gt 0 ] 2>/dev/null || fail "the metric does not show the drop /readyz named"
+	cgs_stop TERM || fail "export did not stop cleanly"
+
+	# Behind a password: /healthz too, unless --health-without-auth; /metrics always.
+	hash=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
+	printf 'basic_auth_users:\n  alice: %s\n' "$hash" >"$TMP/web.yml"
+	: >"$TMP/cgs.err"
+	cgs_start export --listen "127.0.0.1:$P" --web-config "$TMP/web.yml" --cgroup "$H" || fail "export refused"
+	code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/healthz")
+	[ "$code" = 401 ] || fail "/healthz without a password: $code, not 401"
+	code=$(curl -s --max-time 5 -u alice:s3cret -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/healthz")
+	[ "$code" = 200 ] || fail "/healthz with the password: $code"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	: >"$TMP/cgs.err"
+	cgs_start export --listen "127.0.0.1:$P" --web-config "$TMP/web.yml" --cgroup "$H" --health-without-auth ||
+		fail "export refused"
+	for u in healthz readyz; do
+		code=$(curl -s --max-time 5 -o "$TMP/r" -w '%{http_code}' "http://127.0.0.1:$P/$u")
+		[ "$code" = 200 ] || [ "$code" = 503 ] || fail "/$u open: $code"
+		echo "/$u without a password: $code $(cat "$TMP/r")"
+	done
+	for u in metrics ""; do
+		code=$(curl -s --max-time 5 -o "$TMP/r" -w '%{http_code}' "http://127.0.0.1:$P/$u")
+		[ "$code" = 401 ] || fail "/$u without a password under --health-without-auth: $code"
+	done
+	code=$(curl -s --max-time 5 -X POST -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/healthz")
+	[ "$code" = 401 ] || fail "a POST to /healthz without a password: $code (only GET and HEAD are open)"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
