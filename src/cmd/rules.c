@@ -453,7 +453,6 @@ static int write_junit(const char *path, const struct verdicts *vs, const char *
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct atomic_file af;
 	int err;
 
 	if (!f)
@@ -478,11 +477,7 @@ static int write_junit(const char *path, const struct verdicts *vs, const char *
 		free(buf);
 		return -ENOMEM;
 	}
-	if (!(err = atomic_file_open(&af, path, 0644, false))) {
-		err = atomic_file_write(&af, buf, len);
-		int cerr = atomic_file_close(&af, !err);
-		err = err ? err : cerr;
-	}
+	err = atomic_file_put(path, buf, len, 0644, false);
 	free(buf);
 	return err;
 }
