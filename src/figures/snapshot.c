@@ -586,8 +586,7 @@ int snapshot_read_drops(struct tracer *tr, uint64_t drops[CGS_DROP__COUNT])
 	struct tracer_view v;
 	int err;
 
-	if ((err = tracer_begin_read(tr, &v, false)))
-		return err;
+	tracer_begin_drops(tr, &v);
 	err = take_drops(&v, &s);
 	tracer_end_read(tr);
 	memcpy(drops, s.drops, sizeof(s.drops));

@@ -180,7 +180,7 @@ int snapshot_reread_totals(struct tracer *t, struct snapshot *s);
  * every tenth of a period: their syscalls were most of its cost).
  */
 int snapshot_read_light(struct tracer *t, struct snapshot *s, bool per_cpu);
-/* The drop counters alone, as snapshot_read sums them (export's /readyz). 0 or -errno. */
+/* The drop counters alone, as snapshot_read sums them, without a read's upkeep (export's /readyz). 0 or -errno. */
 int snapshot_read_drops(struct tracer *t, uint64_t drops[CGS_DROP__COUNT]);
 /*
  * snapshot_read's work on a view already begun (s zeroed first); for

@@ -1036,6 +1036,13 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	return 0;
 }
 
+void tracer_begin_drops(struct tracer *t, struct tracer_view *v)
+{
+	pthread_mutex_lock(&t->read_lock);
+	*v = (struct tracer_view){ .ncpus = t->ncpus, .fd_drops = t->fd_drops, .parked_lost = t->sl.parked_lost,
+				   .prog_missed = prog_misses(t) };
+}
+
 void tracer_end_read(struct tracer *t)
 {
 	pthread_mutex_unlock(&t->read_lock);

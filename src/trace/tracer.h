@@ -137,6 +137,13 @@ struct tracer_view {
  * rank them (slots.h). 0 or -ENOMEM.
  */
 int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch);
+/*
+ * A view of the drop counters alone (fd_drops, ncpus, parked_lost,
+ * prog_missed): no epoch closed, no slot refreshed, no CPU asked what it
+ * runs. For a reader of those only (export's /readyz every 5 s); ended
+ * with tracer_end_read.
+ */
+void tracer_begin_drops(struct tracer *t, struct tracer_view *v);
 /* The view is read: let go of it (after every tracer_begin_read, also a failed one). */
 void tracer_end_read(struct tracer *t);
 /* Tell every CPU again what it runs, so a switch the kernel did not trace is caught up. */
