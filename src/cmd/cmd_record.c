@@ -830,14 +830,23 @@ struct rec_turn {
 	unsigned i, total, warmup;
 };
 
+/* Which run t is, as the lines name it: "run 3 of 10", "warm-up 1 of 2". */
+static const char *turn_name(const struct rec_turn *t, char *buf, size_t n)
+{
+	bool warm = t->i < t->warmup;
+
+	snprintf(buf, n, "%s %u of %u", warm ? "warm-up" : "run", warm ? t->i + 1 : t->i - t->warmup + 1,
+		 warm ? t->warmup : t->total - t->warmup);
+	return buf;
+}
+
 /* One line of a run that is not the last of --repeat's. */
 static void turn_line(const struct rec_turn *t, const struct record_fig *f)
 {
-	char a[16], b[16], c[16];
+	char a[16], b[16], c[16], name[48];
 
-	fprintf(stderr, "cgsched record: %s %u of %u: wall %s, on CPU %s, run-queue p99 %s, throttled %.1f%%\n",
-		t->i < t->warmup ? "warm-up" : "run", t->i < t->warmup ? t->i + 1 : t->i - t->warmup + 1,
-		t->i < t->warmup ? t->warmup : t->total - t->warmup, fmt_duration(a, sizeof(a), f->wall_ns),
+	fprintf(stderr, "cgsched record: %s: wall %s, on CPU %s, run-queue p99 %s, throttled %.1f%%\n",
+		turn_name(t, name, sizeof(name)), fmt_duration(a, sizeof(a), f->wall_ns),
 		fmt_duration(b, sizeof(b), f->oncpu_ns), fmt_duration(c, sizeof(c), f->runq_p99_ns), f->thr_pct);
 }
 
@@ -887,12 +896,12 @@ static int record_run(struct rec_run *r, struct json_object *base, const struct 
 			turn_line(t, &f);
 			return 0;
 		}
-		if (ok) {
+		char name[48];
+		if (ok)
 			r->rs.repeat = t->rep;
-		} else {
-			cgs_warn("record: %s %u of %u did not end well (below): no summary of the runs", t->i < t->warmup ? "warm-up" : "run",
-				 t->i < t->warmup ? t->i + 1 : t->i - t->warmup + 1, t->i < t->warmup ? t->warmup : t->total - t->warmup);
-		}
+		else
+			cgs_warn("record: %s did not end well (below): no summary of the runs",
+				 turn_name(t, name, sizeof(name)));
 		*stop = true;
 	}
 	return record_report(r, base);
