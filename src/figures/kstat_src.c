@@ -301,28 +301,18 @@ int kstat_src_prime(struct kstat_src *s)
  * gone; one only idle stays (and the cgroups at the start, never read:
  * as many as there were).
  */
-static void sweep_bases(struct kstat_src *s)
+static bool base_gone(void *ctx, void *e)
 {
-	uint64_t *gone = malloc((s->base.used + 1) * sizeof(*gone));
-	size_t n = 0;
+	struct kstat_src *s = ctx;
+	const struct kstat_base *b = e;
 
-	if (!gone)
-		return;
-	for (size_t i = 0; i < s->base.cap; i++) {
-		const struct kstat_base *b = idtab_at(&s->base, i);
-		if (b && b->seen && s->calls - b->seen > BASE_SWEEP_CALLS && !cgfs_path(s->fs, b->id, true, NULL))
-			gone[n++] = b->id;
-	}
-	/* The ids first: a deletion moves entries. */
-	for (size_t i = 0; i < n; i++)
-		idtab_del(&s->base, gone[i]);
-	free(gone);
+	return b->seen && s->calls - b->seen > BASE_SWEEP_CALLS && !cgfs_path(s->fs, b->id, true, NULL);
 }
 
 int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out)
 {
 	if (++s->calls % BASE_SWEEP_CALLS == 0)
-		sweep_bases(s);
+		idtab_sweep(&s->base, base_gone, s); /* out of memory: the next sweep's */
 	for (size_t i = 0; i < d->n; i++) {
 		uint64_t id = d->cg[i].id;
 		const char *rel = NULL;

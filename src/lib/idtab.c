@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,24 @@ bool idtab_del(struct idtab *t, uint64_t id)
 	memset(id_at(t->e, t->esize, i), 0, t->esize);
 	t->used--;
 	return true;
+}
+
+int idtab_sweep(struct idtab *t, bool (*drop)(void *ctx, void *entry), void *ctx)
+{
+	uint64_t *gone = malloc((t->used + 1) * sizeof(*gone));
+	size_t n = 0;
+
+	if (!gone)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t *e = id_at(t->e, t->esize, i);
+		if (*e && drop(ctx, e))
+			gone[n++] = *e;
+	}
+	for (size_t i = 0; i < n; i++)
+		idtab_del(t, gone[i]);
+	free(gone);
+	return 0;
 }
 
 void *idtab_at(const struct idtab *t, size_t i)

@@ -33,6 +33,12 @@ void *idtab_put(struct idtab *t, uint64_t id, bool *fresh);
  * Returns whether it was there.
  */
 bool idtab_del(struct idtab *t, uint64_t id);
+/*
+ * Forget every entry drop says yes to; drop may free what the entry owns
+ * first. A deletion moves entries, so the walk asks every entry before
+ * any goes. 0, or -ENOMEM with the table as it was (drop not called).
+ */
+int idtab_sweep(struct idtab *t, bool (*drop)(void *ctx, void *entry), void *ctx);
 /* Entry i of 0..cap-1, or NULL where free: for walking every entry. */
 void *idtab_at(const struct idtab *t, size_t i);
 /* Forget every entry (the memory stays for reuse). */

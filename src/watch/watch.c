@@ -203,37 +203,42 @@ static void begin(struct watch *w, int trig, struct watch_last *l, const char *p
 /*
  * What is kept per cgroup outside the history: each trigger's last firing
  * (for the rate limit) and a limited cgroup's period tracker. A cgroup
- * neither within a rate limit nor seen for WATCH_FORGET_NS is forgotten;
- * the ids first, since a deletion moves entries.
+ * neither within a rate limit nor seen for WATCH_FORGET_NS is forgotten.
  */
+struct sweep_at {
+	struct watch *w;
+	uint64_t now;
+};
+
+static bool last_gone(void *ctx, void *e)
+{
+	const struct sweep_at *a = ctx;
+	const struct watch_last *l = e;
+
+	for (size_t k = 0; k < a->w->cfg.ntrig; k++)
+		if ((l->at[k] && a->now - l->at[k] < a->w->cfg.rate_ns) || a->now - l->on[k] < WATCH_FORGET_NS)
+			return false;
+	return true;
+}
+
+static bool per_gone(void *ctx, void *e)
+{
+	const struct sweep_at *a = ctx;
+	struct watch_per *p = e;
+
+	if (a->now - p->seen <= WATCH_FORGET_NS)
+		return false;
+	free(p->p);
+	return true;
+}
+
 static void sweep(struct watch *w, uint64_t now)
 {
-	uint64_t *gone = malloc((w->last.used + w->per.used + 1) * sizeof(*gone));
-	size_t n = 0;
+	struct sweep_at a = { w, now };
 
-	if (!gone)
-		return;
-	for (size_t i = 0; i < w->last.cap; i++) {
-		struct watch_last *l = idtab_at(&w->last, i);
-		bool keep = false;
-		for (size_t k = 0; l && k < w->cfg.ntrig && !keep; k++)
-			keep = (l->at[k] && now - l->at[k] < w->cfg.rate_ns) || now - l->on[k] < WATCH_FORGET_NS;
-		if (l && !keep)
-			gone[n++] = l->id;
-	}
-	for (size_t i = 0; i < n; i++)
-		idtab_del(&w->last, gone[i]);
-	n = 0;
-	for (size_t i = 0; i < w->per.cap; i++) {
-		struct watch_per *p = idtab_at(&w->per, i);
-		if (p && now - p->seen > WATCH_FORGET_NS) {
-			free(p->p);
-			gone[n++] = p->id;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		idtab_del(&w->per, gone[i]);
-	free(gone);
+	/* Out of memory: the next sweep's. */
+	idtab_sweep(&w->last, last_gone, &a);
+	idtab_sweep(&w->per, per_gone, &a);
 }
 
 void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n)

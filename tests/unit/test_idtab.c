@@ -85,3 +85,30 @@ Test(idtab, delete_keeps_the_rest)
 	cr_assert_eq(t.used, 2000);
 	idtab_free(&t);
 }
+
+/* What the sweep is asked of: the odd ids, counting the calls. */
+static bool odd(void *ctx, void *e)
+{
+	++*(int *)ctx;
+	return ((struct ent *)e)->id % 2;
+}
+
+Test(idtab, sweep_forgets_what_drop_says_and_keeps_the_rest)
+{
+	struct idtab t = IDTAB_INIT(struct ent);
+	int asked = 0;
+
+	for (uint64_t id = 1; id <= 1000; id++)
+		((struct ent *)idtab_put(&t, id * 7919, NULL))->v = id;
+	cr_assert_eq(idtab_sweep(&t, odd, &asked), 0);
+	cr_assert_eq(asked, 1000, "every entry asked once, before any went");
+	cr_assert_eq(t.used, 500);
+	for (uint64_t id = 1; id <= 1000; id++) {
+		struct ent *e = idtab_find(&t, id * 7919);
+		if ((id * 7919) % 2)
+			cr_assert_null(e, "%llu", (unsigned long long)id);
+		else
+			cr_assert(e && e->v == id, "%llu moved and kept", (unsigned long long)id);
+	}
+	idtab_free(&t);
+}
