@@ -452,6 +452,20 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 	return err;
 }
 
+/* Each CPU's slice at the read, for a caller that asked (snapshot.want_running). */
+static int keep_running(const struct tracer_view *t, struct snapshot *s, const struct cgs_cpu_cur *cur,
+			const uint64_t *ran)
+{
+	if (!s->running && !(s->running = calloc(t->ncpus, sizeof(*s->running))))
+		return -ENOMEM;
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		uint64_t since = cur[cpu].since_ns + cur[cpu].clock_off;
+		s->running[cpu] = (struct cpu_slice){ .since_ns = cur[cpu].since_ns && since <= s->t_ns ? since : 0,
+						      .credit_ns = ran[cpu] };
+	}
+	return 0;
+}
+
 /* Everything a read takes from one view of the maps. */
 /*
  * light: the per-cgroup arrays and the running slices only (record's
@@ -493,6 +507,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 		err = take_parked(&ctx, t);
 	if (!err)
 		take_running(t, s, cur, ran);
+	if (!err && s->want_running)
+		err = keep_running(t, s, cur, ran);
 	/* The tasks' running slices, as their cgroups' just now. */
 	if (!err && !light && t->fd_tasks >= 0)
 		err = tasks_read(t, s, prev, cur, ran);
@@ -527,7 +543,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 /* Empty s for another read, keeping its arrays for it. */
 static void snapshot_clear(struct snapshot *s)
 {
-	struct snapshot keep = { .cg = s->cg, .cap = s->cap, .pre = s->pre, .precap = s->precap };
+	struct snapshot keep = { .cg = s->cg, .cap = s->cap, .pre = s->pre, .precap = s->precap,
+				 .want_running = s->want_running, .running = s->running };
 
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->cg[i].cpu);
@@ -598,6 +615,7 @@ void snapshot_free(struct snapshot *s)
 	snapshot_clear(s);
 	free(s->cg);
 	free(s->pre);
+	free(s->running);
 	memset(s, 0, sizeof(*s));
 }
 

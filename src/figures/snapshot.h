@@ -154,6 +154,19 @@ struct snapshot {
 	uint64_t slots_recycled; /* cgroup slots taken back since start */
 	size_t ntasks;
 	struct task_sample *tasks; /* sorted by (cgid, id); none without per-task figures */
+	/*
+	 * Set by the caller before a read (kept by the reads into it): each
+	 * CPU's slice running at the read, for a reader that needs to know
+	 * what of its figures came after some moment just before the read
+	 * (record's demand: demand_rec.c).
+	 */
+	bool want_running;
+	struct cpu_slice *running; /* [ncpus] with want_running */
+};
+/* A CPU's slice at a read: since_ns 0 unknown; credit_ns what the read credited a traced cgroup of it. */
+struct cpu_slice {
+	uint64_t since_ns;       /* monotonic */
+	uint64_t credit_ns;
 };
 
 /*

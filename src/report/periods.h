@@ -62,6 +62,12 @@ struct demand_series {
 	uint32_t *used_us;      /* on-CPU time in step i, summed over CPUs */
 	uint32_t *waited_us;    /* its tasks' throttled waits in step i, summed over tasks */
 	uint64_t late;          /* steps read late and folded into the next (their split unknown) */
+	/*
+	 * The most one step's end was unresolved by (demand_rec.c read_at): a
+	 * period's demand is at most this over what ran in it. And how many
+	 * step ends were unresolved at all.
+	 */
+	uint64_t unsure_max_ns, unsure_edges;
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */
 };

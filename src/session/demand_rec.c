@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* record's CPU demand period by period (demand_rec.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,35 +36,58 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 }
 
 /*
- * The subtree's on-CPU time and throttled waits so far, and (every 100th
- * read, and at the first) the CPUs it ran on. A read of the totals: the
- * interval maxima's epoch is the command's to close, not these reads'
- * (a read that closed it would leave the report's maxima those of the
- * last tenth of a period).
+ * The subtree's on-CPU time and throttled waits as of edge, a step's end
+ * the read came after, and (every 100th read, and at the first) the CPUs
+ * it ran on. A read of the totals: the interval maxima's epoch is the
+ * command's to close, not these reads' (a read that closed it would leave
+ * the report's maxima those of the last tenth of a period).
+ *
+ * A read comes after its edge: 0.1-0.2 ms here (the wake-up and the
+ * read), 1.9 ms at times. What ran meanwhile is not the step's: where the
+ * edges fall inside a workload's bursts, a period would hold that much of
+ * the next one's work (docs/testing.md, test_advise_steady). The slice running
+ * at the read is split at the edge (its part after it goes to the next
+ * step); a slice of the subtree's that ended between the edge and the read
+ * cannot be split, and the time from the edge to the first switch after it
+ * on that CPU is what the step may hold of the next: *unsure. A CPU whose
+ * slice began before the edge had no switch since, and one whose settled
+ * figures of the subtree did not move since the last read had none of the
+ * subtree's end: neither adds to it.
  */
-static int read_now(struct demand_rec *d, struct session *s, uint64_t *used, uint64_t *waited, unsigned *cpus)
+static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint64_t *used, uint64_t *waited,
+		   uint64_t *unsure)
 {
 	struct snapshot *cur = &d->snap;
-	bool per_cpu = d->nreads++ % 100 == 0;
-	int err = snapshot_read_light(&s->tr, cur, per_cpu);
+	bool count_cpus = d->nreads++ % 100 == 0;
+	int err;
 
-	if (err)
+	cur->want_running = true;
+	if ((err = snapshot_read_light(&s->tr, cur, true)))
 		return err;
-	*used = *waited = 0;
+	if (!d->settled0 && !(d->settled0 = calloc(cur->ncpus, sizeof(*d->settled0))))
+		return -ENOMEM;
+	*used = *waited = *unsure = 0;
 	for (size_t i = 0; i < cur->n; i++) {
 		*used += cur->cg[i].c.oncpu_ns;
 		*waited += cur->cg[i].c.thr_wait_ns;
 	}
-	if (!per_cpu)
-		return 0;
 	unsigned n = 0;
 	for (int k = 0; k < cur->ncpus; k++) {
+		const struct cpu_slice *r = &cur->running[k];
 		uint64_t on = 0;
 		for (size_t i = 0; i < cur->n; i++)
 			on += cur->cg[i].cpu ? cur->cg[i].cpu[k].oncpu_ns : 0;
 		n += on * 100 > *used && on;
+		uint64_t settled = on - (r->credit_ns < on ? r->credit_ns : on);
+		uint64_t after = r->since_ns >= edge ? r->credit_ns :
+				 cur->t_ns - edge < r->credit_ns ? cur->t_ns - edge : r->credit_ns;
+		*used -= after < *used ? after : *used;
+		if (d->primed && cur->t_ns > edge && (!r->since_ns || r->since_ns > edge) && settled != d->settled0[k])
+			*unsure += (r->since_ns ? r->since_ns : cur->t_ns) - edge;
+		d->settled0[k] = settled;
 	}
-	*cpus = n;
+	if (count_cpus)
+		d->ds.cpus = n;
 	return 0;
 }
 
@@ -107,20 +131,21 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 			;
 		now = now_ns();
 	}
-	uint64_t used, waited;
-	if (read_now(d, s, &used, &waited, &d->ds.cpus))
+	/* A read a whole step late or more: the steps it spans are one, counted; the next keeps the grid. */
+	uint64_t late = (now - d->next_ns) / d->ds.step_ns, used, waited, unsure;
+	if (read_at(d, s, d->next_ns + late * d->ds.step_ns, &used, &waited, &unsure))
 		return 20;
 	if (d->primed) {
-		/* A read a whole period late or more: the periods it spans are one entry, counted as late. */
-		/* A read a whole step late or more: the steps it spans are one, counted; the next keeps the grid. */
-		uint64_t late = (now - d->next_ns) / d->ds.step_ns;
 		d->ds.late += late;
+		if (unsure > d->ds.unsure_max_ns)
+			d->ds.unsure_max_ns = unsure;
+		d->ds.unsure_edges += unsure > 0;
 		demand_push(&d->ds, used > d->used0 ? used - d->used0 : 0, waited > d->waited0 ? waited - d->waited0 : 0);
 		for (uint64_t i = 0; i < late; i++)
 			demand_push(&d->ds, 0, 0);
 		d->next_ns += (late + 1) * d->ds.step_ns;
 	} else {
-		d->next_ns += d->ds.step_ns;
+		d->next_ns += (late + 1) * d->ds.step_ns;
 		d->primed = true;
 	}
 	d->used0 = used;
@@ -131,6 +156,7 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 void demand_rec_free(struct demand_rec *d)
 {
 	snapshot_free(&d->snap);
+	free(d->settled0);
 	if (d->ks_open)
 		kstat_src_close(&d->ks);
 	demand_free(&d->ds);

@@ -25,7 +25,7 @@
 advise_case() {
 	_name=$1 _dem=$2 _one=$3 _more=$4
 	shift 4
-	"$CGSCHED" record -q --demand -o "$TMP/$_name.json" -- "$CGWORK" "$@" >/dev/null 2>"$TMP/$_name.err" ||
+	"$CGSCHED" record -q --demand -o "$TMP/$_name.json" -- "$CGWORK" "$@" >"$TMP/$_name.out" 2>"$TMP/$_name.err" ||
 		fail "record of $_name failed: $(cat "$TMP/$_name.err")"
 	"$CGSCHED" advise "$TMP/$_name.json" --json >"$TMP/$_name.adv" || fail "advise failed"
 	q=$(jq .quota.quota_us "$TMP/$_name.adv")
@@ -35,14 +35,23 @@ advise_case() {
 	[ "$q" -ge $((_dem * 1000)) ] || fail "$_name: quota $q us, under the $_dem ms the workload asks for"
 	[ "$q" -le $((dmax + 1000 + h)) ] || fail "$_name: quota $q us, over the worst period ($dmax us) by more than a step"
 	if [ "$CGS_TIME_SCALE" = 1 ] && [ "$_one" = 1 ]; then
-		# And the work a run-queue wait pushed over a period's edge: a cycle
-		# kept from its CPU finishes its work in the next period, beside that
-		# period's own (the steady case asked 32.6 ms in one period in CI of
-		# 76dc86e, a 3 ms cycle's part moved). At most the longest wait.
+		# And three things the 6 % does not hold. The work a run-queue wait
+		# pushed over a period's edge: a cycle kept from its CPU finishes its
+		# work in the next period, beside that period's own (the steady case
+		# asked 32.6 ms in one period in CI of 76dc86e, a 3 ms cycle's part
+		# moved): at most the longest wait. The command's start (its exec and
+		# loader, 0.5-1 ms here), in whichever period it fell: cgwork's own
+		# count. And what the record could not place at a step's end (a slice
+		# that ended between the end and the read: demand.unsure_max_us; a
+		# period asked 32.1 ms for 30 in CI of 90dd2e3 before reads were split
+		# at the edge, docs/testing.md).
 		rq=$(jq '.runq.max_ns // 0' "$TMP/$_name.json")
-		echo "$_name: the longest run-queue wait $rq ns"
-		[ "$dmax" -le $((_dem * 1060 + rq / 1000)) ] ||
-			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms and the longest wait ($rq ns)"
+		st=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/$_name.out")
+		un=$(jq '.demand.unsure_max_us' "$TMP/$_name.json")
+		[ -n "$st" ] && [ "$un" != null ] || fail "$_name: no start_ns from cgwork ($st) or no demand.unsure_max_us ($un)"
+		echo "$_name: the longest run-queue wait $rq ns, the command's start $st ns, unplaced at a step's end $un us"
+		[ "$dmax" -le $((_dem * 1060 + rq / 1000 + st / 1000 + un)) ] ||
+			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms, the longest wait ($rq ns), the start ($st ns) and the unplaced ($un us)"
 	fi
 	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>/dev/null ||
 		fail "$_name: the advice missed its target when run: $(jq -c .verify "$TMP/$_name.ver")"

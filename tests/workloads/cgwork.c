@@ -2,7 +2,8 @@
 /*
  * Test workloads with known behaviour. Each prints, at the end, the kernel's
  * own account of its threads from /proc/thread-self/schedstat:
- *   oncpu_ns=N rundelay_ns=N slices=N wall_ns=N
+ *   oncpu_ns=N rundelay_ns=N slices=N wall_ns=N start_ns=N
+ * (start_ns: the CPU time main() began with, its exec and loading)
  *
  *   cgwork burn THREADS SECONDS [CPU]   busy threads for SECONDS of wall time
  *        (CGWORK_ENTER, CGWORK_LEAVE: see burn_window)
@@ -115,10 +116,13 @@ static void pin(int cpu)
 	}
 }
 
+/* The CPU time this thread had used when main began: its exec and the loader's work (and the forker's after fork). */
+static unsigned long long start_cpu_ns;
+
 static void report(unsigned long long wall)
 {
-	printf("oncpu_ns=%llu rundelay_ns=%llu slices=%llu wall_ns=%llu\n", total.oncpu, total.delay,
-	       total.slices, wall);
+	printf("oncpu_ns=%llu rundelay_ns=%llu slices=%llu wall_ns=%llu start_ns=%llu\n", total.oncpu, total.delay,
+	       total.slices, wall, start_cpu_ns);
 	fflush(stdout);
 }
 
@@ -761,6 +765,7 @@ static int asuser(int uid, char **cmd)
 
 int main(int argc, char **argv)
 {
+	start_cpu_ns = thread_cpu_ns();
 	if (argc >= 4 && !strcmp(argv[1], "burn")) {
 		secs = atof(argv[3]);
 		if (getenv("CGWORK_ENTER"))
