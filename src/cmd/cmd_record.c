@@ -404,6 +404,7 @@ struct rec_run {
 	struct episode_log el;
 	struct refresh f;
 	struct demand_rec dr;       /* CPU demand period by period */
+	int end_fd;                 /* readable when the window ends: CMD's pidfd, --pid's; -1: none */
 };
 
 /* Every 0.5 s: the progress line on a terminal, the timeline's counters with --timeline. */
@@ -449,7 +450,7 @@ static void tick(struct rec_run *r)
 	}
 	tracer_recheck_limits(&r->s.tr);
 	tracer_maintain(&r->s.tr);
-	tracer_poll(&r->s.tr, ms < 20 ? ms : 20);
+	tracer_poll_fd(&r->s.tr, r->end_fd, ms < 20 ? ms : 20);
 }
 
 /* Whole or not at all (lib/atomic_file.h): a reader never sees half a report. */
@@ -650,17 +651,26 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 		cgs_err("record: cannot run %s: %s", r->o->cmd[0], strerror(-cerr));
 		return -1;
 	}
-	/* Until CMD exits; a signal to us was forwarded to it, so keep waiting. */
-	for (;;) {
-		pid_t w = waitpid(pid, &r->status, WNOHANG);
-		if (w == pid)
-			break;
+	/*
+	 * Until CMD exits; a signal to us was forwarded to it, so keep waiting.
+	 * Its exit ends the window when it happens (tick's wait on its pidfd),
+	 * not at the next poll's timeout.
+	 */
+	if ((r->end_fd = pid_watch(pid)) < 0)
+		r->end_fd = -1;
+	pid_t w;
+	while ((w = waitpid(pid, &r->status, WNOHANG)) != pid) {
 		if (w < 0 && errno != EINTR) {
 			cgs_err("record: waitpid: %s", strerror(errno));
-			return -1;
+			break;
 		}
 		tick(r);
 	}
+	if (r->end_fd >= 0)
+		close(r->end_fd);
+	r->end_fd = -1;
+	if (w != pid)
+		return -1;
 	child = -1;
 	return 0;
 }
@@ -671,6 +681,7 @@ static void attach_window(struct rec_run *r)
 	const struct rec_opts *o = r->o;
 	uint64_t end = o->duration_ns ? r->t0 + o->duration_ns : UINT64_MAX;
 
+	r->end_fd = o->pid ? o->pid_fd : -1; /* main's, closed there */
 	while (!cgs_stop && now_ns() < end && !(o->pid && pid_gone(o->pid_fd, o->pid)))
 		tick(r);
 }
@@ -910,7 +921,7 @@ static int record_run(struct rec_run *r, struct json_object *base, const struct 
 int cmd_record(int argc, char **argv)
 {
 	struct rec_opts o = { .pid_fd = -1 };
-	struct rec_run r = { .o = &o, .claim = -1,
+	struct rec_run r = { .o = &o, .claim = -1, .end_fd = -1,
 			     .rs = { .exit_status = -1, .exit_signal = -1 } };
 	struct json_object *base = NULL;
 	int err, ret = CGS_EXIT_USAGE;
@@ -948,7 +959,7 @@ int cmd_record(int argc, char **argv)
 	/* Each run in a fresh cgroup (of the same name) with the same limits, traced afresh. */
 	for (bool stop = false; !stop && t.i < t.total; t.i++) {
 		if (t.i) {
-			r = (struct rec_run){ .o = &o, .claim = -1, .rs = { .exit_status = -1, .exit_signal = -1 } };
+			r = (struct rec_run){ .o = &o, .claim = -1, .end_fd = -1, .rs = { .exit_status = -1, .exit_signal = -1 } };
 			r.s.fs.mnt_fd = -1;
 			if ((ret = cgfs_open_or_explain(&r.s.fs)))
 				break;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -693,6 +694,21 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		ring_buffer__poll(t->rb, timeout_ms);
 	else
 		usleep(timeout_ms * 1000);
+}
+
+bool tracer_poll_fd(struct tracer *t, int fd, int timeout_ms)
+{
+	if (fd < 0) {
+		tracer_poll(t, timeout_ms);
+		return false;
+	}
+	/* The ring buffers' epoll fd is readable while one of them has data: both waited on, then read. */
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = t->rb ? ring_buffer__epoll_fd(t->rb) : -1, .events = POLLIN } };
+	int n = poll(p, 2, timeout_ms);
+
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	return n > 0 && p[0].revents;
 }
 
 void tracer_tasks_follow(struct tracer *t, uint64_t id)

@@ -22,7 +22,9 @@ no_record_cgroups_left() {
 # each CPU in slices (sched_cfs_bandwidth_slice_us) that outlive their
 # period since v5.4 (the slice-expiry fix): up to a slice a CPU more, 4 x
 # that of wall under. And 25 ms either way for the window's own edges
-# (record's fork and the command's exec, its exit). Measured: -84 to +3 ms
+# (record's fork and the command's exec, its exit, which record notices on
+# a pidfd as it happens: noticed at the next of its 20 ms polls before, it
+# put a run +25.5 ms over in CI, docs/testing.md). Measured: -84 to +3 ms
 # in 30 runs in the 6.1 guest, -101 ms on the host.
 #
 # Against the unconstrained run, the loop's CPU time must be the same in
