@@ -318,6 +318,9 @@ int exporter_opt(struct exporter_opts *o, int c, const char *arg)
 	case OPT_HEALTH_OPEN:
 		o->health_open = true;
 		return 0;
+	case OPT_NO_NAME_LABELS:
+		o->no_name_labels = true;
+		return 0;
 	}
 	return 1;
 }

@@ -35,7 +35,7 @@ enum long_opt {
 	/* export (cmd_export.c) */
 	OPT_NO_CAUSES,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
-	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS, OPT_HEALTH_OPEN,
+	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS, OPT_HEALTH_OPEN, OPT_NO_NAME_LABELS,
 	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them); watch its own --long-wait */
 	OPT_TIMELINE, OPT_LONG_WAIT,
 	/* watch */
@@ -84,7 +84,8 @@ enum long_opt {
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },         \
 	{ "grace", required_argument, NULL, OPT_GRACE },                   \
 	{ "top-preemptors", required_argument, NULL, OPT_TOP_PREEMPTORS }, \
-	{ "health-without-auth", no_argument, NULL, OPT_HEALTH_OPEN }
+	{ "health-without-auth", no_argument, NULL, OPT_HEALTH_OPEN },    \
+	{ "no-name-labels", no_argument, NULL, OPT_NO_NAME_LABELS }
 
 #define EXPORT_OPTS_HELP                                                                         \
 	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
@@ -94,7 +95,9 @@ enum long_opt {
 	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
 	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n" \
 	"      --health-without-auth  /healthz and /readyz answered without --web-config's\n"      \
-	"                           passwords (for probes; they tell only ok or why not)\n"
+	"                           passwords (for probes; they tell only ok or why not)\n"     \
+	"      --no-name-labels     per-cgroup series without namespace, pod, container and unit\n" \
+	"                           (kubelet's names; then on cgsched_cgroup_info only)\n"
 
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \

@@ -120,13 +120,13 @@ void exporter_opts_init(struct exporter_opts *o)
 	*o = (struct exporter_opts){ .grace_ns = 120 * 1000000000ULL, .top_preemptors = 3 };
 }
 
-static char *label_block(const char *prefix, const char *path, uint64_t id)
+static char *label_block(const char *prefix, const char *path, uint64_t id, const struct cgname *who)
 {
 	char buf[8192];
 	struct expo t = {};
 
 	/* Label values must be UTF-8: a name's broken bytes become U+FFFD. */
-	metrics_cg_labels(&t, prefix, path ? utf8_valid(path, buf, sizeof(buf)) : "", id);
+	metrics_cg_labels(&t, prefix, path ? utf8_valid(path, buf, sizeof(buf)) : "", id, who);
 	/*
 	 * Its own copy, of its own size: the writer's buffer starts at 64 KB,
 	 * and kept as it was, 10,000 cgroups' labels held 650 MB of address
@@ -157,7 +157,7 @@ static struct xcg *xcg_get(struct exporter *x, uint64_t id)
 	const struct cgname *who = cgfs_who(&x->s->fs, id);
 	if (who && (c->who = malloc(sizeof(*who))))
 		*c->who = *who;
-	c->labels = label_block("", c->path, id);
+	c->labels = label_block("", c->path, id, x->o.no_name_labels ? NULL : c->who);
 	return c;
 }
 
@@ -170,7 +170,7 @@ static const char *by_labels(void *ctx, uint64_t id)
 	if (!c || c->hidden)
 		return NULL;
 	if (!c->by_labels)
-		c->by_labels = label_block("by_", c->path, id);
+		c->by_labels = label_block("by_", c->path, id, x->o.no_name_labels ? NULL : c->who);
 	return c->by_labels;
 }
 
@@ -369,7 +369,8 @@ static int gather(struct exporter *x, struct view *v)
 			c->gone_ns = w0;
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
-		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who };
+		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
+					.named = !x->o.no_name_labels };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
 			cg[n].k = &ks[n];
 		/* Period by period where a quota and its grid are known (counted from the first such scrape). */

@@ -22,6 +22,7 @@ struct exporter_opts {
 	uint64_t grace_ns;           /* how long a removed cgroup's series stay */
 	uint64_t top_preemptors;     /* per cgroup */
 	bool health_open;            /* /healthz and /readyz without authentication */
+	bool no_name_labels;         /* namespace, pod, container, unit on cgsched_cgroup_info only */
 };
 
 void exporter_opts_init(struct exporter_opts *o);

@@ -13,7 +13,37 @@
 #include "lib/util.h"
 #include "exporter/metrics.h"
 
-void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id)
+static const char *const name_keys[] = { "namespace", "pod", "container", "unit" };
+
+const char *metrics_name_label(const struct cgname *w, const char *key)
+{
+	if (!w)
+		return "";
+	if (!strcmp(key, "namespace"))
+		return w->pod_namespace;
+	if (!strcmp(key, "pod"))
+		return w->pod_name;
+	if (!strcmp(key, "container"))
+		return w->container_name;
+	if (!strcmp(key, "unit"))
+		return w->container[0] || w->pod_uid[0] ? "" : w->unit;
+	return "";
+}
+
+/* key="value" after a comma; names come from paths and runtimes' files: anyone's bytes, labels must be UTF-8. */
+static void put_label(struct expo *x, const char *prefix, const char *key, const char *v)
+{
+	char buf[1024];
+
+	expo_puts(x, ",");
+	expo_puts(x, prefix);
+	expo_puts(x, key);
+	expo_puts(x, "=\"");
+	expo_label_value(x, utf8_valid(v, buf, sizeof(buf)));
+	expo_puts(x, "\"");
+}
+
+void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id, const struct cgname *who)
 {
 	expo_puts(x, prefix);
 	expo_puts(x, "cgroup=\"");
@@ -23,6 +53,11 @@ void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uin
 	expo_puts(x, "cgroup_id=\"");
 	expo_u64(x, id);
 	expo_puts(x, "\"");
+	for (size_t k = 0; who && k < ARRAY_SIZE(name_keys); k++) {
+		const char *v = metrics_name_label(who, name_keys[k]);
+		if (v[0])
+			put_label(x, prefix, name_keys[k], v);
+	}
 }
 
 /* Whether the cgroup has a quota now: its throttle series start at 0, so increase() sees the first episodes. */
@@ -188,7 +223,6 @@ static void info_cg(struct expo *x, struct mx_cursor *c, const struct mx_cg *g)
 {
 	const struct cgname *w = g->who;
 	struct expo *t = &c->scratch; /* one buffer for every cgroup's extra labels */
-	char buf[1024];
 
 	if (!w)
 		return;
@@ -200,21 +234,16 @@ static void info_cg(struct expo *x, struct mx_cursor *c, const struct mx_cg *g)
 	};
 	t->n = 0;
 	for (size_t k = 0; k < ARRAY_SIZE(l); k++) {
-		if (!l[k].v[0])
+		/* Those the label block has already: a label twice is no series. */
+		if (!l[k].v[0] || (g->named && metrics_name_label(w, l[k].k)[0]))
 			continue;
-		if (t->n)
-			expo_puts(t, ",");
-		expo_puts(t, l[k].k);
-		expo_puts(t, "=\"");
-		/* Names come from paths and runtimes' files: anyone's bytes; labels must be UTF-8. */
-		expo_label_value(t, utf8_valid(l[k].v, buf, sizeof(buf)));
-		expo_puts(t, "\"");
+		put_label(t, "", l[k].k, l[k].v);
 	}
 	if (t->oom) {
 		x->oom = true;
 		return;
 	}
-	expo_sample_u64(x, g->labels, t->p, 1);
+	expo_sample_u64(x, g->labels, t->n ? t->p + 1 : "", 1); /* put_label's first comma is the writer's */
 }
 
 static void self_metrics(struct expo *x, const struct metrics_input *in)

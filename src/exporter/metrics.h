@@ -25,6 +25,7 @@ struct mx_cg {
 	const struct cg_sample *s; /* cumulative since tracing began */
 	const struct kstat *k;     /* the kernel's figures now; NULL: none read */
 	const struct cgname *who;  /* unit, container, pod; NULL: nothing known */
+	bool named;                /* labels has who's names (metrics_cg_labels): cgroup_info leaves them out */
 	const struct period_track *per; /* its throttling period by period; NULL: no quota or grid known */
 	bool psi_ok;               /* psi_us read: its cpu.pressure (v2, --why) */
 	uint64_t psi_us;           /* the "some" total, us */
@@ -90,7 +91,18 @@ void metrics_cursor_free(struct mx_cursor *c);
  * Every piece rendered this way, concatenated, is metrics_render's text.
  */
 bool metrics_render_some(struct expo *x, const struct metrics_input *in, struct mx_cursor *c, size_t until);
-/* The label block of a cgroup: cgroup="<path>",cgroup_id="<id>" (prefix "by_" for preemptors). */
-void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id);
+/*
+ * The label block of a cgroup: cgroup="<path>",cgroup_id="<id>" (prefix
+ * "by_" for preemptors), then with who the names kubelet's and
+ * kube-state-metrics' series carry, where known (metrics_name_label).
+ */
+void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id, const struct cgname *who);
+/*
+ * Of the names a label block carries, the value of key ("namespace", "pod",
+ * "container", "unit"), "" where the block has none: a pod's namespace and
+ * name, a container's name (as its runtime calls it), and the unit of a
+ * cgroup that is neither (a container's scope is its runtime's unit).
+ */
+const char *metrics_name_label(const struct cgname *who, const char *key);
 
 #endif

@@ -37,6 +37,24 @@ prom_query() {
 	echo "$_r" | jq -r '.data.result[0].value[1] // empty'
 }
 
+# prom_start PORT: Prometheus on PORT with $TMP/prom.yml (checked by
+# promtool), once ready and once it has scraped job cgsched; PROM its pid.
+# Bounded: its start and the first scrape (discovery batches targets for up
+# to 5 s).
+prom_start() {
+	promtool check config "$TMP/prom.yml" >/dev/null || fail "promtool rejects the scrape config"
+	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-data" \
+		--web.listen-address="127.0.0.1:$1" --log.level=warn >"$TMP/prom.log" 2>&1 &
+	PROM=$!
+	CGS_BG="$CGS_BG $PROM"
+	_end=$(( $(date +%s) + $(scaled 30) ))
+	until [ "$(curl -sS --max-time 5 -G "http://127.0.0.1:$1/api/v1/query" --data-urlencode 'query=up{job="cgsched"}' 2>/dev/null |
+		jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 1 ]; do
+		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus never scraped cgsched: $(tail -5 "$TMP/prom.log")"
+		nap 0.2
+	done
+}
+
 # The whole path: cgsched export, Prometheus scraping it every 500 ms, a
 # throttled workload; Prometheus's increase() of the throttled time against
 # cpu.stat, the run-queue histogram's count against a second tracer's.
@@ -61,22 +79,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$P1']
 EOF
-	promtool check config "$TMP/prom.yml" >/dev/null || fail "promtool rejects the scrape config"
-	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-data" \
-		--web.listen-address="127.0.0.1:$P2" --log.level=warn >"$TMP/prom.log" 2>&1 &
-	PROM=$!
-	CGS_BG="$CGS_BG $PROM"
-	_end=$(( $(date +%s) + $(scaled 30) ))
-	until curl -sf "http://127.0.0.1:$P2/-/ready" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus not ready in $(scaled 30) s: $(tail -5 "$TMP/prom.log")"
-		nap 0.2
-	done
-	# Targets reach the scrape loop up to 5 s after start (discovery's batching): wait for the first scrape.
-	_end=$(( $(date +%s) + $(scaled 30) ))
-	until [ "$(prom_query "$P2" 'up{job="cgsched"}')" = 1 ]; do
-		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus never scraped cgsched: $(tail -5 "$TMP/prom.log")"
-		nap 0.2
-	done
+	prom_start "$P2"
 	# The cgroup's series start at 0 (it has a quota), then 6 s throttled to 25 %, then idle.
 	cg_run "$A" true
 	sleep 2
@@ -338,17 +341,7 @@ test_export_hostile_clients() {
 	EXP=$CGS_PID
 	printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: cgsched\n    basic_auth: { username: prometheus, password: s3cret }\n    static_configs:\n      - targets: [%s]\n' \
 		"'127.0.0.1:$P1'" >"$TMP/prom.yml"
-	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-data" \
-		--web.listen-address="127.0.0.1:$P2" --log.level=warn >"$TMP/prom.log" 2>&1 &
-	PROM=$!
-	CGS_BG="$CGS_BG $PROM"
-	# Bounded: Prometheus's start and its first scrape (discovery batches for up to 5 s).
-	_end=$(( $(date +%s) + 30 ))
-	until [ "$(curl -sS --max-time 5 -G "http://127.0.0.1:$P2/api/v1/query" --data-urlencode 'query=up{job="cgsched"}' 2>/dev/null |
-		jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 1 ]; do
-		[ "$(date +%s)" -lt "$_end" ] || fail "Prometheus never scraped cgsched: $(tail -5 "$TMP/prom.log")"
-		nap 0.2
-	done
+	prom_start "$P2"
 	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$EXP/status")
 	t0=$(date +%s)
 	python3 "$ROOT/tests/live/slow_heads.py" 127.0.0.1 "$P1" \
@@ -632,4 +625,100 @@ test_export_health() {
 	code=$(curl -s --max-time 5 -X POST -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/healthz")
 	[ "$code" = 401 ] || fail "a POST to /healthz without a password: $code (only GET and HEAD are open)"
 	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
+# kubelet's names on every per-cgroup series (namespace, pod, container;
+# unit for a systemd unit), from the layouts and runtime state files
+# t_names.sh builds: the README's join against kube-state-metrics' limits
+# runs in a real Prometheus (the limit a recording rule, as
+# kube-state-metrics would export it) and answers for the throttled
+# container alone; the info series keeps what the block has not;
+# --no-name-labels leaves the block cgroup and cgroup_id. Prints a
+# cgroup's series count (docs/metrics.md).
+test_export_name_labels() {
+	exp_need curl prometheus promtool
+	P1=$(exp_port 0) P2=$(exp_port 1) P3=$(exp_port 2)
+	cg_create kube && names_layout "$CG" || fail "cannot build the layouts"
+	names_state "$TMP/host" || fail "cannot write the state files"
+	export CGSCHED_HOST_ROOT="$TMP/host"
+	# nginx at 5 % of a CPU among eight burners sharing CPU 0 (12.5 % each): throttled.
+	cg_quota "$C1" 5000 100000 || fail "quota"
+	cgs_start export --listen "127.0.0.1:$P1" --cgroup "$T" || fail "export refused"
+	EXP=$CGS_PID
+	"$CGSCHED" export --listen "127.0.0.1:$P3" --cgroup "$T" --no-name-labels >/dev/null 2>"$TMP/plain.err" &
+	PLAIN=$!
+	CGS_BG="$CGS_BG $PLAIN"
+	wait_line "$TMP/plain.err" tracing
+	cat >"$TMP/rules.yml" <<EOF
+groups:
+  - name: kube-state-metrics-alike
+    rules:
+      - record: kube_pod_container_resource_limits
+        expr: label_replace(label_replace(label_replace(label_replace(label_replace(vector(0.05), "namespace", "shop", "", ""), "pod", "web-7d4f9", "", ""), "container", "nginx", "", ""), "resource", "cpu", "", ""), "unit", "core", "", "")
+EOF
+	cat >"$TMP/prom.yml" <<EOF
+global:
+  scrape_interval: 500ms
+  scrape_timeout: 500ms
+  evaluation_interval: 500ms
+rule_files: ['$TMP/rules.yml']
+scrape_configs:
+  - job_name: cgsched
+    static_configs:
+      - targets: ['127.0.0.1:$P1']
+EOF
+	prom_start "$P2"
+	names_burn 4 || fail "burners"
+	ts=$(prom_query "$P2" "timestamp(cgsched_throttled_seconds_total{cgroup=\"$C1\"})")
+	[ -n "$ts" ] || fail "no cgsched_throttled_seconds_total for nginx's cgroup in Prometheus"
+	q='rate(cgsched_throttled_seconds_total[3s]) / on(namespace, pod, container) kube_pod_container_resource_limits{resource="cpu"}'
+	prom_api "$P2" "$q" "$(echo "$ts" | awk '{ printf "%.3f", $1 - 1 }')" >"$TMP/join"
+	echo "the README's join: $(jq -c '[.data.result[] | {m: (.metric | "\(.namespace)/\(.pod)/\(.container)"), v: .value[1]}]' "$TMP/join")"
+	[ "$(jq -r '[.data.result[] | "\(.metric.namespace) \(.metric.pod) \(.metric.container)"] | join(",")' "$TMP/join")" = "shop web-7d4f9 nginx" ] ||
+		fail "the join did not give nginx's series alone: $(jq -c . "$TMP/join")"
+	jq -e '.data.result[0].value[1] | tonumber > 0' "$TMP/join" >/dev/null || fail "nginx throttled at 0 by the join"
+
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
+	scrape "http://127.0.0.1:$P3/metrics" >"$TMP/plain.txt"
+	promtool check metrics <"$TMP/m.txt" >"$TMP/lint" 2>&1 && [ ! -s "$TMP/lint" ] || fail "promtool check metrics: $(cat "$TMP/lint")"
+	for x in "$C1|,namespace=\"shop\",pod=\"web-7d4f9\",container=\"nginx\"" \
+		"$C2|,namespace=\"shop\",pod=\"web-7d4f9\",container=\"sidecar\"" \
+		"$C3|" \
+		"$C6|,namespace=\"data\",pod=\"db-0\",container=\"postgres\"" \
+		"$D4|,container=\"web\"" "$D5|" "$U1|,unit=\"web-front.service\""; do
+		p=${x%%|*} want=${x#*|}
+		got=$(name_labels "$TMP/m.txt" "$p")
+		[ "$got" = "$want" ] || fail "$p: names '$got', expected '$want'"
+		got=$(name_labels "$TMP/plain.txt" "$p")
+		[ -z "$got" ] || fail "$p: --no-name-labels still names it: '$got'"
+	done
+	echo "names on the series: as the state files say (a pod without its file, Docker by cgroupfs: none)"
+	id1=$(series_id "$TMP/m.txt" "$C1")
+	grep -qF "cgsched_cgroup_info{cgroup=\"$C1\",cgroup_id=\"$id1\",namespace=\"shop\",pod=\"web-7d4f9\",container=\"nginx\",kind=\"pod\",unit=\"cri-containerd-$ID1.scope\",runtime=\"containerd\",container_id=\"$ID1\",pod_uid=\"$PUID1\",qos=\"burstable\"} 1" "$TMP/m.txt" ||
+		fail "nginx's info series: $(grep -F "cgsched_cgroup_info{cgroup=\"$C1\"" "$TMP/m.txt")"
+	grep -qF "cgsched_cgroup_info{cgroup=\"$C1\",cgroup_id=\"$id1\",kind=\"pod\",unit=\"cri-containerd-$ID1.scope\",runtime=\"containerd\",container_id=\"$ID1\",container=\"nginx\",pod_uid=\"$PUID1\",pod=\"web-7d4f9\",namespace=\"shop\",qos=\"burstable\"} 1" "$TMP/plain.txt" ||
+		fail "nginx's info series under --no-name-labels: $(grep -F "cgsched_cgroup_info{cgroup=\"$C1\"" "$TMP/plain.txt")"
+	# The series of one cgroup: every sample line that is its own (not those naming it as a preemptor).
+	echo "series of nginx (a quota): $(grep -c "{cgroup=\"[^\"]*\",cgroup_id=\"$id1\"" "$TMP/m.txt"); of sidecar (none): $(grep -c "{cgroup=\"[^\"]*\",cgroup_id=\"$(series_id "$TMP/m.txt" "$C2")\"" "$TMP/m.txt"); of their pod's own cgroup (no task of its own): $(grep -cF "{cgroup=\"$POD1\"," "$TMP/m.txt")"
+	kill -TERM $PLAIN
+	wait_bounded $PLAIN 20 "export --no-name-labels after SIGTERM"
+	CGS_PID=$EXP
+	cgs_stop TERM || fail "export did not stop cleanly"
+	kill $PROM
+	wait_bounded $PROM 20 "prometheus after SIGTERM"
+}
+
+# oncpu_line FILE PATH: PATH's on-CPU sample (its backslashes escaped, as label values are).
+oncpu_line() {
+	grep -F "cgsched_oncpu_seconds_total{cgroup=\"$(printf '%s' "$2" | sed 's/\\/\\\\/g')\"," "$1"
+}
+
+# name_labels FILE PATH: what PATH's on-CPU series has after cgroup and cgroup_id (its names).
+name_labels() {
+	oncpu_line "$@" | sed 's/^[^{]*{cgroup="[^"]*",cgroup_id="[0-9]*"//; s/} .*//'
+}
+
+# series_id FILE PATH: PATH's cgroup_id, from its on-CPU series.
+series_id() {
+	oncpu_line "$@" | sed 's/.*cgroup_id="\([0-9]*\)".*/\1/'
 }

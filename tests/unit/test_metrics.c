@@ -362,3 +362,66 @@ Test(metrics, pieces_make_the_whole)
 		expo_free(&whole);
 	}
 }
+
+/*
+ * kubelet's names on the label block where known (a pod's namespace and
+ * name, its container's name; a unit only where the cgroup is no
+ * container), by_ for a preemptor's; the info series then leaves them out,
+ * and keeps them with --no-name-labels.
+ */
+/* The writer's text so far is want (its buffer is not a C string). */
+static bool block_is(const struct expo *t, const char *want)
+{
+	return t->n == strlen(want) && !memcmp(t->p, want, t->n);
+}
+
+Test(metrics, name_labels_as_kubelet_writes_them)
+{
+	struct cgname ctr = { .unit = "cri-containerd-3f.scope", .runtime = "containerd", .container = "3f",
+			      .pod_uid = "u-1", .qos = "burstable", .pod_name = "web-7d4f9", .pod_namespace = "shop",
+			      .container_name = "nginx" };
+	struct cgname pod = { .unit = "kubepods-burstable-podu_1.slice", .pod_uid = "u-1", .qos = "burstable",
+			      .pod_name = "web-7d4f9", .pod_namespace = "shop" };
+	struct cgname unit = { .unit = "web\"front.service" };
+	struct cgname nameless = { .unit = "cri-containerd-4a.scope", .runtime = "containerd", .container = "4a",
+				   .pod_uid = "u-2", .qos = "besteffort" };
+	struct expo t = {};
+
+	metrics_cg_labels(&t, "", "/c", 7, &ctr);
+	cr_assert(block_is(&t, "cgroup=\"/c\",cgroup_id=\"7\",namespace=\"shop\",pod=\"web-7d4f9\",container=\"nginx\""), "%.*s", (int)t.n, t.p);
+	t.n = 0;
+	metrics_cg_labels(&t, "by_", "/p", 8, &pod);
+	cr_assert(block_is(&t, "by_cgroup=\"/p\",by_cgroup_id=\"8\",by_namespace=\"shop\",by_pod=\"web-7d4f9\""), "%.*s", (int)t.n, t.p);
+	t.n = 0;
+	metrics_cg_labels(&t, "", "/u", 9, &unit);
+	cr_assert(block_is(&t, "cgroup=\"/u\",cgroup_id=\"9\",unit=\"web\\\"front.service\""), "%.*s", (int)t.n, t.p);
+	t.n = 0;
+	metrics_cg_labels(&t, "", "/n", 10, &nameless);
+	cr_assert(block_is(&t, "cgroup=\"/n\",cgroup_id=\"10\""), "%.*s", (int)t.n, t.p);
+	t.n = 0;
+	metrics_cg_labels(&t, "", "/c", 7, NULL);
+	cr_assert(block_is(&t, "cgroup=\"/c\",cgroup_id=\"7\""), "%.*s", (int)t.n, t.p);
+	expo_free(&t);
+
+	struct cg_sample s = { .id = 7 };
+	struct snapshot snap = {};
+	struct mx_cg cg[] = { { .id = 7, .labels = "cgroup=\"/c\",cgroup_id=\"7\",namespace=\"shop\",pod=\"web-7d4f9\",container=\"nginx\"",
+				.s = &s, .who = &ctr, .named = true } };
+	struct metrics_input in = { .n = 1, .cg = cg, .snap = &snap, .by_labels = by,
+				    .self = { .version = "t", .backend = "b", .thr_backend = "t", .kstat_method = "files" } };
+	struct expo x;
+
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	cr_assert(strstr(x.p, "cgsched_cgroup_info{cgroup=\"/c\",cgroup_id=\"7\",namespace=\"shop\",pod=\"web-7d4f9\",container=\"nginx\","
+			      "kind=\"pod\",unit=\"cri-containerd-3f.scope\",runtime=\"containerd\",container_id=\"3f\",pod_uid=\"u-1\",qos=\"burstable\"} 1\n"),
+		  "%s", strstr(x.p, "cgsched_cgroup_info{"));
+	expo_free(&x);
+	cg[0] = (struct mx_cg){ .id = 7, .labels = "cgroup=\"/c\",cgroup_id=\"7\"", .s = &s, .who = &ctr };
+	expo_init(&x, EXPO_TEXT);
+	metrics_render(&x, &in);
+	cr_assert(strstr(x.p, "cgsched_cgroup_info{cgroup=\"/c\",cgroup_id=\"7\",kind=\"pod\",unit=\"cri-containerd-3f.scope\",runtime=\"containerd\","
+			      "container_id=\"3f\",container=\"nginx\",pod_uid=\"u-1\",pod=\"web-7d4f9\",namespace=\"shop\",qos=\"burstable\"} 1\n"),
+		  "%s", strstr(x.p, "cgsched_cgroup_info{"));
+	expo_free(&x);
+}
