@@ -22,7 +22,6 @@ struct cgfs_name {
 	struct cgname *who; /* decoded from path on first ask; NULL: not yet, or nothing to say */
 	bool who_done;
 	bool gone;        /* removed (cgfs_note_removed): path is the last one it had */
-	bool vanished;    /* its handle no longer opens (ESTALE, ENOENT): removed, no name yet */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -278,11 +277,17 @@ bool cgfs_told_removed(struct cgfs *fs, uint64_t id)
 	return s && s->gone;
 }
 
+static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len);
+
 bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id)
 {
-	const struct cgfs_name *s = idtab_find(&fs->names, id);
+	char rel[PATH_MAX];
 
-	return s && !s->path && s->vanished;
+	/* Known (by name, or missed by a scan), or not cached: cgfs_path keeps no entry for a handle that no longer opens. */
+	if (idtab_find(&fs->names, id) || !fs->handles)
+		return false;
+	int err = resolve_handle(fs, id, rel, sizeof(rel));
+	return err == -ESTALE || err == -ENOENT;
 }
 
 void cgfs_forget(struct cgfs *fs, uint64_t id)
@@ -448,12 +453,15 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 			cache_put(fs, id, rel);
 			return (s = idtab_find(&fs->names, id)) ? s->path : NULL;
 		}
-		if (err == -ESTALE || err == -ENOENT) {
-			cache_put(fs, id, NULL);
-			if ((s = idtab_find(&fs->names, id)))
-				s->vanished = true;
+		/*
+		 * Gone, and not cached: nothing would ever forget the entry (the
+		 * tracer's forgetting, for the cgroups it had, may come before
+		 * such a lookup). The watch's incidents, naming every cgroup of
+		 * their window, grew the table by ~8,000 ids a minute in make
+		 * soak; an id looked up again costs one open_by_handle_at.
+		 */
+		if (err == -ESTALE || err == -ENOENT)
 			return NULL;
-		}
 		fs->handles = false;
 		cgs_debug("file handles unavailable (%s): falling back to tree scans",
 			  strerror(-err));

@@ -627,15 +627,15 @@ test_export_health() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
 
-# kubelet's names on every per-cgroup series (namespace, pod, container;
-# unit for a systemd unit), from the layouts and runtime state files
-# t_names.sh builds: the README's join against kube-state-metrics' limits
-# runs in a real Prometheus (the limit a recording rule, as
-# kube-state-metrics would export it) and answers for the throttled
-# container alone; the info series keeps what the block has not;
-# --no-name-labels leaves the block cgroup and cgroup_id. Prints a
-# cgroup's series count (docs/metrics.md).
-test_export_name_labels() {
+# kube_fixture: the layouts and runtime state files t_names.sh builds (pods,
+# containers of three runtimes, units) below a cgroup of this run, nginx's
+# container limited to 5 % of a CPU among eight burners sharing CPU 0 (12.5 %
+# each: throttled, and every one preempting the others), `cgsched export`
+# on P1 with its names, another with --no-name-labels on P3, a real
+# Prometheus on P2 scraping the first every 500 ms with a recording rule
+# standing for kube-state-metrics' limit of nginx. After 4 s of the load:
+# ts, the time of nginx's last sample in Prometheus.
+kube_fixture() {
 	exp_need curl prometheus promtool
 	P1=$(exp_port 0) P2=$(exp_port 1) P3=$(exp_port 2)
 	cg_create kube && names_layout "$CG" || fail "cannot build the layouts"
@@ -671,6 +671,28 @@ EOF
 	names_burn 4 || fail "burners"
 	ts=$(prom_query "$P2" "timestamp(cgsched_throttled_seconds_total{cgroup=\"$C1\"})")
 	[ -n "$ts" ] || fail "no cgsched_throttled_seconds_total for nginx's cgroup in Prometheus"
+}
+
+# kube_fixture_stop: the exporters and Prometheus, each bounded.
+kube_fixture_stop() {
+	kill -TERM $PLAIN
+	wait_bounded $PLAIN 20 "export --no-name-labels after SIGTERM"
+	CGS_PID=$EXP
+	cgs_stop TERM || fail "export did not stop cleanly"
+	kill $PROM
+	wait_bounded $PROM 20 "prometheus after SIGTERM"
+}
+
+# kubelet's names on every per-cgroup series (namespace, pod, container;
+# unit for a systemd unit), from the layouts and runtime state files
+# t_names.sh builds (kube_fixture): the README's join against kube-state-metrics' limits
+# runs in a real Prometheus (the limit a recording rule, as
+# kube-state-metrics would export it) and answers for the throttled
+# container alone; the info series keeps what the block has not;
+# --no-name-labels leaves the block cgroup and cgroup_id. Prints a
+# cgroup's series count (docs/metrics.md).
+test_export_name_labels() {
+	kube_fixture
 	q='rate(cgsched_throttled_seconds_total[3s]) / on(namespace, pod, container) kube_pod_container_resource_limits{resource="cpu"}'
 	prom_api "$P2" "$q" "$(echo "$ts" | awk '{ printf "%.3f", $1 - 1 }')" >"$TMP/join"
 	echo "the README's join: $(jq -c '[.data.result[] | {m: (.metric | "\(.namespace)/\(.pod)/\(.container)"), v: .value[1]}]' "$TMP/join")"
@@ -700,12 +722,42 @@ EOF
 		fail "nginx's info series under --no-name-labels: $(grep -F "cgsched_cgroup_info{cgroup=\"$C1\"" "$TMP/plain.txt")"
 	# The series of one cgroup: every sample line that is its own (not those naming it as a preemptor).
 	echo "series of nginx (a quota): $(grep -c "{cgroup=\"[^\"]*\",cgroup_id=\"$id1\"" "$TMP/m.txt"); of sidecar (none): $(grep -c "{cgroup=\"[^\"]*\",cgroup_id=\"$(series_id "$TMP/m.txt" "$C2")\"" "$TMP/m.txt"); of their pod's own cgroup (no task of its own): $(grep -cF "{cgroup=\"$POD1\"," "$TMP/m.txt")"
-	kill -TERM $PLAIN
-	wait_bounded $PLAIN 20 "export --no-name-labels after SIGTERM"
-	CGS_PID=$EXP
-	cgs_stop TERM || fail "export did not stop cleanly"
-	kill $PROM
-	wait_bounded $PROM 20 "prometheus after SIGTERM"
+	kube_fixture_stop
+}
+
+# The Grafana dashboard (dist/grafana/cgsched.json): every panel's every
+# query, its variables at "All" ($instance and $namespace: .*) and
+# $__rate_interval at 3 s (six scrapes), evaluated by the real Prometheus of
+# kube_fixture, returns series, and the series a reader should find there:
+# each panel's condition below (a panel without one fails the test).
+test_export_dashboard() {
+	exp_need curl prometheus promtool
+	D=$ROOT/dist/grafana/cgsched.json
+	jq -e '.uid == "cgsched" and (.panels | length) > 0 and all(.panels[]; .gridPos and .datasource and (.targets | length) > 0)' "$D" >/dev/null ||
+		fail "$D: not a dashboard (uid, panels with grid positions, datasources and queries)"
+	kube_fixture
+	at=$(echo "$ts" | awk '{ printf "%.3f", $1 - 1 }')
+	jq -r '.panels[] | .title as $t | .targets[] | "\($t)\t\(.expr)"' "$D" >"$TMP/queries"
+	while IFS="$(printf '\t')" read -r title expr; do
+		case $title in
+		"Worst run-queue p99") want='any(.[]; .metric.cgroup == $c1 and .metric.container == "nginx")' ;;
+		"Throttled share of periods") want='any(.[]; .metric.container == "nginx" and (.value[1] | tonumber) > 0.5)' ;;
+		"Quota used") want='any(.[]; .metric.container == "nginx" and (.value[1] | tonumber) > 0.5)' ;;
+		"Causes of waiting") want='any(.[]; .metric.cause == "own_quota") and any(.[]; .metric.cause == "same_cgroup" or .metric.cause == "other_cgroups")' ;;
+		"Noisy neighbours") want='any(.[]; .metric.by_cgroup | startswith($t))' ;;
+		"CPU by pod") want='any(.[]; .metric.namespace == "shop" and .metric.pod == "web-7d4f9") and any(.[]; .metric.pod == "db-0")' ;;
+		"Drops") want='any(.[]; .metric.reason == "cgroup_map_full")' ;;
+		*) fail "dashboard panel '$title': no expectation in the test" ;;
+		esac
+		q=$(printf '%s' "$expr" | sed 's/\$instance/.*/g; s/\$namespace/.*/g; s/\$__rate_interval/3s/g')
+		prom_api "$P2" "$q" "$at" >"$TMP/panel"
+		jq -e '.status == "success"' "$TMP/panel" >/dev/null || fail "panel '$title': $(jq -c . "$TMP/panel")"
+		n=$(jq '.data.result | length' "$TMP/panel")
+		jq -e --arg c1 "$C1" --arg t "$T" ".data.result | $want" "$TMP/panel" >/dev/null ||
+			fail "panel '$title': $n series, not what it should show: $(jq -c '[.data.result[] | .metric]' "$TMP/panel" | cut -c1-600)"
+		echo "panel '$title': $n series, as expected"
+	done <"$TMP/queries"
+	kube_fixture_stop
 }
 
 # oncpu_line FILE PATH: PATH's on-CPU sample (its backslashes escaped, as label values are).
