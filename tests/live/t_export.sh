@@ -37,6 +37,16 @@ prom_query() {
 	echo "$_r" | jq -r '.data.result[0].value[1] // empty'
 }
 
+# prom_config TARGET [RULES]: $TMP/prom.yml, job cgsched scraping TARGET
+# every 500 ms (and evaluating RULES, a rule file, as often).
+prom_config() {
+	{
+		printf 'global:\n  scrape_interval: 500ms\n  scrape_timeout: 500ms\n  evaluation_interval: 500ms\n'
+		[ -z "${2:-}" ] || printf "rule_files: ['%s']\n" "$2"
+		printf "scrape_configs:\n  - job_name: cgsched\n    static_configs:\n      - targets: ['%s']\n" "$1"
+	} >"$TMP/prom.yml"
+}
+
 # prom_start PORT: Prometheus on PORT with $TMP/prom.yml (checked by
 # promtool), once ready and once it has scraped job cgsched; PROM its pid.
 # Bounded: its start and the first scrape (discovery batches targets for up
@@ -70,15 +80,7 @@ test_export_prometheus() {
 	TOP=$!
 	CGS_BG="$CGS_BG $TOP"
 	wait_line "$TMP/top.err" tracing
-	cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 500ms
-  scrape_timeout: 500ms
-scrape_configs:
-  - job_name: cgsched
-    static_configs:
-      - targets: ['127.0.0.1:$P1']
-EOF
+	prom_config "127.0.0.1:$P1"
 	prom_start "$P2"
 	# The cgroup's series start at 0 (it has a quota), then 6 s throttled to 25 %, then idle.
 	cg_run "$A" true
@@ -656,17 +658,7 @@ groups:
       - record: kube_pod_container_resource_limits
         expr: label_replace(label_replace(label_replace(label_replace(label_replace(vector(0.05), "namespace", "shop", "", ""), "pod", "web-7d4f9", "", ""), "container", "nginx", "", ""), "resource", "cpu", "", ""), "unit", "core", "", "")
 EOF
-	cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 500ms
-  scrape_timeout: 500ms
-  evaluation_interval: 500ms
-rule_files: ['$TMP/rules.yml']
-scrape_configs:
-  - job_name: cgsched
-    static_configs:
-      - targets: ['127.0.0.1:$P1']
-EOF
+	prom_config "127.0.0.1:$P1" "$TMP/rules.yml"
 	prom_start "$P2"
 	names_burn 4 || fail "burners"
 	ts=$(prom_query "$P2" "timestamp(cgsched_throttled_seconds_total{cgroup=\"$C1\"})")
