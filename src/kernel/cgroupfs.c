@@ -277,19 +277,6 @@ bool cgfs_told_removed(struct cgfs *fs, uint64_t id)
 	return s && s->gone;
 }
 
-static int resolve_handle(struct cgfs *fs, uint64_t id, char *out, size_t len);
-
-bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id)
-{
-	char rel[PATH_MAX];
-
-	/* Known (by name, or missed by a scan), or not cached: cgfs_path keeps no entry for a handle that no longer opens. */
-	if (idtab_find(&fs->names, id) || !fs->handles)
-		return false;
-	int err = resolve_handle(fs, id, rel, sizeof(rel));
-	return err == -ESTALE || err == -ENOENT;
-}
-
 void cgfs_forget(struct cgfs *fs, uint64_t id)
 {
 	struct cgfs_name *s = idtab_find(&fs->names, id);
@@ -425,7 +412,8 @@ static int scan_one(void *fs, const char *rel, uint64_t id)
 	return 0;
 }
 
-const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last)
+/* cgfs_path, and with gone set when its handle no longer opens (removed, and not named by the tracer). */
+static const char *lookup(struct cgfs *fs, uint64_t id, bool check_alive, const char **last, bool *gone)
 {
 	struct cgfs_name *s = idtab_find(&fs->names, id);
 	char rel[PATH_MAX];
@@ -460,8 +448,10 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 		 * their window, grew the table by ~8,000 ids a minute in make
 		 * soak; an id looked up again costs one open_by_handle_at.
 		 */
-		if (err == -ESTALE || err == -ENOENT)
+		if (err == -ESTALE || err == -ENOENT) {
+			*gone = true;
 			return NULL;
+		}
 		fs->handles = false;
 		cgs_debug("file handles unavailable (%s): falling back to tree scans",
 			  strerror(-err));
@@ -473,6 +463,20 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 		return s->path;
 	cache_put(fs, id, NULL);
 	return NULL;
+}
+
+const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char **last)
+{
+	bool gone;
+
+	return lookup(fs, id, check_alive, last, &gone);
+}
+
+bool cgfs_learn(struct cgfs *fs, uint64_t id)
+{
+	bool gone = false;
+
+	return lookup(fs, id, false, NULL, &gone) || !gone;
 }
 
 /*

@@ -83,8 +83,11 @@ const char *cgfs_path(struct cgfs *fs, uint64_t id, bool check_alive, const char
 void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path);
 /* Forget what is cached of id (a removed cgroup no one reports any longer). */
 void cgfs_forget(struct cgfs *fs, uint64_t id);
-/* Its handle found removed (not merely missed by a scan), with no name from its removal yet. */
-bool cgfs_gone_unnamed(struct cgfs *fs, uint64_t id);
+/*
+ * Name id now (cgfs_path): false only when its handle no longer opens (found
+ * removed, not merely missed by a scan) and no name came from its removal.
+ */
+bool cgfs_learn(struct cgfs *fs, uint64_t id);
 /* Whether the tracer told the removal of id (cgfs_note_removed): a lookup, no stat. */
 bool cgfs_told_removed(struct cgfs *fs, uint64_t id);
 /*

@@ -20,7 +20,7 @@ int session_stopped(void)
 /* A cgroup given a slot: named now, while it most likely exists. False: found removed, unnamed. */
 static bool name_learn(void *ctx, uint64_t id)
 {
-	return cgfs_path(ctx, id, false, NULL) || !cgfs_gone_unnamed(ctx, id);
+	return cgfs_learn(ctx, id);
 }
 
 /* The tracer saw a cgroup go: its name, for the rows that still show it. */
