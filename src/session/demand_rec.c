@@ -37,10 +37,10 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 
 /*
  * The subtree's on-CPU time and throttled waits as of edge, a step's end
- * the read came after, and (every 100th read, and at the first) the CPUs
- * it ran on. A read of the totals: the interval maxima's epoch is the
- * command's to close, not these reads' (a read that closed it would leave
- * the report's maxima those of the last tenth of a period).
+ * the read came after, and the CPUs it ran on (from the per-CPU figures
+ * every read now takes). A read of the totals: the interval maxima's epoch
+ * is the command's to close, not these reads' (a read that closed it would
+ * leave the report's maxima those of the last tenth of a period).
  *
  * A read comes after its edge: 0.1-0.2 ms here (the wake-up and the
  * read), 1.9 ms at times. What ran meanwhile is not the step's: where the
@@ -58,7 +58,6 @@ static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint6
 		   uint64_t *unsure)
 {
 	struct snapshot *cur = &d->snap;
-	bool count_cpus = d->nreads++ % 100 == 0;
 	int err;
 
 	cur->want_running = true;
@@ -86,8 +85,7 @@ static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint6
 			*unsure += (r->since_ns ? r->since_ns : cur->t_ns) - edge;
 		d->settled0[k] = settled;
 	}
-	if (count_cpus)
-		d->ds.cpus = n;
+	d->ds.cpus = n;
 	return 0;
 }
 

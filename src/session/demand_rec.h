@@ -35,7 +35,6 @@ struct demand_rec {
 	uint64_t next_probe_ns;
 	struct snapshot snap;     /* the reads' arrays, reused */
 	uint64_t *settled0;       /* [ncpus]: the subtree's on-CPU time by CPU at the last read, less running slices */
-	unsigned nreads;
 };
 
 /*

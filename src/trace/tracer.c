@@ -696,19 +696,18 @@ void tracer_poll(struct tracer *t, int timeout_ms)
 		usleep(timeout_ms * 1000);
 }
 
-bool tracer_poll_fd(struct tracer *t, int fd, int timeout_ms)
+void tracer_poll_fd(struct tracer *t, int fd, int timeout_ms)
 {
 	if (fd < 0) {
 		tracer_poll(t, timeout_ms);
-		return false;
+		return;
 	}
 	/* The ring buffers' epoll fd is readable while one of them has data: both waited on, then read. */
 	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = t->rb ? ring_buffer__epoll_fd(t->rb) : -1, .events = POLLIN } };
-	int n = poll(p, 2, timeout_ms);
 
+	poll(p, 2, timeout_ms);
 	if (t->rb)
 		ring_buffer__consume(t->rb);
-	return n > 0 && p[0].revents;
 }
 
 void tracer_tasks_follow(struct tracer *t, uint64_t id)

@@ -184,9 +184,9 @@ void tracer_poll(struct tracer *t, int timeout_ms);
  * The same, back at once when fd (>= 0) is readable: a pidfd, so that a
  * command's exit ends the wait, not the timeout (record's window: its end
  * was noticed up to a poll's 20 ms late, and its wall time that much
- * long). True when fd is readable.
+ * long).
  */
-bool tracer_poll_fd(struct tracer *t, int fd, int timeout_ms);
+void tracer_poll_fd(struct tracer *t, int fd, int timeout_ms);
 /*
  * Have tasks re-check whether their hierarchy has a quota (sched.bpf.c
  * tg_limited): call every few hundred ms while tracing, so a quota set after
