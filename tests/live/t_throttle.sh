@@ -300,6 +300,12 @@ test_throttle_by_period() {
 # hold within it. A second of the burner is 10 periods, each counted in the
 # interval it ends in: 9 to 11 an interval (the interval's edges move by
 # the reads' jitter), and over n whole intervals 10n, give or take one.
+# The first interval is never whole for the reads: it began before they
+# did, so its first period is not whole (left out), and the burner starts
+# inside it; the kernel may still count 10 throttled periods in it (a
+# burner started before its first period's end) where cgsched has 8 (seen
+# in CI: the one begun before the reads, and the one ending within a step
+# of the interval's end, closed in the next). It is left out here.
 test_top_demand_nested() {
 	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
 		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
@@ -310,15 +316,15 @@ test_top_demand_nested() {
 	cgs_start top --json --demand -i 1 || fail "top did not start"
 	cg_run "$K" "$CGWORK" burn 1 "$(scaled 5)" 1 >/dev/null || fail "the burner failed"
 	cgs_stop || fail "top"
-	jq -r --arg p "$P" 'select(.kind == "interval") | .cgroups[] | select(.path == $p) |
-		"\(.kernel_stat.nr_periods) \(.kernel_stat.nr_throttled) \(.demand | if . == null then "null" else "\(.periods) \(.p50_us) \(.mean_us) \(.max_us) \(.late) \(.step_us)" end)"' \
+	jq -nr --arg p "$P" '[inputs | select(.kind == "interval")] | to_entries[] | .key as $i | .value.cgroups[] | select(.path == $p) |
+		"\(.kernel_stat.nr_periods) \(.kernel_stat.nr_throttled) \(.demand | if . == null then "null" else "\(.periods) \(.p50_us) \(.mean_us) \(.max_us) \(.late) \(.step_us)" end) \($i)"' \
 		"$TMP/cgs.out" >"$TMP/dem"
 	cat "$TMP/dem"
 	kid=$(jq -r --arg k "$K" 'select(.kind == "interval") | .cgroups[] | select(.path == $k) | .demand' "$TMP/cgs.out" | sort -u)
 	echo "$K (no quota of its own): demand $kid"
 	[ "$kid" = null ] || fail "a cgroup without a quota has a demand: $kid"
 	awk '
-		$3 == "null" { next }
+		$3 == "null" || $NF == 0 { next }
 		$1 == 10 && $2 == 10 {
 			n++
 			if ($3 < 9 || $3 > 11) { printf "%d whole periods in a second of them\n", $3; bad++ }
