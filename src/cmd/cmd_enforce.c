@@ -234,27 +234,29 @@ fail:
 	return k;
 }
 
-/* One interval: its contention judged (soft caps), then the pass that keeps the file in force. */
-static void enforce_interval(struct enforcer *e, struct session *s, struct snapshot *prev, bool *have_prev)
+/*
+ * One interval: its contention judged (soft caps), then the pass that
+ * keeps the file in force. cur and f are kept from one interval to the
+ * next, their arrays reused (snapshot_reread, refresh_remake): enforce
+ * runs for months.
+ */
+static void enforce_interval(struct enforcer *e, struct session *s, struct snapshot *prev, struct snapshot *cur,
+			     struct refresh *f, bool *have_prev)
 {
-	struct snapshot cur;
-	struct refresh f;
 	int k;
 
-	if ((k = snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
+	if ((k = snapshot_reread(&s->tr, cur, false, *have_prev ? prev : &s->base))) {
 		logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
 		return;
 	}
 	/* Every row's path: the limits file's patterns are matched against them. */
-	if (refresh_make(&f, s, &(struct refresh_opts){ 0 }, *have_prev ? prev : &s->base, &cur)) {
+	if (refresh_remake(f, s, &(struct refresh_opts){ 0 }, *have_prev ? prev : &s->base, cur)) {
 		logline("this interval's report: out of memory; its contention is not judged");
 	} else {
-		log_drops(f.d.drops, &f.r);
-		judge_report(e, &f.r);
+		log_drops(f->d.drops, &f->r);
+		judge_report(e, &f->r);
 	}
-	refresh_free(&f);
-	snapshot_free(prev);
-	*prev = cur;
+	snapshot_swap(prev, cur);
 	*have_prev = true;
 	/* Episodes are not used here; keep the ring buffer's log from growing. */
 	tracer_discard_episodes(&s->tr);
@@ -265,7 +267,8 @@ static void enforce_interval(struct enforcer *e, struct session *s, struct snaps
 static void enforce_loop(struct enforcer *e, struct session *s, struct exporter *x, const char *path,
 			 uint64_t interval)
 {
-	struct snapshot prev = {};
+	struct snapshot prev = {}, cur = {};
+	struct refresh f = {};
 	bool have_prev = false;
 	uint64_t deadline = now_ns();
 
@@ -286,9 +289,11 @@ static void enforce_loop(struct enforcer *e, struct session *s, struct exporter 
 				exporter_reload(x, logline_str);
 			continue;
 		}
-		enforce_interval(e, s, &prev, &have_prev);
+		enforce_interval(e, s, &prev, &cur, &f, &have_prev);
 		exporter_unlock(x);
 	}
+	refresh_free(&f);
+	snapshot_free(&cur);
 	snapshot_free(&prev);
 }
 

@@ -245,11 +245,11 @@ static void print_table(const struct top_opts *o, struct session *s, const struc
 	fflush(stdout);
 }
 
+/* f: the refresh kept from one interval to the next (its arrays reused: refresh_remake). */
 static void show(const struct top_opts *o, struct session *s, struct kstat_src *ks, struct psi_track *pt,
 		 struct tl_rec *tl, struct demand_top *dt, const struct snapshot *prev, const struct snapshot *cur,
-		 bool summary, struct refresh_cost *cost)
+		 bool summary, struct refresh *f, struct refresh_cost *cost)
 {
-	struct refresh f;
 	/* JSON and the summary have every row; a table only its first. */
 	const struct refresh_opts ro = {
 		.group = o->group, .ks = ks, .since_first = summary,
@@ -258,20 +258,19 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 		.sort = true, .key = o->sort, .shown = o->json || summary ? 0 : o->rows,
 	};
 
-	if (!refresh_make(&f, s, &ro, prev, cur)) {
+	if (!refresh_remake(f, s, &ro, prev, cur)) {
 		/* --demand: the interval's periods into its rows; the cgroups limited now read from here on. */
 		if (dt && !summary)
-			demand_top_interval(dt, &f.r);
+			demand_top_interval(dt, &f->r);
 		/* The interval's counters in the timeline (its events come through the tracer's tap). */
 		if (tl && !summary)
-			tl_rec_rows(tl, &f.r, cur->t_ns);
+			tl_rec_rows(tl, &f->r, cur->t_ns);
 		if (o->json)
-			print_json(o, s, &f, summary);
+			print_json(o, s, f, summary);
 		else
-			print_table(o, s, &f, summary);
+			print_table(o, s, f, summary);
 	}
-	cost->kernel_ns = f.kernel_ns;
-	refresh_free(&f);
+	cost->kernel_ns = f->kernel_ns;
 }
 
 /*
@@ -289,9 +288,7 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 		.sort = true, .key = v->sort, .shown = 0,
 	};
 
-	if (*have)
-		refresh_free(f);
-	if (!(*have = !refresh_make(f, s, &ro, prev, cur)))
+	if (!(*have = !refresh_remake(f, s, &ro, prev, cur)))
 		return;
 	if (tl)
 		tl_rec_rows(tl, &f->r, cur->t_ns);
@@ -311,8 +308,8 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 				 .mark_p99_ns = o->mark_p99_ns };
 	/* .drops: since start, as of the rows shown */
 	struct screen_head h = { .desc = desc, .ncpus = s->tr.ncpus, .interval_ns = o->interval_ns };
-	struct refresh f;
-	struct snapshot cur;
+	struct refresh f = {};
+	struct snapshot cur = {};
 	bool have = false;
 	uint64_t deadline = s->tr.attached_ns + o->interval_ns;
 	/* Whose tasks the maps record (screen_tasks_wanted), since when (monotonic ns). */
@@ -354,7 +351,7 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		n++;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
 		struct refresh_cost rc = {};
-		if ((err = snapshot_read(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
+		if ((err = snapshot_reread(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
 			screen_close();
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
@@ -379,13 +376,12 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 			if (!isatty(STDERR_FILENO))
 				say_cost(c0, w0, cur.n, &rc);
 		}
-		snapshot_free(prev);
-		*prev = cur;
+		snapshot_swap(prev, &cur);
 		*have_prev = true;
 	}
 	screen_close();
-	if (have)
-		refresh_free(&f);
+	refresh_free(&f);
+	snapshot_free(&cur);
 	return err ? -2 : 0;
 }
 
@@ -393,7 +389,8 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = {};
 	struct session s;
-	struct snapshot prev = {}, cur;
+	struct snapshot prev = {}, cur = {};
+	struct refresh f = {};
 	struct kstat_src ks = {};
 	struct psi_track pt = {};
 	struct tl_rec tl, *tlp = NULL;
@@ -466,22 +463,22 @@ int cmd_top(int argc, char **argv)
 		/* One refresh: maps read, paths resolved, kernel figures, output. */
 		struct refresh_cost rc;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
-		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
+		if ((err = snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
 		rc.maps_ns = cpu_ns() - c0;
-		show(&o, &s, &ks, &pt, tlp, o.demand ? &dt : NULL, have_prev ? &prev : &s.base, &cur, false, &rc);
+		show(&o, &s, &ks, &pt, tlp, o.demand ? &dt : NULL, have_prev ? &prev : &s.base, &cur, false, &f, &rc);
 		say_cost(c0, w0, cur.n, &rc);
-		snapshot_free(&prev);
-		prev = cur;
+		snapshot_swap(&prev, &cur);
 		have_prev = true;
 	}
-	if (!snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base)) {
+	if (!snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base)) {
 		struct refresh_cost rc;
-		show(&o, &s, &ks, &pt, tlp, NULL, &s.base, &cur, true, &rc);
-		snapshot_free(&cur);
+		show(&o, &s, &ks, &pt, tlp, NULL, &s.base, &cur, true, &f, &rc);
 	}
+	refresh_free(&f);
+	snapshot_free(&cur);
 	snapshot_free(&prev);
 	if (o.demand) {
 		s.tick = NULL;

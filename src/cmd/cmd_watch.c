@@ -248,7 +248,8 @@ int cmd_watch(int argc, char **argv)
 	struct kstat_src ks = {};
 	struct psi_track pt = {};
 	struct watch w;
-	struct snapshot prev = {}, cur;
+	struct snapshot prev = {}, cur = {};
+	struct refresh f = {};
 	const char *why = NULL;
 	int err;
 
@@ -312,26 +313,24 @@ int cmd_watch(int argc, char **argv)
 		deadline += o.w.interval_ns;
 		if (!session_sleep_until(&s, deadline))
 			break;
-		if ((err = snapshot_read(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
+		/* The reads and the refresh reuse their arrays, interval after interval. */
+		if ((err = snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
 		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.why };
-		struct refresh f;
 		struct episode_log el;
 		tracer_take_episodes(&s.tr, &el);
-		if (!refresh_make(&f, &s, &ro, have_prev ? &prev : &s.base, &cur))
+		if (!refresh_remake(&f, &s, &ro, have_prev ? &prev : &s.base, &cur))
 			watch_interval(&w, &f, el.e, el.n);
-		refresh_free(&f);
 		free(el.e);
-		snapshot_free(&prev);
-		prev = cur;
+		snapshot_swap(&prev, &cur);
 		have_prev = true;
 		if (dump_asked) {
 			dump_asked = 0;
 			watch_ask(&w);
 		}
-		watch_due(&w, cur.t_ns, false);
+		watch_due(&w, prev.t_ns, false); /* prev: the read just taken */
 		if (cgs_verbose) {
 			char st[1024];
 			watch_status(&w, st, sizeof(st));
@@ -344,6 +343,8 @@ int cmd_watch(int argc, char **argv)
 	watch_status(&w, st, sizeof(st));
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: watch stopped: %s\n", st);
+	refresh_free(&f);
+	snapshot_free(&cur);
 	snapshot_free(&prev);
 	watch_close(&w);
 	psi_track_free(&pt);

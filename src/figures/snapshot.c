@@ -635,16 +635,21 @@ void snapshot_make_origin(struct snapshot *s)
 	s->origin = true;
 }
 
-int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
+/* out = cur - prev into out, empty with its arrays (NULL or kept from an earlier delta). */
+static int delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
 {
 	bool since_start = !prev || prev->origin;
 
-	memset(out, 0, sizeof(*out));
 	out->t_ns = cur->t_ns;
 	out->ncpus = cur->ncpus;
 	out->per_cpu = cur->per_cpu;
-	if (cur->n && !(out->cg = malloc((out->cap = cur->n) * sizeof(*out->cg))))
-		return -ENOMEM;
+	if (cur->n > out->cap) {
+		struct cg_sample *cg = realloc(out->cg, cur->n * sizeof(*out->cg));
+		if (!cg)
+			return -ENOMEM;
+		out->cg = cg;
+		out->cap = cur->n;
+	}
 	size_t j = 0;
 	for (size_t i = 0; i < cur->n; i++) {
 		const struct cg_sample *c = &cur->cg[i];
@@ -697,6 +702,31 @@ int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, stru
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
 		out->drops[i] = sub(cur->drops[i], prev ? prev->drops[i] : 0);
 	return tasks_delta(prev, cur, out);
+}
+
+int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	return delta(prev, cur, out);
+}
+
+int snapshot_redelta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
+{
+	snapshot_clear(out);
+	return delta(prev, cur, out);
+}
+
+int snapshot_reread(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+{
+	return read_snapshot(tr, s, per_cpu, prev, true, true, false);
+}
+
+void snapshot_swap(struct snapshot *a, struct snapshot *b)
+{
+	struct snapshot t = *a;
+
+	*a = *b;
+	*b = t;
 }
 
 /* A sample's place in a regrouping: its group's id, and where it is in d. */

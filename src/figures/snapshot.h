@@ -175,6 +175,15 @@ struct cpu_slice {
  */
 int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
 /*
+ * The same into s, zeroed or read into before (not prev): its arrays
+ * reused. A refresh's read every interval, for days: the same blocks each
+ * time, not one more of a megabyte at 1,000 cgroups wherever the heap has
+ * room (make soak's top moved its level by one such block, 1 MB, once).
+ */
+int snapshot_reread(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
+/* Exchange two reads: the one just taken becomes prev, the older one's arrays take the next read. */
+void snapshot_swap(struct snapshot *a, struct snapshot *b);
+/*
  * The cumulative figures only, leaving the interval maxima to the command
  * that owns them (cgsched export's scrapes beside enforce's intervals): the
  * maxima read are those of an epoch still open. Returns 0 or -errno.
@@ -215,6 +224,8 @@ const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
  * NULL or an origin. Cgroups with no activity are left out.
  */
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
+/* The same into out, zeroed or a delta before: its arrays reused (snapshot_reread's reason). */
+int snapshot_redelta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /*
  * out = d with every cgroup id mapped to map(ctx, id) and the samples of
  * one id summed: counters and histograms add (slot by slot, so percentiles

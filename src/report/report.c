@@ -60,15 +60,33 @@ static double pct(uint64_t part, uint64_t whole)
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs)
 {
-	double unit = hist_ms ? 1e6 : 1e3;
-
 	memset(r, 0, sizeof(*r));
+	return report_rebuild(r, d, interval_ns, hist_ms, kfigs);
+}
+
+int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		   const struct idtab *kfigs)
+{
+	double unit = hist_ms ? 1e6 : 1e3;
+	struct row *rows = r->rows;
+	size_t cap = r->cap, want = d->n ? d->n : 1;
+
+	for (size_t i = 0; rows && i < r->n; i++)
+		free(rows[i].why);
+	if (want > cap) {
+		free(rows);
+		if (!(rows = malloc(want * sizeof(*rows))))
+			want = 0;
+		cap = want;
+	}
+	memset(r, 0, sizeof(*r));
+	if (!(r->rows = rows))
+		return -ENOMEM;
+	r->cap = cap;
+	memset(rows, 0, d->n * sizeof(*rows));
 	r->interval_ns = interval_ns;
 	r->d = d;
 	r->hist_ms = hist_ms;
-	r->rows = calloc(d->n ? d->n : 1, sizeof(*r->rows));
-	if (!r->rows)
-		return -ENOMEM;
 	size_t pi = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct cg_sample *c = &d->cg[i];
@@ -237,15 +255,11 @@ static void select_first(struct sort_ent *e, size_t n, size_t k)
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first)
 {
 	struct sort_ent *e = malloc((r->n ? r->n : 1) * sizeof(*e));
-	struct row *rows = malloc((r->n ? r->n : 1) * sizeof(*rows));
 
 	if (k == SORT_PATH)
 		report_resolve(r, fs, 0);
-	if (!e || !rows) {
-		free(e);
-		free(rows);
+	if (!e)
 		return; /* out of memory: unsorted rather than nothing */
-	}
 	for (size_t i = 0; i < r->n; i++)
 		e[i] = (struct sort_ent){ key_of(&r->rows[i], k), r->rows[i].id,
 					  k == SORT_PATH ? (r->rows[i].path ? r->rows[i].path : "~") : NULL, i };
@@ -254,10 +268,25 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 	if (n < r->n)
 		select_first(e, r->n, n);
 	qsort(e, n, sizeof(*e), cmp_ent);
-	for (size_t i = 0; i < r->n; i++)
-		rows[i] = r->rows[e[i].i];
-	free(r->rows);
-	r->rows = rows;
+	/*
+	 * Row j takes row e[j].i, in place, a cycle of the permutation at a
+	 * time (each place done marks itself): the rows' array stays the one
+	 * report_rebuild reuses, no second one each refresh.
+	 */
+	for (size_t i = 0; i < r->n; i++) {
+		if (e[i].i == i)
+			continue;
+		struct row t = r->rows[i];
+		size_t j = i;
+		while (e[j].i != i) {
+			size_t from = e[j].i;
+			r->rows[j] = r->rows[from];
+			e[j].i = j;
+			j = from;
+		}
+		r->rows[j] = t;
+		e[j].i = j;
+	}
 	free(e);
 }
 

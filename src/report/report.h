@@ -71,7 +71,7 @@ struct report {
 	const struct snapshot *d;  /* the delta rows point into */
 	bool hist_ms;
 	const char *group_by; /* rows summed by "unit", "container" or "pod"; NULL: one per cgroup */
-	size_t n;
+	size_t n, cap;
 	struct row *rows;
 };
 
@@ -85,6 +85,9 @@ int sort_key_parse(const char *s, enum sort_key *k);
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs);
+/* The same into r, zeroed or built before: its rows' array reused (snapshot_reread's reason). */
+int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
+		   const struct idtab *kfigs);
 /* --why: split every row's waits into causes (report/why.h); before report_sort. 0, -ENOMEM, or -EINVAL for sorted rows. */
 int report_why(struct report *r);
 /* Look up the paths and names of the cgroups a why's parts name. */

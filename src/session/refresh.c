@@ -26,11 +26,25 @@ static void why_psi(struct report *r, struct session *s, struct psi_track *pt, b
 int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
 		 const struct snapshot *cur)
 {
+	memset(f, 0, sizeof(*f));
+	return refresh_remake(f, s, o, prev, cur);
+}
+
+int refresh_remake(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
+		   const struct snapshot *cur)
+{
 	int err;
 
-	memset(f, 0, sizeof(*f));
-	f->kfigs = (struct idtab)IDTAB_INIT(struct kstat_fig);
-	err = snapshot_delta(prev, cur, &f->d);
+	/* The delta's samples, the rows and the kernel's figures' table are kept for reuse; the rest goes. */
+	task_report_free(&f->tr);
+	groups_free(&f->gs);
+	snapshot_free(&f->gd);
+	if (!f->kfigs.esize)
+		f->kfigs = (struct idtab)IDTAB_INIT(struct kstat_fig);
+	idtab_clear(&f->kfigs);
+	f->why_ok = false;
+	f->kernel_ns = 0;
+	err = snapshot_redelta(prev, cur, &f->d);
 	/* --group-by: the rows are the groups' sums (and the cgroups of none). */
 	const struct snapshot *rd = o->group == GROUP_PATH ? &f->d : &f->gd;
 	if (!err && o->group != GROUP_PATH)
@@ -40,7 +54,7 @@ int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts
 	if (!err && o->ks && !kstat_src_refresh(o->ks))
 		err = kstat_src_figures(o->ks, rd, o->since_first, &f->kfigs);
 	f->kernel_ns = cpu_ns() - c0;
-	if (err || report_build(&f->r, rd, cur->t_ns - prev->t_ns, o->hist_ms, &f->kfigs)) {
+	if (err || report_rebuild(&f->r, rd, cur->t_ns - prev->t_ns, o->hist_ms, &f->kfigs)) {
 		cgs_err("out of memory building the report");
 		return -ENOMEM;
 	}
