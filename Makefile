@@ -58,7 +58,8 @@ PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: man all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc
+.PHONY: man all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc \
+	deb k8s-tools k8s-manifest
 all: cgsched $(OUTPUT)/cgsched.8 $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/bench-readmodel $(OUTPUT)/scx_min
 
 # --- Debian packages ------------------------------------------------------
@@ -69,11 +70,17 @@ all: cgsched $(OUTPUT)/cgsched.8 $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/be
 # libFuzzer); the second kernel: qemu-system-x86
 # busybox-static cpio; bench: linux-perf libbpf-tools (runqlat); the man page:
 # groff-base. Only missing ones are installed, after one update.
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev jq gojq \
-	libmicrohttpd-dev libyaml-dev libcrypt-dev prometheus curl openssl perl \
-	libprotobuf-c-dev protobuf-c-compiler python3-venv libncurses-dev tmux \
-	pkg-config make gcc libcriterion-dev stress-ng \
-	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev groff-base
+# The package (make deb): debhelper, fakeroot, lintian. (The chart's tests
+# build helm and their check with the Go installed in /usr/local/go: Debian
+# 12's golang-go is older than either needs.)
+# BUILD_PKGS is also the package's Build-Depends (dist/debian/control.in).
+BUILD_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libinih-dev \
+	libmicrohttpd-dev libyaml-dev libcrypt-dev libprotobuf-c-dev protobuf-c-compiler libncurses-dev \
+	pkg-config make gcc
+DEB_PKGS := $(BUILD_PKGS) jq gojq prometheus curl openssl perl python3-venv tmux \
+	libcriterion-dev stress-ng \
+	qemu-system-x86 busybox-static cpio linux-perf libbpf-tools libclang-rt-dev groff-base \
+	debhelper fakeroot lintian
 deps:
 	$(Q)./scripts/deps.sh $(DEB_PKGS)
 	$(Q)$(MAKE) -s $(VENV)/ok
@@ -92,7 +99,8 @@ $(VENV)/ok: | $(OUTPUT)
 # machine had clang): 51 s against 89 for test's build here (2 CPUs).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 # What the suite runs: the tool, the unit tests, the sanitized builds, Perfetto's venv.
-TEST_BUILD := all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok
+# (And the package, and the chart's tools where there is a Go to build them: GO, below.)
+TEST_BUILD = all $(OUTPUT)/unit-tests sanitizers $(VENV)/ok deb $(if $(GO),k8s-tools)
 
 run: deps
 	$(Q)$(MAKE) -j$(NPROC) all
@@ -138,16 +146,17 @@ $(OUTPUT)/perfetto.pb-c.c $(PROTO_H) &: src/report/perfetto.proto | $(OUTPUT)
 
 $(PROTO_OBJ): $(OUTPUT)/perfetto.pb-c.c $(PROTO_H)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -I$(OUTPUT) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I$(OUTPUT) -c $< -o $@
 
+# CPPFLAGS and LDFLAGS: the user's too (make deb: dpkg-buildflags' hardening).
 $(OUTPUT)/src/%.o: src/%.c $(HDRS) $(SKELS) $(PROTO_H) | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 cgsched: $(LIB_OBJS) $(OUTPUT)/src/cmd/main.o $(PROTO_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CGS_CFLAGS) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
@@ -243,6 +252,57 @@ man: $(OUTPUT)/cgsched.8
 $(OUTPUT)/cgsched.8: cgsched dist/man/cgsched.8.in dist/man/mkman.sh
 	$(call msg,MAN,$@)
 	$(Q)sh dist/man/mkman.sh ./cgsched dist/man/cgsched.8.in $@
+
+# --- The Debian package ---------------------------------------------------
+# make deb: .output/deb/cgsched_VERSION_ARCH.deb, built by dpkg-buildpackage
+# from a copy of the tree (the files git knows, as they are now) with
+# dist/debian as its debian/; its Build-Depends are BUILD_PKGS. The deb's
+# test (tests/live/t_dist.sh) runs lintian on it and cgsched from it.
+VERSION := $(shell sed -n 's/^\#define CGS_VERSION "\(.*\)"/\1/p' src/lib/util.h)
+DEB_DIR := $(OUTPUT)/deb
+DEB_SRC := $(DEB_DIR)/cgsched-$(VERSION)
+deb:
+	$(Q)./scripts/deps.sh dpkg-dev debhelper fakeroot $(BUILD_PKGS)
+	$(call msg,DEB,$(DEB_DIR))
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	$(Q)git ls-files -z --cached --others --exclude-standard | \
+		grep -zv '^dist/debian/' | xargs -0 cp --parents -t $(DEB_SRC)
+	$(Q)cp -r dist/debian $(DEB_SRC)/debian && rm $(DEB_SRC)/debian/control.in
+	$(Q)sed 's/@BUILD_DEPENDS@/$(shell echo $(BUILD_PKGS) | sed 's/ /, /g')/' dist/debian/control.in >$(DEB_SRC)/debian/control
+	$(Q)printf 'cgsched (%s) unstable; urgency=medium\n\n  * Version %s (the project'"'"'s history is its git log).\n\n -- %s  %s\n' \
+		'$(VERSION)' '$(VERSION)' "$$(sed -n 's/^Maintainer: //p' dist/debian/control.in)" \
+		"$$(date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))" >$(DEB_SRC)/debian/changelog
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -j$(NPROC) >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed; $(DEB_DIR)/build.log has it all" >&2; exit 1; }
+	$(Q)ls $(DEB_DIR)/cgsched_$(VERSION)_*.deb
+
+# --- Kubernetes -------------------------------------------------------------
+# The chart (dist/helm/cgsched) and the manifest rendered from it
+# (dist/kubernetes/cgsched.yaml: make k8s-manifest). Its tests' tools,
+# pinned, built from the Go module proxy with the Go in /usr/local/go
+# (Debian 12's is too old): helm, and tests/k8s's check of the rendered
+# objects against the API's types and rules.
+GO ?= $(firstword $(wildcard /usr/local/go/bin/go) $(shell command -v go 2>/dev/null))
+HELM_VERSION := v3.22.0
+# What helm's own Makefile stamps in: its version, and the Kubernetes of its
+# client-go (v0.37: 1.37), which helm template and lint assume for a chart's
+# kubeVersion (unstamped, 1.20).
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	$(foreach p,pkg/lint/rules pkg/chartutil,-X helm.sh/helm/v3/$(p).k8sVersionMajor=1 -X helm.sh/helm/v3/$(p).k8sVersionMinor=37)
+TOOLS := $(OUTPUT)/tools
+k8s-tools: $(TOOLS)/helm $(TOOLS)/k8scheck
+$(TOOLS)/helm:
+	$(call msg,GO,$@ $(HELM_VERSION))
+	$(Q)test -n "$(GO)" || { echo "no Go here: /usr/local/go/bin/go or go on PATH builds helm" >&2; exit 2; }
+	$(Q)CGO_ENABLED=0 GOBIN=$(abspath $(TOOLS)) GOFLAGS=-mod=mod $(GO) install -ldflags '$(HELM_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+$(TOOLS)/k8scheck: tests/k8s/main.go tests/k8s/go.mod tests/k8s/go.sum
+	$(call msg,GO,$@)
+	$(Q)test -n "$(GO)" || { echo "no Go here: /usr/local/go/bin/go or go on PATH builds the check" >&2; exit 2; }
+	$(Q)cd tests/k8s && CGO_ENABLED=0 $(GO) build -o $(abspath $@) .
+# The plain manifest: the chart with its defaults, in namespace cgsched (created first).
+k8s-manifest: $(TOOLS)/helm
+	$(Q)sh dist/kubernetes/render.sh $(TOOLS)/helm >dist/kubernetes/cgsched.yaml
+	$(Q)echo "dist/kubernetes/cgsched.yaml rendered from dist/helm/cgsched"
 
 clean:
 	rm -rf $(OUTPUT) cgsched
