@@ -73,11 +73,11 @@ int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval
 
 	for (size_t i = 0; rows && i < r->n; i++)
 		free(rows[i].why);
-	if (want > cap) {
+	if (want > cap) { /* a quarter more, as snapshot_redelta's */
 		free(rows);
-		if (!(rows = malloc(want * sizeof(*rows))))
-			want = 0;
-		cap = want;
+		cap = want + want / 4 + 16;
+		if (!(rows = malloc(cap * sizeof(*rows))))
+			cap = 0;
 	}
 	memset(r, 0, sizeof(*r));
 	if (!(r->rows = rows))
