@@ -1046,6 +1046,8 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
 		.task_threads = t->skel->rodata->targ_tasks == CGS_TASKS_THREAD,
+		.task_cg = t->skel->rodata->targ_tasks_one ? __atomic_load_n(&t->skel->bss->task_cg, __ATOMIC_RELAXED)
+							   : CGS_TASK_CG_ALL,
 		.sync_round = t->skel->bss->sync_round,
 	};
 	return 0;

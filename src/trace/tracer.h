@@ -126,6 +126,7 @@ struct tracer_view {
 	int fd_thr, fd_preempt, fd_cur, fd_drops;
 	int fd_tasks;                   /* -1: no per-task figures */
 	bool task_threads;              /* its entries are threads (else processes) */
+	uint64_t task_cg;               /* whose tasks it records: a cgroup id, CGS_TASK_CG_ALL, 0 none */
 	bool why;                       /* --why: waiting counts in shard 0's entries */
 	uint64_t sync_round;            /* the CPUs were asked at this read if their ran_round is this */
 };
