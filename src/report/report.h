@@ -73,6 +73,7 @@ struct report {
 	const char *group_by; /* rows summed by "unit", "container" or "pod"; NULL: one per cgroup */
 	size_t n, cap;
 	struct row *rows;
+	struct row *spare;    /* report_sort's second array (cap rows), kept for the next refresh */
 };
 
 /* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path"). */
