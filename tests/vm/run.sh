@@ -95,7 +95,11 @@ start=$(date +%s)
 rc=0
 # CGS_VM_SMP and CGS_VM_MEM give a guest more vCPUs and memory (make bench's
 # big-host part: memory and refresh at 64 CPUs, functional under TCG, not speed).
-timeout "$TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${CGS_VM_THREAD:-single}" -smp "${CGS_VM_SMP:-2}" \
+# CGS_VM_CPUS: the host CPUs the guest may use (taskset's list; make test
+# gives each lane its own, see tests/run.sh).
+pin=""
+[ -z "${CGS_VM_CPUS:-}" ] || pin="taskset -c $CGS_VM_CPUS"
+timeout "$TIMEOUT" $pin qemu-system-x86_64 -accel "tcg,thread=${CGS_VM_THREAD:-single}" -smp "${CGS_VM_SMP:-2}" \
 	-m "${CGS_VM_MEM:-1G}" -cpu "${CGS_VM_CPU:-qemu64}" \
 	-kernel vmlinuz -initrd initramfs.cpio.gz \
 	-append "console=ttyS0 panic=-1 softlockup_panic=1 tsc=reliable ${CGS_VM_APPEND:-quiet}" \
