@@ -192,6 +192,9 @@ void record_fig_of(const struct record_summary *rs, struct record_fig *f)
 		.thr_ns = rs->c.thr_ns,
 		.cpu_pct = record_cpu_pct(rs),
 		.thr_pct = record_thr_pct(rs),
+		.k_oncpu = rs->k_ok && rs->k_oncpu_source,
+		.k_oncpu_ns = rs->k_oncpu_ns,
+		.k_oncpu_spread_ns = rs->k_oncpu_spread_ns,
 	};
 }
 
@@ -246,6 +249,9 @@ static void repeat_json(struct jw *w, const struct record_repeat *rep)
 			else
 				jw_kdouble(w, rep_figs[k].name, fig_value(&rep->runs[i], k));
 		}
+		/* Each run beside the kernel's count of it, as kernel_stat gives the last run's. */
+		jw_ku64_or_null(w, "kernel_oncpu_ns", rep->runs[i].k_oncpu, rep->runs[i].k_oncpu_ns);
+		jw_ku64_or_null(w, "kernel_oncpu_spread_ns", rep->runs[i].k_oncpu, rep->runs[i].k_oncpu_spread_ns);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

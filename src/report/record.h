@@ -23,6 +23,9 @@
 struct record_fig {
 	uint64_t wall_ns, oncpu_ns, runq_p50_ns, runq_p99_ns, thr_ns;
 	double cpu_pct, thr_pct;
+	/* The kernel's own count of the run's on-CPU time (kernel_stat.oncpu_ns), its spread; not summarised. */
+	bool k_oncpu;
+	uint64_t k_oncpu_ns, k_oncpu_spread_ns;
 };
 
 /* The figures of record --repeat's measured runs (the warm-ups are not kept). */

@@ -51,15 +51,30 @@ test_gate_repeat_report() {
 	# (its start_ns, 1.8 ms here: mostly the execs, in the cgroup). Not
 	# the whole 100 ms: CI saw a run of 99.991 ms, and 500 runs here came
 	# to 100 ms +0 to +661 us (the exit's time in the cgroup less the
-	# child's before it). And the same work each time: the runs within 5
-	# ms of each other (what is not the spin is the process's start and
-	# exit: ~0.2 ms a run here, 5-7 ms in the emulated 6.1 guest, where
-	# the spread of six runs was 1.9 ms).
+	# child's before it).
 	starts=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/rep.out" | tail -n 6 | jq -sc .)
 	echo "cgwork's CPU time at main(), each run: $starts"
 	jq -e --argjson s "$starts" '($s | length) == 6 and ([.repeat.per_run[].oncpu_ns] as $o |
-		all(range(6); $o[.] >= 100000000 - $s[.]) and ($o | max - min) <= 5000000)' "$TMP/r.json" >/dev/null ||
+		all(range(6); $o[.] >= 100000000 - $s[.]))' "$TMP/r.json" >/dev/null ||
 		fail "on CPU per run: $(jq -c '[.repeat.per_run[].oncpu_ns]' "$TMP/r.json"), started with $starts"
+	# And each run's figure its own run's (another run's work in it would
+	# be 100 ms off), not "the runs within 5 ms of each other": on another
+	# machine a 6.1 guest's six runs spread over 5.9-11.8 ms (start_ns
+	# 20-45 ms there, 5-7 before), what the emulation gives, not cgsched.
+	# Where record reads the kernel's own count of each run's cgroup
+	# (cgroup v2, or v1 with cpuacct beside cpu: every guest), within 1 %
+	# (the project's accuracy) and half that count's spread. Where it
+	# cannot (this host: cpuacct on a hierarchy of its own), against
+	# cgwork's own count at its report (schedstat, since the fork): less
+	# what ran before the join (at most start_ns), more the exit after the
+	# report, under 1 ms here (500 runs: 100 ms +0 to +661 us, above).
+	selfs=$(sed -n 's/^oncpu_ns=\([0-9]*\).*/\1/p' "$TMP/rep.out" | tail -n 6 | jq -sc .)
+	echo "each run: cgsched, the kernel, its spread, cgwork's own: $(jq -c --argjson c "$selfs" '[.repeat.per_run | to_entries[] | [.value.oncpu_ns, .value.kernel_oncpu_ns, .value.kernel_oncpu_spread_ns, $c[.key]]]' "$TMP/r.json")"
+	jq -e --argjson s "$starts" --argjson c "$selfs" '($c | length) == 6 and
+		all(.repeat.per_run | to_entries[]; .key as $i | .value |
+		if .kernel_oncpu_ns != null then ((.oncpu_ns - .kernel_oncpu_ns) | fabs) <= .kernel_oncpu_ns / 100 + .kernel_oncpu_spread_ns / 2
+		else .oncpu_ns >= $c[$i] - $s[$i] and .oncpu_ns <= $c[$i] + 1000000 end)' "$TMP/r.json" >/dev/null ||
+		fail "a run's on-CPU time is not its own run's (see the line above)"
 	# A report of runs is held to a limit by its medians.
 	"$CGSCHED" check "$TMP/r.json" --max-throttled-pct 1 >"$TMP/o"; rc=$?
 	cat "$TMP/o"
