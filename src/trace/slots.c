@@ -533,12 +533,14 @@ static int release(struct slot_table *sl, uint64_t now)
 		return 0;
 	}
 	/* Every allocation first: past the deletes below, nothing may fail half-way. */
+	/* A quarter's room more at each growth: a churn's parked count creeps up a few at a time. */
 	if (sl->parked_cap < sl->nparked + n) {
-		struct parked *np = realloc(sl->parked, (sl->nparked + n) * sizeof(*np));
+		size_t cap = sl->nparked + n + (sl->nparked + n) / 4;
+		struct parked *np = realloc(sl->parked, cap * sizeof(*np));
 		if (!np)
 			goto out;
 		sl->parked = np;
-		sl->parked_cap = sl->nparked + n;
+		sl->parked_cap = cap;
 	}
 	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
 		goto out;
