@@ -43,20 +43,30 @@ static int iter_open(struct kstat_src *s, uint32_t cap)
 	int err;
 
 	tracer_libbpf_quiet(); /* stat loads it without a tracer: one error line, not libbpf's */
-	s->skel = cgstat_bpf__open();
-	if (!s->skel)
-		return -errno;
-	s->cap = cap;
-	if ((err = bpf_map__set_max_entries(s->skel->maps.kstats, cap)) || (err = cgstat_bpf__load(s->skel))) {
+	/* The direct loads where the kernel takes them (bpf_rdonly_cast, v6.2+), else the probe reads. */
+	for (int cast = 1;; cast--) {
+		s->skel = cgstat_bpf__open();
+		if (!s->skel)
+			return -errno;
+		s->cap = cap;
+		bpf_program__set_autoload(s->skel->progs.cgroup_bw_cast, cast);
+		bpf_program__set_autoload(s->skel->progs.cgroup_bw, !cast);
+		if (!(err = bpf_map__set_max_entries(s->skel->maps.kstats, cap)) && !(err = cgstat_bpf__load(s->skel))) {
+			s->prog = cast ? s->skel->progs.cgroup_bw_cast : s->skel->progs.cgroup_bw;
+			cgs_debug("kernel figures: the cgroup iterator %s", cast ? "with direct loads (bpf_rdonly_cast)" :
+					"with probe reads (no bpf_rdonly_cast here)");
+			break;
+		}
 		cgstat_bpf__destroy(s->skel);
 		s->skel = NULL;
-		return err;
+		if (!cast)
+			return err;
 	}
 	info.cgroup.cgroup_fd = s->fs->mnt_fd;
 	info.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
 	opts.link_info = &info;
 	opts.link_info_len = sizeof(info);
-	s->link = bpf_program__attach_iter(s->skel->progs.cgroup_bw, &opts);
+	s->link = bpf_program__attach_iter(s->prog, &opts);
 	if (!s->link)
 		goto fail;
 	/* The records are read in place: no copy out of the kernel per pass. */

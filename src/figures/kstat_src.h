@@ -30,6 +30,7 @@ struct kstat_src {
 	struct cgfs *fs;
 	struct cgstat_bpf *skel;
 	struct bpf_link *link;
+	struct bpf_program *prog;  /* the one loaded: cgroup_bw_cast, or cgroup_bw where the kernel refuses it */
 	const struct cgs_kstat *recs;  /* the iterator's records, mmapped */
 	size_t recs_len;
 	uint32_t cap;              /* records the iterator's map holds (grown when a pass fills it) */
