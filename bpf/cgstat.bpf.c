@@ -65,6 +65,40 @@ static __always_inline __u64 cfsb_get(__u32 off, __u32 size)
 }
 #define CFSB(f) cfsb_get(CFSB_OFF(f), bpf_core_field_size(struct cfs_bandwidth, f))
 
+/*
+ * The cgroup's cpu css (NULL on v2 where the controller is not enabled
+ * there) and the record for it at the walk's place i: NULL when either is
+ * missing, a record missing counted (full).
+ */
+static __always_inline struct cgs_kstat *record_of(struct cgroup *cg, __u32 i, struct cgroup_subsys_state **css)
+{
+	struct cgs_kstat *v;
+
+	*css = cg->subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)];
+	if (!*css)
+		return NULL;
+	v = bpf_map_lookup_elem(&kstats, &i);
+	if (!v)
+		full++;
+	return v;
+}
+
+/*
+ * A record's end, the same in both programs: the period grid (limited
+ * groups only: the throttles' place in their periods, report/periods.h),
+ * the bursts where the kernel counts them, and the record counted.
+ */
+static __always_inline int record_done(struct cgs_kstat *v, struct task_group *tg, __u32 i, bool bursts,
+				       __u64 nr_burst, __u64 burst_time)
+{
+	v->period_end_ns = v->quota_ns != ~0ULL ? tg_next_refill(tg) : 0;
+	v->nr_burst = bursts ? nr_burst : 0;
+	v->burst_time_ns = bursts ? burst_time : 0;
+	v->has_bursts = bursts;
+	n = i + 1;
+	return 0;
+}
+
 SEC("iter/cgroup")
 int cgroup_bw(struct bpf_iter__cgroup *ctx)
 {
@@ -110,14 +144,8 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 		a_end = b_end > a_end ? b_end : a_end;
 		b_off = b_end = 0;
 	}
-	css = cg->subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)];
-	if (!css)
-		return 0; /* v2: the cpu controller is not enabled here */
-	v = bpf_map_lookup_elem(&kstats, &i);
-	if (!v) {
-		full++;
+	if (!(v = record_of(cg, i, &css)))
 		return 0;
-	}
 	/* css is the first member of task_group: the same address. */
 	struct task_group *tg = (void *)css;
 	void *from = &tg->cfs_bandwidth.period;
@@ -139,19 +167,7 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	v->nr_throttled = CFSB(nr_throttled);
 	v->throttled_ns = CFSB(throttled_time);
 	v->shares_raw = shares;
-	/* The period grid, for the throttles' place in their periods (report/periods.h): limited groups only. */
-	v->period_end_ns = v->quota_ns != ~0ULL ? tg_next_refill(tg) : 0;
-	if (bursts) {
-		v->nr_burst = CFSB(nr_burst);
-		v->burst_time_ns = CFSB(burst_time);
-		v->has_bursts = 1;
-	} else {
-		v->nr_burst = 0;
-		v->burst_time_ns = 0;
-		v->has_bursts = 0;
-	}
-	n = i + 1;
-	return 0;
+	return record_done(v, tg, i, bursts, bursts ? CFSB(nr_burst) : 0, bursts ? CFSB(burst_time) : 0);
 }
 
 /*
@@ -175,14 +191,8 @@ int cgroup_bw_cast(struct bpf_iter__cgroup *ctx)
 
 	if (!cg)
 		return 0;
-	css = cg->subsys[bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id)];
-	if (!css)
-		return 0; /* v2: the cpu controller is not enabled here */
-	v = bpf_map_lookup_elem(&kstats, &i);
-	if (!v) {
-		full++;
+	if (!(v = record_of(cg, i, &css)))
 		return 0;
-	}
 	/* css is the first member of task_group: the same address. */
 	tg = bpf_rdonly_cast(css, bpf_core_type_id_kernel(struct task_group));
 	v->id = cg->kn->id;
@@ -193,17 +203,9 @@ int cgroup_bw_cast(struct bpf_iter__cgroup *ctx)
 	v->nr_throttled = tg->cfs_bandwidth.nr_throttled;
 	v->throttled_ns = tg->cfs_bandwidth.throttled_time;
 	v->shares_raw = tg->shares;
-	v->period_end_ns = v->quota_ns != ~0ULL ? tg_next_refill(tg) : 0;
+	/* The burst fields' loads only where they exist (CO-RE leaves the others poisoned, never reached). */
 	if (bpf_core_field_exists(struct cfs_bandwidth, nr_burst) &&
-	    bpf_core_field_exists(struct cfs_bandwidth, burst_time)) {
-		v->nr_burst = tg->cfs_bandwidth.nr_burst;
-		v->burst_time_ns = tg->cfs_bandwidth.burst_time;
-		v->has_bursts = 1;
-	} else {
-		v->nr_burst = 0;
-		v->burst_time_ns = 0;
-		v->has_bursts = 0;
-	}
-	n = i + 1;
-	return 0;
+	    bpf_core_field_exists(struct cfs_bandwidth, burst_time))
+		return record_done(v, tg, i, true, tg->cfs_bandwidth.nr_burst, tg->cfs_bandwidth.burst_time);
+	return record_done(v, tg, i, false, 0, 0);
 }
