@@ -44,17 +44,17 @@ static int iter_open(struct kstat_src *s, uint32_t cap)
 
 	tracer_libbpf_quiet(); /* stat loads it without a tracer: one error line, not libbpf's */
 	/* The direct loads where the kernel takes them (bpf_rdonly_cast, v6.2+), else the probe reads. */
+	s->cap = cap;
 	for (int cast = 1;; cast--) {
 		s->skel = cgstat_bpf__open();
 		if (!s->skel)
 			return -errno;
-		s->cap = cap;
 		bpf_program__set_autoload(s->skel->progs.cgroup_bw_cast, cast);
 		bpf_program__set_autoload(s->skel->progs.cgroup_bw, !cast);
 		if (!(err = bpf_map__set_max_entries(s->skel->maps.kstats, cap)) && !(err = cgstat_bpf__load(s->skel))) {
 			s->prog = cast ? s->skel->progs.cgroup_bw_cast : s->skel->progs.cgroup_bw;
 			cgs_debug("kernel figures: the cgroup iterator %s", cast ? "with direct loads (bpf_rdonly_cast)" :
-					"with probe reads (no bpf_rdonly_cast here)");
+					"with probe reads (the kernel refused the direct loads)");
 			break;
 		}
 		cgstat_bpf__destroy(s->skel);
