@@ -30,6 +30,64 @@ static struct hit place(uint64_t t, uint64_t period_ns, uint64_t end_ns)
 	return (struct hit){ .period = p, .offset = (uint64_t)(rel - p * P) };
 }
 
+/*
+ * The periods of the grid an episode throttled its cgroup in, as the
+ * kernel counts them: its period timer adds to nr_throttled, at each
+ * refill, the periods since the last refill if a cfs_rq of the group is
+ * throttled then. So an episode counts in every period whose end it spans,
+ * and, when it spans none (runtime came back inside the period: handed back
+ * by another CPU), in the period it began in. One that spans several ends
+ * is a deficit over a whole quota (a task charged more than the quota
+ * before the tick saw it) or a refill late by a period or more: the 6.1
+ * guest, its vCPU held off by the host for 70 ms, had 116 ms episodes
+ * that cpu.stat counted in two periods each. Returns how many periods
+ * in a row (at least 1), the first placed in *first (its start's offset
+ * into it); it was throttled from the start of each of the others.
+ */
+#define SPAN_MAX 100000 /* 100 s of 1 ms periods (the kernel's shortest): longer is no episode */
+static size_t span(const struct cgs_episode *e, uint64_t period_ns, uint64_t end_ns, struct hit *first)
+{
+	*first = place(e->start_ns, period_ns, end_ns);
+	if (e->end_ns <= e->start_ns)
+		return 1;
+	int64_t last = place(e->end_ns, period_ns, end_ns).period - 1;
+	if (last <= first->period)
+		return 1;
+	return (uint64_t)(last - first->period) + 1 > SPAN_MAX ? SPAN_MAX : (size_t)(last - first->period) + 1;
+}
+
+/* Places the episodes of cgroup id (0: every one) from from_ns on; *out is malloc'd. -ENOMEM or 0. */
+static int hits_of(const struct cgs_episode *e, size_t n, uint64_t id, uint64_t from_ns, uint64_t period_ns,
+		   uint64_t end_ns, struct hit **out, size_t *nout)
+{
+	struct hit f, *h;
+	size_t nh = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((!id || e[i].cgid == id) && e[i].start_ns >= from_ns)
+			nh += span(&e[i], period_ns, end_ns, &f);
+	*out = NULL;
+	*nout = 0;
+	if (!nh)
+		return 0;
+	if (!(h = malloc(nh * sizeof(*h))))
+		return -ENOMEM;
+	nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((id && e[i].cgid != id) || e[i].start_ns < from_ns)
+			continue;
+		size_t k = span(&e[i], period_ns, end_ns, &f);
+		h[nh++] = f;
+		/* Throttled from the start of each later period: its quota ran out at 0. */
+		for (size_t j = 1; j < k; j++)
+			h[nh++] = (struct hit){ .period = f.period + (int64_t)j, .offset = 0 };
+	}
+	qsort(h, nh, sizeof(*h), cmp_hit);
+	*out = h;
+	*nout = nh;
+	return 0;
+}
+
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out)
 {
 	struct hit *h;
@@ -40,22 +98,14 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 	if (!in->period_ns || !in->quota_ns || !in->end_ns)
 		return 0;
 	out->known = true;
-	for (size_t i = 0; i < n; i++)
-		nh += e[i].cgid == in->id;
+	if (hits_of(e, n, in->id, 0, in->period_ns, in->end_ns, &h, &nh))
+		return -ENOMEM;
 	if (!nh)
 		return 0;
-	if (!(h = malloc(nh * sizeof(*h))) || !(first = malloc(nh * sizeof(*first)))) {
+	if (!(first = malloc(nh * sizeof(*first)))) {
 		free(h);
 		return -ENOMEM;
 	}
-	nh = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (e[i].cgid != in->id)
-			continue;
-		/* The period its start falls in: [end - P, end) is period 0, earlier ones negative. */
-		h[nh++] = place(e[i].start_ns, in->period_ns, in->end_ns);
-	}
-	qsort(h, nh, sizeof(*h), cmp_hit);
 	uint64_t run = 0;
 	for (size_t i = 0; i < nh; i++) {
 		if (i && h[i].period == h[i - 1].period)
@@ -132,16 +182,12 @@ void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_
 int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n)
 {
 	struct hit *h;
+	size_t m;
 
 	if (!t->period_ns || !n)
 		return 0;
-	if (!(h = malloc(n * sizeof(*h))))
+	if (hits_of(e, n, 0, t->from_ns, t->period_ns, t->end_ns, &h, &m))
 		return -ENOMEM;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (e[i].start_ns >= t->from_ns)
-			h[m++] = place(e[i].start_ns, t->period_ns, t->end_ns);
-	qsort(h, m, sizeof(*h), cmp_hit);
 	for (size_t i = 0; i < m; i++) {
 		if (t->any && h[i].period <= t->last)
 			continue; /* counted already, at its earliest episode (or too late to place) */
@@ -166,7 +212,9 @@ void period_track_close(struct period_track *t, uint64_t now_ns)
 	/*
 	 * The period after the last throttled one ended without a throttle:
 	 * said a period later, when an episode of it would have been sent
-	 * (each is sent when it ends, at the latest by its period's refill).
+	 * (each is sent when it ends, at the latest by its period's refill;
+	 * one held over refills by a deficit comes later, and the periods it
+	 * adds to the run then begin a new one).
 	 */
 	if (t->run && t->period_ns && place(now_ns, t->period_ns, t->end_ns).period > t->last + 2)
 		run_over(t);

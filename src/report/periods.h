@@ -18,7 +18,7 @@
 
 struct period_stats {
 	bool known;              /* a quota and its period grid were known: the rest is set */
-	uint64_t throttled;      /* periods in which an episode of it began */
+	uint64_t throttled;      /* periods it was throttled in (periods.c span: as nr_throttled counts them) */
 	uint64_t longest_run;    /* the most of them in a row (inside the window) */
 	uint64_t ran_out_p50_ns; /* from a throttled period's start to its first episode: median */
 	uint64_t ran_out_p99_ns; /* ... and 99th percentile (nearest rank) */
@@ -38,8 +38,9 @@ struct period_input {
 /*
  * The period stats of in->id from the episodes e[0..n) (of any cgroups, in
  * any order): out->known false when the period, quota or grid is unknown.
- * An episode belongs to the period its start falls in; a period with
- * episodes on several CPUs counts once, at its earliest. -ENOMEM or 0.
+ * An episode counts in each period whose end it spans, or in the one it
+ * began in if none; a period with episodes on several CPUs counts once, at
+ * its earliest. -ENOMEM or 0.
  */
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out);
 

@@ -55,6 +55,40 @@ Test(periods, a_period_counts_once_and_runs_break_at_gaps)
 	cr_assert_eq(s.underused, 6);
 }
 
+Test(periods, an_episode_held_over_refills_counts_each_period_it_spans)
+{
+	/*
+	 * As cpu.stat counts them (6.1 guest: a 116 ms episode, two periods
+	 * there): 14 ms before the end of period 0 to a late refill 3 ms into
+	 * period 2 spans the ends of 0 and 1; one ended inside its period by
+	 * runtime handed back (period 4) counts there; one ending at its own
+	 * period's refill (5) counts once, in it.
+	 */
+	struct cgs_episode e[] = {
+		{ .cgid = 7, .start_ns = END - 14 * MS, .end_ns = END + P + 3 * MS, .cpu = 1 },
+		{ .cgid = 7, .start_ns = END + 3 * P + 50 * MS, .end_ns = END + 3 * P + 52 * MS, .cpu = 1 },
+		{ .cgid = 7, .start_ns = END + 4 * P + 60 * MS, .end_ns = END + 5 * P, .cpu = 0 },
+	};
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 40 * MS, .end_ns = END,
+				   .use_ns = 100 * MS, .window_ns = 1000 * MS };
+	struct period_stats s;
+
+	cr_assert_eq(periods_of(e, 3, &in, &s), 0);
+	cr_assert_eq(s.throttled, 4, "periods 0, 1, 4, 5: %llu", (unsigned long long)s.throttled);
+	cr_assert_eq(s.longest_run, 2);
+	/* Offsets 86 (period 0), 0 (period 1, throttled from its start), 50, 60 ms. */
+	cr_assert_eq(s.ran_out_p50_ns, 50 * MS);
+	cr_assert_eq(s.ran_out_p99_ns, 86 * MS);
+
+	struct period_track t = {};
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, e, 3), 0);
+	cr_assert_eq(t.throttled, 4);
+	cr_assert_eq(t.ran_out[0], 1, "period 1 ran out at its start: the le 5 ms bucket");
+	cr_assert_eq(t.nruns, 1, "the run of 0-1 over");
+	cr_assert_eq(t.run, 2, "4-5 open");
+}
+
 Test(periods, unknown_without_a_grid_or_quota)
 {
 	struct cgs_episode e[] = { ep(7, END, 0) };
