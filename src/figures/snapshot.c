@@ -490,24 +490,10 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 	s->slots_used = t->nowned;
 	s->slots_recycled = t->recycled;
 	ctx.epoch = t->epoch;
-	/*
-	 * One allocation for every slot in use, or the last read's if as
-	 * large; a quarter more at each growth, as the delta's (snapshot_redelta):
-	 * sized to the count, a reused read moved at each new high of the
-	 * owned and parked slots, and its old pages stayed until the minute's
-	 * trim (make soak's enforce, which reads every cgroup of the churn:
-	 * +1.5 MB at 279 s and 356 s, each gone at the next trim).
-	 */
-	size_t need = t->nowned + t->nparked + 64;
-	if (t->nowned + t->nparked && need > s->cap) {
-		need += need / 4;
-		struct cg_sample *cg = realloc(s->cg, need * sizeof(*s->cg));
-		if (!cg) {
-			free(cur);
-			return -ENOMEM;
-		}
-		s->cg = cg;
-		s->cap = need;
+	/* One allocation for every slot in use, or the last read's if as large (enforce reads every cgroup). */
+	if (t->nowned + t->nparked && ROOM_FOR(s->cg, t->nowned + t->nparked + 64, s->cap)) {
+		free(cur);
+		return -ENOMEM;
 	}
 	s->n = t->nowned;
 	err = read_consistent(t, s, &ctx, cur);
@@ -651,20 +637,8 @@ static int delta(const struct snapshot *prev, const struct snapshot *cur, struct
 	out->t_ns = cur->t_ns;
 	out->ncpus = cur->ncpus;
 	out->per_cpu = cur->per_cpu;
-	/*
-	 * Room for a quarter more than now: a count that creeps up (cgroups
-	 * made faster than removed ones go) would otherwise move the array at
-	 * each new high, a megabyte of fresh pages at 1,000 cgroups (make
-	 * soak's top, once in its eighth minute).
-	 */
-	if (cur->n > out->cap) {
-		size_t cap = cur->n + cur->n / 4 + 16;
-		struct cg_sample *cg = realloc(out->cg, cap * sizeof(*out->cg));
-		if (!cg)
-			return -ENOMEM;
-		out->cg = cg;
-		out->cap = cap;
-	}
+	if (ROOM_FOR(out->cg, cur->n, out->cap))
+		return -ENOMEM;
 	size_t j = 0;
 	for (size_t i = 0; i < cur->n; i++) {
 		const struct cg_sample *c = &cur->cg[i];

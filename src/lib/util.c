@@ -454,6 +454,24 @@ int grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first, s
 	return 0;
 }
 
+int grow_room(void *arrayp, size_t *cap, size_t need, size_t size)
+{
+	void *a, *na;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	if (need > (SIZE_MAX / size - 16) / 5 * 4) /* need + need / 4 + 16 elements fit */
+		return -ENOMEM;
+	c = need + need / 4 + 16;
+	memcpy(&a, arrayp, sizeof(a));
+	if (!(na = realloc(a, c * size)))
+		return -ENOMEM;
+	memcpy(arrayp, &na, sizeof(na));
+	*cap = c;
+	return 0;
+}
+
 void heap_trim(void)
 {
 	malloc_trim(0);

@@ -73,13 +73,14 @@ int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval
 
 	for (size_t i = 0; rows && i < r->n; i++)
 		free(rows[i].why);
-	if (want > cap) { /* a quarter more, as snapshot_redelta's; the sort's array with it */
-		free(rows);
+	if (want > cap) { /* the sort's array with it */
 		free(spare);
 		spare = NULL;
-		cap = want + want / 4 + 16;
-		if (!(rows = malloc(cap * sizeof(*rows))))
+		if (ROOM_FOR(rows, want, cap)) {
+			free(rows);
+			rows = NULL;
 			cap = 0;
+		}
 	}
 	memset(r, 0, sizeof(*r));
 	if (!(r->rows = rows))

@@ -533,15 +533,9 @@ static int release(struct slot_table *sl, uint64_t now)
 		return 0;
 	}
 	/* Every allocation first: past the deletes below, nothing may fail half-way. */
-	/* A quarter's room more at each growth: a churn's parked count creeps up a few at a time. */
-	if (sl->parked_cap < sl->nparked + n) {
-		size_t cap = sl->nparked + n + (sl->nparked + n) / 4;
-		struct parked *np = realloc(sl->parked, cap * sizeof(*np));
-		if (!np)
-			goto out;
-		sl->parked = np;
-		sl->parked_cap = cap;
-	}
+	/* A churn's parked count creeps up a few at a time. */
+	if (ROOM_FOR(sl->parked, sl->nparked + n, sl->parked_cap))
+		goto out;
 	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
 		goto out;
 	for (uint32_t i = 0; i < n; i++)

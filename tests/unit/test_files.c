@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The one growth helper (lib/util.c) and the one atomic-file writer (lib/atomic_file.c). */
+/* The growth helpers (lib/util.c) and the one atomic-file writer (lib/atomic_file.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <glob.h>
@@ -43,6 +43,29 @@ Test(grow, bounded)
 	cr_assert_eq(cap, 10);
 	cr_assert_eq(grow_array(&a, &cap, n, sizeof(*a), 4, 10), -ENOMEM);
 	cr_assert_eq(cap, 10);
+	free(a);
+}
+
+/* A reused read's array: a quarter more than asked (and 16), kept while enough; too much: -ENOMEM, unmoved. */
+Test(grow, room_for_a_creeping_count)
+{
+	uint64_t *a = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(ROOM_FOR(a, 1000, cap), 0);
+	cr_assert_eq(cap, 1266);
+	for (size_t i = 0; i < 1000; i++)
+		a[i] = i;
+	uint64_t *before = a;
+	for (size_t need = 1001; need <= 1266; need++)
+		cr_assert_eq(ROOM_FOR(a, need, cap), 0);
+	cr_assert_eq(a, before, "a count creeping up to the room: no move");
+	cr_assert_eq(ROOM_FOR(a, 1267, cap), 0);
+	cr_assert_eq(cap, 1267 + 316 + 16);
+	for (size_t i = 0; i < 1000; i++)
+		cr_assert_eq(a[i], i);
+	cr_assert_eq(ROOM_FOR(a, SIZE_MAX / 8, cap), -ENOMEM);
+	cr_assert_eq(cap, 1267 + 316 + 16);
 	free(a);
 }
 
