@@ -340,6 +340,37 @@ test_top_demand_nested() {
 		}' "$TMP/dem" || fail "top --demand is off"
 }
 
+# A quota under a tick (report/periods.c span), on a known answer: a burner
+# under 1 ms per 100 ms runs on until a tick (4 ms at Debian's HZ=250) sees
+# its quota gone, so it owes up to 3 ms and stays throttled through refills
+# until they pay it back: episodes of 2-4 periods. cpu.stat counts every
+# refill that found it throttled, and so must cgsched (counting the period
+# an episode began in, it had 84 where the kernel had 200 at 1 ms per 10
+# ms). Give or take one: the burner pins itself after its start, so a
+# moment of it on another CPU may hand runtime back there (a period ended
+# inside, which the kernel does not count); and the kernel counts a
+# throttle that begins after a period's end but before that end's refill
+# has run in the period before (cgsched cannot see the refill), which a
+# refill's lateness makes rare: at 10 ms periods the TCG guests (~0.3 ms
+# late) counted 1-4 fewer of ~1,040 periods, one of them traced to a
+# throttle 0.36 ms after a period's end; at 100 ms, a tenth as often a
+# period, over a tenth of the periods. A test for the host: in the 6.1
+# guest at 100 ms cpu.stat had one more than cgsched in each of 4 runs (two
+# more in one), the 7.3 guest none in 4; that one is not found yet.
+test_throttle_periods_held_over() {
+	[ "${CGS_TIME_SCALE:-1}" = 1 ] ||
+		{ echo "a test for the host: the 6.1 guest's one period more is not found yet (docs/testing.md)"; exit 77; }
+	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
+		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
+	"$CGSCHED" record -q --cpu-max 1ms/100ms -o "$TMP/h.json" -- "$CGWORK" burn 1 "$(scaled 2)" 1 \
+		>/dev/null 2>"$TMP/h.err" || fail "record failed: $(cat "$TMP/h.err")"
+	set -- $(jq -r '"\(.kernel_stat.nr_throttled) \(.throttle.periods | "\(.throttled) \(.longest_run)") \(.throttle.count) \([.episodes[] | select(.duration_ns > 100000000)] | length)"' "$TMP/h.json")
+	echo "cpu.stat $1 throttled periods; cgsched $2, at most $3 in a row; $4 episodes, $5 of them longer than a period"
+	[ "$5" -ge 1 ] || fail "no episode outlived its period: the case is not here ($(jq -c '[.episodes[].duration_ns]' "$TMP/h.json"))"
+	[ "$2" -ge $(($1 - 1)) ] && [ "$2" -le $(($1 + 1)) ] || fail "cgsched's throttled periods ($2) are not cpu.stat's ($1)"
+	[ "$2" -gt "$4" ] || fail "$2 throttled periods from $4 episodes, $5 of them longer than a period"
+}
+
 # The burst symptom, and CFS burst beside it (report/periods.h; known
 # answers): a pulse of 10 ms of work every 100 ms and 80 ms every tenth
 # period, under 40 ms per 100 ms, averages 17 % of a CPU, under half its
