@@ -354,12 +354,16 @@ test_top_demand_nested() {
 # refill's lateness makes rare: at 10 ms periods the TCG guests (~0.3 ms
 # late) counted 1-4 fewer of ~1,040 periods, one of them traced to a
 # throttle 0.36 ms after a period's end; at 100 ms, a tenth as often a
-# period, over a tenth of the periods. A test for the host: in the 6.1
-# guest at 100 ms cpu.stat had one more than cgsched in each of 4 runs (two
-# more in one), the 7.3 guest none in 4; that one is not found yet.
+# period, over a tenth of the periods. A test for the host for now: in the
+# 6.1 guest cpu.stat had one more in each of 4 runs. Found (a cpu.stat
+# poller beside it): the burner's last tick there leaves a deficit, which
+# throttles its cfs_rq as it exits (6.1 throttles run queues, not tasks),
+# and the kernel counts the refills after, up to record's last read of
+# cpu.stat (~0.1 s after the exit in the guest), while cgsched's episode
+# is still open then and not counted (docs/testing.md).
 test_throttle_periods_held_over() {
 	[ "${CGS_TIME_SCALE:-1}" = 1 ] ||
-		{ echo "a test for the host: the 6.1 guest's one period more is not found yet (docs/testing.md)"; exit 77; }
+		{ echo "a test for the host: in the 6.1 guest record does not count the episode open at its end yet (docs/testing.md)"; exit 77; }
 	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
 		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
 	"$CGSCHED" record -q --cpu-max 1ms/100ms -o "$TMP/h.json" -- "$CGWORK" burn 1 "$(scaled 2)" 1 \
