@@ -86,14 +86,15 @@ static __always_inline struct cgs_kstat *record_of(struct cgroup *cg, __u32 i, s
 /*
  * A record's end, the same in both programs: the period grid (limited
  * groups only: the throttles' place in their periods, report/periods.h),
- * the bursts where the kernel counts them, and the record counted.
+ * the bursts where the kernel counts them (callers pass 0 where it does
+ * not), and the record counted.
  */
 static __always_inline int record_done(struct cgs_kstat *v, struct task_group *tg, __u32 i, bool bursts,
 				       __u64 nr_burst, __u64 burst_time)
 {
 	v->period_end_ns = v->quota_ns != ~0ULL ? tg_next_refill(tg) : 0;
-	v->nr_burst = bursts ? nr_burst : 0;
-	v->burst_time_ns = bursts ? burst_time : 0;
+	v->nr_burst = nr_burst;
+	v->burst_time_ns = burst_time;
 	v->has_bursts = bursts;
 	n = i + 1;
 	return 0;

@@ -49,20 +49,13 @@ struct {
 	__type(value, struct cgs_thr_stats);
 } thr_stats SEC(".maps");
 
-/* fentry/kprobe: a throttle's start, ktime and the rq clock, until its unthrottle. */
-struct thr_start_at {
-	__u64 at;
-	__u64 rq;
-	__u64 cgid;
-};
-
 /* fentry/kprobe: throttle start per cfs_rq (pointer), until unthrottle. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 8192);
 	__type(key, __u64);
-	__type(value, struct thr_start_at);
+	__type(value, struct cgs_thr_start);
 } thr_start SEC(".maps");
 
 /* kprobe: the cfs_rq argument, from entry to return. */
@@ -448,7 +441,7 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 {
 	__u64 key = (__u64)c;
 	/* The rq clock the kernel has just read for the throttle (throttled_clock). */
-	struct thr_start_at st = {
+	struct cgs_thr_start st = {
 		.at = bpf_ktime_get_ns(),
 		.rq = direct ? c->rq->clock : BPF_CORE_READ(c, rq, clock),
 	};
@@ -465,7 +458,7 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 	 * ms short in 1 run of 20 in the 6.1 and 7.3 guests (docs/testing.md).
 	 * Another group's: a removed group's cfs_rq address, reused.
 	 */
-	struct thr_start_at *old = bpf_map_lookup_elem(&thr_start, &key);
+	struct cgs_thr_start *old = bpf_map_lookup_elem(&thr_start, &key);
 	if (old && old->cgid == st.cgid)
 		count_drop(CGS_DROP_THR_END_MISSED);
 	if (bpf_map_update_elem(&thr_start, &key, &st, BPF_ANY))
@@ -479,7 +472,7 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 {
 	__u64 key = (__u64)c;
-	struct thr_start_at *start = bpf_map_lookup_elem(&thr_start, &key);
+	struct cgs_thr_start *start = bpf_map_lookup_elem(&thr_start, &key);
 
 	if (!start) {
 		/* Its start was missed: still, waits until now overlapped it. */

@@ -239,6 +239,17 @@ struct cgs_open {
 	__u32 pad;
 };
 
+/*
+ * A throttle's start (fentry and kprobe backends; HASH by cfs_rq, until its
+ * unthrottle): ktime, the rq clock, the throttled cgroup. Read by the
+ * loader too: the episodes still open at record's end (tracer_open_episodes).
+ */
+struct cgs_thr_start {
+	__u64 at;
+	__u64 rq;
+	__u64 cgid;
+};
+
 /* An open throttle episode (tracepoint backend; HASH by cfs_rq, shared by the CPUs). */
 struct cgs_opened {
 	__u64 start;

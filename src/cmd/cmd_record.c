@@ -402,6 +402,8 @@ struct rec_run {
 	bool psi_ok, psi_host;
 	struct record_summary rs;
 	struct episode_log el;
+	struct cgs_episode *open;   /* its own quota's episodes open at the end (rs.open) */
+	size_t nopen;
 	struct refresh f;
 	struct demand_rec dr;       /* CPU demand period by period */
 	int end_fd;                 /* readable when the window ends: CMD's pidfd, --pid's; -1: none */
@@ -737,10 +739,29 @@ static int record_end(struct rec_run *r)
 		tl_rec_finish(r->tlp);
 		r->traced = true; /* a whole run: the trace is kept */
 	}
+	/*
+	 * Detached, the log and the open episodes are of one moment: none ends
+	 * between the two reads (in neither) or is in both. An episode open at
+	 * the end counts in the periods whose refills the kernel has counted by
+	 * its last read of cpu.stat (the 6.1 guest: a burner's exit left a
+	 * deficit that held its cfs_rq throttled; cpu.stat counted a refill 91
+	 * ms after the exit, before the read, and cgsched nothing).
+	 */
+	tracer_detach(&s->tr);
 	tracer_take_episodes(&s->tr, &r->el);
 	rs->ep = (struct episode_view){ r->el.e, r->el.n, r->el.truncated, r->t0, session_cgroup_name, s };
 	rs->demand = r->dr.ds.n ? &r->dr.ds : NULL;
+	uint64_t id;
+	if (rs->k_ok && !cgfs_id(&s->fs, r->rel, &id) &&
+	    tracer_open_episodes(&s->tr, id, now_ns(), &r->open, &r->nopen))
+		cgs_err("the episodes open at the end: out of memory (the throttled periods leave them out)");
 	tracer_stop(&s->tr);
+	/* ...each up to the read of cpu.stat right after. */
+	uint64_t at = now_ns();
+	for (size_t i = 0; i < r->nopen; i++)
+		r->open[i].end_ns = at;
+	rs->open = r->open;
+	rs->nopen = r->nopen;
 	if (rs->k_ok && !kstat_read(&s->fs, r->rel, &k1)) {
 		struct kstat_growth g = kstat_growth(&r->k0, &k1);
 		rs->k = k1;
@@ -827,6 +848,7 @@ static int record_close(struct rec_run *r, int ret)
 	snapshot_free(&r->cur);
 	snapshot_free(&r->prev);
 	free(r->el.e);
+	free(r->open);
 	for (int i = 0; i < 2; i++) {
 		kusage_free(&r->ku0[i]);
 		kusage_free(&r->ku1[i]);

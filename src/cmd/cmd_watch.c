@@ -308,6 +308,7 @@ int cmd_watch(int argc, char **argv)
 		cgs_warn("%s: removed %llu half-written incidents of an earlier watch", o.dir,
 			 (unsigned long long)w.dir.stale);
 	bool have_prev = false;
+	struct cg_pending pend = { 0 };
 	uint64_t deadline = s.tr.attached_ns;
 	for (;;) {
 		deadline += o.w.interval_ns;
@@ -320,9 +321,10 @@ int cmd_watch(int argc, char **argv)
 		}
 		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.why };
 		struct episode_log el;
+		tracer_pending(&s.tr, &pend); /* out of memory: none, runs closed as before */
 		tracer_take_episodes(&s.tr, &el);
 		if (!refresh_remake(&f, &s, &ro, have_prev ? &prev : &s.base, &cur))
-			watch_interval(&w, &f, el.e, el.n);
+			watch_interval(&w, &f, el.e, el.n, &pend);
 		free(el.e);
 		snapshot_swap(&prev, &cur);
 		have_prev = true;
@@ -346,6 +348,7 @@ int cmd_watch(int argc, char **argv)
 	refresh_free(&f);
 	snapshot_free(&cur);
 	snapshot_free(&prev);
+	cg_pending_free(&pend);
 	watch_close(&w);
 	psi_track_free(&pt);
 	kstat_src_close(&ks);

@@ -107,6 +107,7 @@ struct exporter {
 	uint64_t last_check_ns;
 	double start_time;
 	uint64_t episodes_lost; /* arrived while the tracer's list was full: periods they began not counted */
+	struct cg_pending pending; /* cgroups with an episode still to come (exporter_episodes) */
 	/* /readyz: the command's loop, and the drops seen at its last looks */
 	uint64_t tick_ns;       /* its last exporter_tick */
 	uint64_t drops[CGS_DROP__COUNT], drops_rose_ns;
@@ -312,6 +313,7 @@ void exporter_episodes(struct exporter *x)
 	if (!x || !x->s)
 		return;
 	uint64_t at = now_ns();
+	tracer_pending(&x->s->tr, &x->pending); /* out of memory: none, the runs closed as before */
 	tracer_take_episodes(&x->s->tr, &el);
 	if (el.n)
 		qsort(el.e, el.n, sizeof(*el.e), cmp_ep);
@@ -326,7 +328,7 @@ void exporter_episodes(struct exporter *x)
 	for (size_t i = 0; i < x->tab.cap; i++) {
 		struct xcg *c = idtab_at(&x->tab, i);
 		if (c && c->per)
-			period_track_close(c->per, at);
+			period_track_close(c->per, at, cg_pending_has(&x->pending, c->id));
 	}
 	x->episodes_lost += el.truncated;
 	exporter_unlock(x);
@@ -376,7 +378,7 @@ static int gather(struct exporter *x, struct view *v)
 		/* Period by period where a quota and its grid are known (counted from the first such scrape). */
 		if (cg[n].k && cg[n].k->quota_us >= 0 && cg[n].k->period_end_ns && !c->per &&
 		    (c->per = calloc(1, sizeof(*c->per))))
-			c->per->from_ns = w0; /* the episodes still in the tracer's list from before: not counted */
+			c->per->from_ns = w0; /* the periods before (episodes still in the tracer's list): not counted */
 		if (c->per && cg[n].k && cg[n].k->quota_us >= 0 && cg[n].k->period_end_ns)
 			period_track_grid(c->per, cg[n].k->period_us * 1000, cg[n].k->period_end_ns);
 		if (c->per && c->per->period_ns)
@@ -755,6 +757,7 @@ void exporter_close(struct exporter *x)
 		}
 	}
 	idtab_free(&x->tab);
+	cg_pending_free(&x->pending);
 	for (size_t i = 0; i < VIEWS_MAX; i++)
 		view_free(x->views[i]);
 	if (x->ks_open)

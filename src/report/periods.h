@@ -119,7 +119,7 @@ struct period_sink {
 };
 struct period_track {
 	uint64_t period_ns, end_ns;   /* the grid counted on; 0: none yet (episodes are not counted) */
-	uint64_t from_ns;             /* episodes that began before it are not counted (ktime; 0: all) */
+	uint64_t from_ns;             /* periods that ended before it are not counted (ktime; 0: all) */
 	bool any;
 	int64_t last;                 /* the last throttled period counted */
 	uint64_t run;                 /* throttled periods in a row up to last; 0: none open */
@@ -134,8 +134,12 @@ struct period_track {
 void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns);
 /* Episodes of its cgroup, in any order. 0 or -ENOMEM. */
 int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n);
-/* At now (ktime): the open run is over once a whole period has passed after the one after its last. */
-void period_track_close(struct period_track *t, uint64_t now_ns);
+/*
+ * At now (ktime): the open run is over once a whole period has passed
+ * after the one after its last, unless an episode of its cgroup is still
+ * to come (pending: trace/tracer.h tracer_pending).
+ */
+void period_track_close(struct period_track *t, uint64_t now_ns, bool pending);
 /* The open run, if any, is over (the window's end: its sink sees it, cut there). */
 void period_track_end(struct period_track *t);
 

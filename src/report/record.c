@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,16 @@ int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_n
 		memset(&rs->per, 0, sizeof(rs->per));
 		return 0;
 	}
-	return periods_of(rs->ep.e, rs->ep.n, &in, &rs->per);
+	if (!rs->nopen)
+		return periods_of(rs->ep.e, rs->ep.n, &in, &rs->per);
+	struct cgs_episode *all = malloc((rs->ep.n + rs->nopen) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, rs->ep.e, rs->ep.n * sizeof(*all));
+	memcpy(all + rs->ep.n, rs->open, rs->nopen * sizeof(*all));
+	int err = periods_of(all, rs->ep.n + rs->nopen, &in, &rs->per);
+	free(all);
+	return err;
 }
 
 uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n)
@@ -363,6 +373,7 @@ void record_json(struct jw *w, const struct record_summary *rs)
 	jw_ku64(w, "max_ns", rs->thr_max_ns);
 	jw_key(w, "hist");
 	json_hist(w, rs->c.thr_slots);
+	jw_ku64(w, "open_at_end", rs->nopen);
 	jw_key(w, "periods");
 	json_periods(w, &rs->per);
 	jw_end_object(w);
@@ -476,10 +487,11 @@ void record_print(FILE *f, const struct record_summary *rs)
 			(unsigned long long)rs->k_periods,
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
 	if (rs->per.known && rs->per.throttled)
-		fprintf(f, "  %12llu  throttled periods   # at most %llu in a row; quota out %s into a period (median; p99 %s)%s\n",
+		fprintf(f, "  %12llu  throttled periods   # at most %llu in a row; quota out %s into a period (median; p99 %s)%s%s\n",
 			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
 			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
-			rs->per.underused ? "; under half its quota on average: bursts outran it" : "");
+			rs->per.underused ? "; under half its quota on average: bursts outran it" : "",
+			rs->nopen ? "; still throttled at the end (those periods counted, the episode's time not)" : "");
 	if (rs->demand && demand_periods(rs->demand))
 		fprintf(f, "  %12s  demand per period   # of %s%s, %zu periods: p90 %s, p99 %s, max %s (use + throttled waits)\n",
 			fmt_duration(a, sizeof(a), demand_quantile_us(rs->demand, 50) * 1000),

@@ -67,6 +67,13 @@ struct record_summary {
 	struct why why;
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 	struct period_stats per;    /* its own quota's throttling period by period (record_periods) */
+	/*
+	 * Its own quota's episodes still open at the end, each up to it: in
+	 * the periods (the kernel counts a refill that finds it throttled at
+	 * once), not in the counts and time (the kernel's at an episode's end).
+	 */
+	const struct cgs_episode *open;
+	size_t nopen;
 	const struct demand_series *demand; /* its CPU demand period by period; NULL: none read */
 	const struct record_repeat *repeat; /* record --repeat: every run's figures; NULL: one run */
 };
@@ -78,7 +85,7 @@ void record_repeat_print(FILE *f, const struct record_repeat *rep);
 
 /*
  * The traced cgroup (id) throttled period by period over the run, from
- * rs->ep and its quota's period grid (period_end_ns: figures/kstat.h; 0:
+ * rs->ep, rs->open and its quota's period grid (period_end_ns: figures/kstat.h; 0:
  * unknown). After record_aggregate. 0 or -ENOMEM.
  */
 int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_ns);

@@ -293,6 +293,9 @@ static void flush_periods(struct tl_rec *r, uint64_t now_ns, bool last)
 {
 	size_t keep = 0;
 
+	/* Before the episodes are placed: it delivers those that ended before it (the tap). */
+	if (!last && !r->replay && r->s)
+		tracer_pending(&r->s->tr, &r->pending); /* out of memory: none, runs closed as before */
 	qsort(r->pend, r->npend, sizeof(*r->pend), cmp_ep_cg);
 	for (size_t i = 0, j; i < r->npend; i = j) {
 		for (j = i + 1; j < r->npend && r->pend[j].cgid == r->pend[i].cgid; j++)
@@ -316,7 +319,7 @@ static void flush_periods(struct tl_rec *r, uint64_t now_ns, bool last)
 		if (last)
 			period_track_end(&ref->p->pt);
 		else
-			period_track_close(&ref->p->pt, now_ns);
+			period_track_close(&ref->p->pt, now_ns, cg_pending_has(&r->pending, ref->p->cgid));
 	}
 }
 
@@ -449,6 +452,7 @@ int tl_rec_close(struct tl_rec *r, bool keep)
 	idtab_free(&r->per);
 	free(r->pend);
 	r->pend = NULL;
+	cg_pending_free(&r->pending);
 	if (r->ks_open)
 		kstat_src_close(&r->ks);
 	r->ks_open = false;

@@ -21,6 +21,7 @@
 #include "report/periods.h"
 #include "report/report.h"
 #include "report/timeline.h"
+#include "trace/tracer.h"
 
 #define TIMELINE_LONG_WAIT_DEFAULT_NS 10000000ULL
 
@@ -37,6 +38,7 @@ struct tl_rec {
 	struct idtab per;         /* cgid -> struct tl_per_ref */
 	struct cgs_episode *pend;
 	size_t npend, cappend;
+	struct cg_pending pending; /* cgroups with an episode still to come: their runs stay open */
 	uint64_t unplaced;        /* episodes never placed on a grid (none known, or the bound) */
 	struct kstat_src ks;      /* record's intervals: the kernel's figures (opened on the first) */
 	bool ks_tried, ks_open;

@@ -744,6 +744,129 @@ void tracer_take_episodes(struct tracer *t, struct episode_log *out)
 	memset(&t->log, 0, sizeof(t->log));
 }
 
+void tracer_detach(struct tracer *t)
+{
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	if (t->skel)
+		sched_bpf__detach(t->skel);
+}
+
+/*
+ * Each entry of the map that holds throttles whose episode the log does
+ * not have yet: thr_start (fentry, kprobe: open until the unthrottle's
+ * probe) or, with any_backend, thr_opened (tracepoint: not yet seen over,
+ * which a later switch does). cb(ctx, cgid, start) for each; its error
+ * stops the walk and is returned.
+ */
+static int each_unended(struct tracer *t, bool any_backend, int (*cb)(void *ctx, uint64_t cgid, uint64_t start),
+			void *ctx)
+{
+	bool tp = t->skel && t->skel->rodata->targ_thr == CGS_THR_TRACEPOINT;
+	union {
+		struct cgs_thr_start st;
+		struct cgs_opened op;
+	} v;
+	__u64 key, next;
+	int fd, err;
+
+	if (!t->skel || t->skel->rodata->targ_thr == CGS_THR_NONE || (tp && !any_backend))
+		return 0;
+	fd = bpf_map__fd(tp ? t->skel->maps.thr_opened : t->skel->maps.thr_start);
+	for (__u64 *prev = NULL; !bpf_map_get_next_key(fd, prev, &next); prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue; /* ended since: in the log */
+		if ((err = tp ? cb(ctx, v.op.cgid, v.op.start) : cb(ctx, v.st.cgid, v.st.at)))
+			return err;
+	}
+	return 0;
+}
+
+struct open_ctx {
+	uint64_t cgid, now;
+	struct cgs_episode *e;
+	size_t n, cap;
+};
+
+static int open_one(void *vctx, uint64_t cgid, uint64_t start)
+{
+	struct open_ctx *o = vctx;
+
+	if (cgid != o->cgid || start >= o->now)
+		return 0;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 4;
+		struct cgs_episode *m = realloc(o->e, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		o->e = m;
+		o->cap = cap;
+	}
+	/* Its CPU is the cfs_rq's, which the loader cannot read: none said. */
+	o->e[o->n++] = (struct cgs_episode){ .cgid = cgid, .start_ns = start, .end_ns = o->now, .cpu = UINT32_MAX };
+	return 0;
+}
+
+int tracer_open_episodes(struct tracer *t, uint64_t cgid, uint64_t now, struct cgs_episode **out, size_t *n)
+{
+	struct open_ctx o = { .cgid = cgid, .now = now };
+	/* Not the tracepoint backend's: it sees an end only at a later switch, so its entries may be over. */
+	int err = each_unended(t, false, open_one, &o);
+
+	if (err) {
+		free(o.e);
+		o.e = NULL;
+		o.n = 0;
+	}
+	*out = o.e;
+	*n = o.n;
+	return err;
+}
+
+static int pending_one(void *ctx, uint64_t cgid, uint64_t start)
+{
+	struct cg_pending *p = ctx;
+
+	(void)start;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		uint64_t *m = realloc(p->id, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		p->id = m;
+		p->cap = cap;
+	}
+	p->id[p->n++] = cgid;
+	return 0;
+}
+
+int tracer_pending(struct tracer *t, struct cg_pending *p)
+{
+	p->n = 0;
+	int err = each_unended(t, true, pending_one, p);
+	if (err)
+		p->n = 0;
+	else if (p->n)
+		qsort(p->id, p->n, sizeof(*p->id), u64_cmp);
+	/* Ended before the walk: delivered now, to the log and the tap. */
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	return err;
+}
+
+bool cg_pending_has(const struct cg_pending *p, uint64_t id)
+{
+	return p->n && bsearch(&id, p->id, p->n, sizeof(*p->id), u64_cmp);
+}
+
+void cg_pending_free(struct cg_pending *p)
+{
+	free(p->id);
+	*p = (struct cg_pending){ 0 };
+}
+
 void tracer_libbpf_quiet(void)
 {
 	libbpf_set_print(libbpf_log);

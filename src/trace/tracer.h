@@ -201,6 +201,37 @@ void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
 /*
+ * Detach every program, the maps kept: what they hold then is final
+ * (record's end: the log taken after, and the episodes still open).
+ */
+void tracer_detach(struct tracer *t);
+/*
+ * The throttle episodes of cgroup cgid still open (after tracer_detach: as
+ * of it), each from its start to now (ktime), into *out (malloc'd; the
+ * caller frees it), *n of them. The fentry and kprobe backends hold each
+ * throttle's start until its unthrottle; the tracepoint backend sees an
+ * end only at a later switch, so its open entries may be over: none (0).
+ * 0 or -ENOMEM.
+ */
+int tracer_open_episodes(struct tracer *t, uint64_t cgid, uint64_t now, struct cgs_episode **out, size_t *n);
+/* Cgroups with a throttle episode still to come (tracer_pending), sorted. */
+struct cg_pending {
+	uint64_t *id;
+	size_t n, cap;
+};
+/*
+ * Into p (its array reused): the cgroups with a throttle episode the log
+ * does not have yet, open (fentry, kprobe) or not yet seen over
+ * (tracepoint: a later switch sees it); then the ring buffer read, so
+ * that every episode is in the log (and the tap) or here, never in
+ * neither. A run of throttled periods must not be closed while its
+ * cgroup has one: an episode held over refills arrives at its end
+ * (report/periods.h period_track_close). 0, or -ENOMEM (an empty list).
+ */
+int tracer_pending(struct tracer *t, struct cg_pending *p);
+bool cg_pending_has(const struct cg_pending *p, uint64_t id);
+void cg_pending_free(struct cg_pending *p);
+/*
  * cb(name, run time, runs) for each loaded BPF program, from the kernel's
  * bpf stats (zero unless kernel.bpf_stats_enabled is on). 0 or -ENOENT.
  */

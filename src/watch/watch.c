@@ -10,6 +10,7 @@
 #include "report/periods.h"
 #include "session/refresh.h"
 #include "session/session.h"
+#include "trace/tracer.h"
 #include "watch/watch.h"
 
 struct watch_last {
@@ -92,7 +93,8 @@ static int cmp_ep(const void *a, const void *b)
 }
 
 /* Each limited cgroup's throttled periods in a row (its grid from the rows), through the interval's episodes. */
-static void periods(struct watch *w, const struct report *r, struct cgs_episode *e, size_t n, uint64_t now)
+static void periods(struct watch *w, const struct report *r, struct cgs_episode *e, size_t n, uint64_t now,
+		    const struct cg_pending *pend)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *x = &r->rows[i];
@@ -126,7 +128,7 @@ static void periods(struct watch *w, const struct report *r, struct cgs_episode 
 	for (size_t i = 0; i < w->per.cap; i++) {
 		struct watch_per *p = idtab_at(&w->per, i);
 		if (p)
-			period_track_close(&p->p->t, now);
+			period_track_close(&p->p->t, now, cg_pending_has(pend, p->id));
 	}
 }
 
@@ -241,7 +243,8 @@ static void sweep(struct watch *w, uint64_t now)
 	idtab_sweep(&w->per, per_gone, &a);
 }
 
-void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n)
+void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n,
+		    const struct cg_pending *pend)
 {
 	uint64_t t1 = f->d.t_ns, t0 = t1 - f->r.interval_ns;
 	struct cgs_episode *copy = n ? malloc(n * sizeof(*copy)) : NULL;
@@ -252,7 +255,7 @@ void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode
 	history_trim(&w->h);
 	if (copy)
 		memcpy(copy, e, n * sizeof(*copy));
-	periods(w, &f->r, copy, copy ? n : 0, t1);
+	periods(w, &f->r, copy, copy ? n : 0, t1, pend);
 	free(copy);
 	if (w->psi)
 		psi_track_host(w->psi);

@@ -65,8 +65,13 @@ struct watch {
 int watch_open(struct watch *w, const struct watch_cfg *cfg, struct session *s, const char *dir, unsigned max,
 	       const char **why);
 void watch_close(struct watch *w);
-/* One interval: its refresh (every row resolved), the episodes that ended in it. */
-void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n);
+struct cg_pending;
+/*
+ * One interval: its refresh (every row resolved), the episodes that ended
+ * in it, the cgroups with one still to come (trace/tracer.h tracer_pending).
+ */
+void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode *e, size_t n,
+		    const struct cg_pending *pend);
 /* An incident of every cgroup over the last --before, now (SIGUSR1, --dump). */
 void watch_ask(struct watch *w);
 /* One line to whoever reads: stderr, and syslog where stderr is not the journal already. */

@@ -254,6 +254,51 @@ test_export_by_period() {
 	[ "$runs" = 1 ] && [ "$runsum" = "$n" ] && [ "$row" = 0 ] || fail "not one run, over"
 }
 
+# A run of throttled periods made of episodes held over refills (report/
+# periods.c, test_throttle_periods_held_over): a burner under 1 ms per 100
+# ms owes up to 3 ms at each tick and is throttled through 2-4 refills at a
+# time, every period, one run. An episode is handed over at its end, periods
+# after it began; the run must stay open while one is still to come
+# (tracer_pending), or the hand-overs between split it (runs of 2-4).
+test_export_runs_held_over() {
+	exp_need curl
+	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
+		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
+	P1=$(exp_port 1)
+	cg_create exp-held && A=$CG
+	cg_quota "$A" 1000 100000
+	cgs_start export --listen "127.0.0.1:$P1" --cgroup "$A" || fail "export refused"
+	cg_spawn "$A" "$CGWORK" burn 1 "$(scaled 3)" 1 >/dev/null
+	pid=$SPAWNED
+	nap 0.5
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt"
+	wait_bounded "$pid" $(( $(scaled 3) + 30 )) "the burner" && [ "$WAIT_RC" = 0 ] || fail "the burner failed"
+	ke=$(awk '$1 == "nr_throttled" { print $2 }' "$CG_ROOT$A/cpu.stat")
+	nap 2
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	l="{cgroup=\"$A\",cgroup_id=\""
+	k1=$(metric_value "$TMP/m1.txt" "cgsched_cpu_stat_nr_throttled_total$l")
+	k2=$(metric_value "$TMP/m2.txt" "cgsched_cpu_stat_nr_throttled_total$l")
+	n=$(metric_value "$TMP/m2.txt" "cgsched_quota_ran_out_seconds_count$l")
+	runs=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_count$l")
+	runsum=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_sum$l")
+	row=$(metric_value "$TMP/m2.txt" "cgsched_throttled_periods_in_a_row$l")
+	echo "cpu.stat: $((k2 - k1)) throttled periods between the scrapes, $((k2 - ke)) of them after the exit; cgsched: $n; $runs run(s) of $runsum; $row in a row"
+	# Give or take one: a refill between the first scrape's start and its
+	# read of cpu.stat, and test_throttle_periods_held_over's (a moment of
+	# the burner elsewhere). An episode held over from before the first
+	# scrape counts in the periods after it (periods.c hits_of; left out
+	# whole, the host had 25 where cpu.stat had 28). And the burner's last
+	# tick can leave up to 3 ms owed as it exits, which holds its empty
+	# cfs_rq throttled through up to 3 refills the kernel counts: the fentry
+	# and kprobe backends see that episode (at the unthrottle), the
+	# tracepoint backend sees held tasks only (the host: 0-1 such periods).
+	[ "${n:-0}" -ge $((ke - k1 - 1)) ] && [ "${n:-0}" -le $((k2 - k1 + 1)) ] && [ "$n" -ge 15 ] ||
+		fail "throttled periods: $n, cpu.stat $((ke - k1)) up to the exit and $((k2 - k1)) in all"
+	[ "$runs" = 1 ] && [ "$runsum" = "$n" ] && [ "$row" = 0 ] || fail "not one run, over"
+}
+
 # TLS and basic auth from --web-config: the right password gets the figures,
 # a wrong one or none gets 401 and nothing else; plain HTTP gets nothing.
 test_export_tls_auth() {

@@ -138,13 +138,60 @@ Test(period_track, batches_on_one_grid_count_each_period_once)
 	cr_assert_eq(t.ran_out[3], 10);
 	cr_assert_eq(t.ran_out_sum_ns, 500 * MS);
 	/* Inside period 21 the run may go on (period 20 has just ended): still open; in 22 it is over. */
-	period_track_close(&t, END + 21 * P + 50 * MS);
+	period_track_close(&t, END + 21 * P + 50 * MS, false);
 	cr_assert_eq(t.run, 20);
-	period_track_close(&t, END + 22 * P + 1);
+	period_track_close(&t, END + 22 * P + 1, false);
 	cr_assert_eq(t.run, 0);
 	cr_assert_eq(t.nruns, 1);
 	cr_assert_eq(t.runs_sum, 20);
 	cr_assert_eq(t.runs[5], 1, "a run of 20: the le=\"20\" bucket");
+}
+
+Test(period_track, a_run_stays_open_while_an_episode_is_still_to_come)
+{
+	struct period_track t = {};
+	/* Periods 0-1, then one episode held over the refills of periods 2-4, sent at its end in 5. */
+	struct cgs_episode a[] = { ep(7, END + 20 * MS, 0), ep(7, END + P + 20 * MS, 0) };
+	struct cgs_episode held = { .cgid = 7, .start_ns = END + 2 * P + 20 * MS, .end_ns = END + 5 * P + 3 * MS };
+
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, a, 2), 0);
+	/* Reads in periods 3 and 4: the held episode is still open (pending), the run with it. */
+	period_track_close(&t, END + 3 * P + 50 * MS, true);
+	period_track_close(&t, END + 4 * P + 50 * MS, true);
+	cr_assert_eq(t.run, 2);
+	cr_assert_eq(t.nruns, 0);
+	cr_assert_eq(period_track_add(&t, &held, 1), 0);
+	cr_assert_eq(t.throttled, 5, "periods 0-1, and 2-4 whose ends it spans");
+	cr_assert_eq(t.run, 5, "one run");
+	cr_assert_eq(t.nruns, 0);
+	/* Closed as it would have been without pending, it is two runs: the defect this guards. */
+	struct period_track u = {};
+	period_track_grid(&u, P, END);
+	cr_assert_eq(period_track_add(&u, a, 2), 0);
+	period_track_close(&u, END + 4 * P + 50 * MS, false);
+	cr_assert_eq(period_track_add(&u, &held, 1), 0);
+	cr_assert_eq(u.nruns, 1);
+	cr_assert_eq(u.run, 3);
+	/* Nothing to come, a period after the one after its last: over. */
+	period_track_close(&t, END + 7 * P + 1, false);
+	cr_assert_eq(t.nruns, 1);
+	cr_assert_eq(t.runs_sum, 5);
+}
+
+Test(period_track, counting_from_a_moment_takes_the_periods_ending_after_it)
+{
+	/* Counting from 50 ms into period 2: an episode of periods 1-3 counts in 2-3, as cpu.stat's growth does. */
+	struct period_track t = { .from_ns = END + P + 50 * MS };
+	struct cgs_episode held = { .cgid = 7, .start_ns = END + 20 * MS, .end_ns = END + 3 * P + 2 * MS };
+	struct cgs_episode before = ep(7, END - P + 20 * MS, 0); /* period 0, over before then */
+
+	period_track_grid(&t, P, END);
+	cr_assert_eq(period_track_add(&t, &before, 1), 0);
+	cr_assert_eq(t.throttled, 0);
+	cr_assert_eq(period_track_add(&t, &held, 1), 0);
+	cr_assert_eq(t.throttled, 2);
+	cr_assert_eq(t.ran_out[0], 2, "each from its start");
 }
 
 Test(period_track, a_gap_ends_a_run_and_a_new_grid_starts_afresh)
