@@ -181,7 +181,7 @@ static __always_inline void thr_account_ago(__u64 cgid, __u32 cpu, __u64 d, __u6
 		e->end_ns = bpf_ktime_get_ns() - ago;
 		e->start_ns = e->end_ns - d;
 		e->cpu = cpu;
-		e->pad = 0;
+		e->flags = 0;
 		bpf_ringbuf_submit(e, 0);
 	} else {
 		count_drop(CGS_DROP_EPISODE_LOST);
@@ -209,6 +209,28 @@ static __always_inline void thr_account_shown(struct cfs_rq *c, __u64 cgid, __u6
 {
 	if (!targ_filter || tg_matches(cfs_rq_tg(c, direct), direct))
 		thr_account(cgid, cfs_rq_cpu(c, direct), d);
+}
+
+/*
+ * A throttle the kernel counted no time for (no task held: see thr_end),
+ * whose refills it counted all the same: sent for the periods only.
+ */
+static __always_inline void thr_period_only(struct cfs_rq *c, __u64 cgid, __u64 start, __u64 end, bool direct)
+{
+	if (targ_filter && !tg_matches(cfs_rq_tg(c, direct), direct))
+		return;
+	struct cgs_episode *e = bpf_ringbuf_reserve(&episodes, sizeof(*e), 0);
+
+	if (!e) {
+		count_drop(CGS_DROP_EPISODE_LOST);
+		return;
+	}
+	e->cgid = cgid;
+	e->start_ns = start;
+	e->end_ns = end;
+	e->cpu = cfs_rq_cpu(c, direct);
+	e->flags = CGS_EP_NO_TIME;
+	bpf_ringbuf_submit(e, 0);
 }
 
 /*
@@ -496,17 +518,20 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 	 * cpu.stat (1.3-4.5 %). The rq clock of the unthrottle is not read
 	 * here: the kernel updates it inside, after this fentry, and an idle
 	 * CPU's is stale until then; the span is ktime, less the kernel's late
-	 * start in its own clock. A zero is no episode (the tracepoint backend,
-	 * which sees held tasks only, has none either).
+	 * start in its own clock. A zero is no time, and no episode of the
+	 * counts (the tracepoint backend, which sees held tasks only, has none
+	 * either); but the refills in its span counted the periods, so it is
+	 * sent for those (the 7.3 guest: cpu.stat 7 throttled periods, cgsched
+	 * 4, as a pulse's burst ran out just as it went to sleep).
 	 */
 	__u64 tk = direct ? c->throttled_clock : BPF_CORE_READ(c, throttled_clock), d = now - s0;
 
-	if (!tk)
-		return;
-	if (tk > r0)
+	if (tk && tk > r0)
 		d = tk - r0 < d ? d - (tk - r0) : 0;
-	if (d)
+	if (tk && d)
 		thr_account_shown(c, cgid, d, direct);
+	else
+		thr_period_only(c, cgid, s0, now, direct);
 }
 
 /* --- hooks of the switch path ---------------------------------------------- */

@@ -208,8 +208,16 @@ struct cgs_episode {
 	__u64 cgid;          /* the cgroup whose quota ran out */
 	__u64 start_ns, end_ns;
 	__u32 cpu;
-	__u32 pad;
+	__u32 flags;         /* CGS_EP_* */
 };
+/*
+ * Throttled, but no task was held, so the kernel counted no time (since
+ * v6.6 an empty cfs_rq's throttle, since v6.18 one whose tasks slept
+ * before they could be held), while its refills still count the periods
+ * (nr_throttled): in the periods only, not in the episodes' count, time,
+ * list or slices (episode_timed).
+ */
+#define CGS_EP_NO_TIME 1
 
 /*
  * One run-queue wait longer than --timeline's threshold (ring buffer record,

@@ -216,6 +216,8 @@ void json_episodes(struct jw *w, const struct episode_view *ep)
 
 	jw_array(w);
 	for (size_t i = 0; i < ep->n; i++) {
+		if (!episode_timed(&e[i]))
+			continue;
 		jw_object(w);
 		jw_ku64(w, "cgroup_id", e[i].cgid);
 		jw_kname(w, "path", ep->name ? ep->name(ep->name_ctx, e[i].cgid) : NULL);

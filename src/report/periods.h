@@ -25,6 +25,12 @@ struct period_stats {
 	uint64_t underused;      /* throttled periods in a window whose average use was under half the quota */
 };
 
+/* An episode with throttled time (not CGS_EP_NO_TIME's, which count in the periods only). */
+static inline bool episode_timed(const struct cgs_episode *e)
+{
+	return !(e->flags & CGS_EP_NO_TIME);
+}
+
 /* What periods_of needs of a cgroup besides its episodes. */
 struct period_input {
 	uint64_t id;             /* the cgroup: episodes of others are skipped */

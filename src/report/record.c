@@ -139,7 +139,7 @@ uint64_t episodes_union_ns(const struct cgs_episode *e, size_t n)
 	memcpy(s, e, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_start);
 	for (size_t i = 0; i < n; i++) {
-		if (s[i].end_ns <= s[i].start_ns)
+		if (s[i].end_ns <= s[i].start_ns || !episode_timed(&s[i]))
 			continue;
 		if (s[i].start_ns > to) { /* a gap: close the stretch so far */
 			sum += to - from;

@@ -192,9 +192,11 @@ static void on_episode(void *ctx, const struct cgs_episode *e)
 	struct tl_rec *r = ctx;
 	char name[32];
 
-	snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
-	uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
-	timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
+	if (episode_timed(e)) { /* the others count in the periods only */
+		snprintf(name, sizeof(name), "CPU %u throttled", e->cpu);
+		uint64_t tr = sub_track(r, e->cgid, TK_CPU_THR, e->cpu, name, NULL);
+		timeline_slice(&r->tl, tr, e->start_ns, e->end_ns, "throttled", NULL, 0);
+	}
 	/* ...and its period, once the interval's rows have brought the grid (flush_periods). */
 	if (r->npend == r->cappend) {
 		size_t cap = r->cappend ? 2 * r->cappend : 256;

@@ -36,7 +36,8 @@ struct watch_per {
 
 static void on_episode(void *ctx, const struct cgs_episode *e)
 {
-	history_add_episode(&((struct watch *)ctx)->h, e);
+	if (episode_timed(e)) /* the others count in the periods only (periods()) */
+		history_add_episode(&((struct watch *)ctx)->h, e);
 }
 
 static void on_wait(void *ctx, const struct cgs_wait *x)

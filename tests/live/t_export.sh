@@ -212,61 +212,18 @@ test_export_causes_default() {
 	grep -q "^cgsched_runqueue_latency_seconds_count{cgroup=\"$A\"" "$TMP/m2.txt" || fail "--no-causes: no run-queue waits"
 }
 
-# Throttling period by period in the exporter (report/periods.h): a burner
-# under 20 ms per 100 ms, scraped once while it runs (the scrape that first
-# knows a quota starts its counting: episodes from then on) and once after
-# it ended and the main loop, which hands the episodes over every second,
-# has had them: as many throttled periods as cpu.stat counted between the
-# two scrapes, give or take the one in progress at the first (the kernel
-# counts a period at its end, cgsched at its throttle); all of them one run,
-# over by then (none in a row); its quota out 16-24 ms into each (20 ms,
-# give or take a tick: test_throttle_by_period), so none in le="0.01" and
-# all in le="0.05".
-test_export_by_period() {
+# A burner under QUOTA_US per 100 ms in a cgroup of NAME, the exporter's
+# view of its throttling period by period: scraped once while it runs and
+# once 2 s after it ended. Sets k1 and k2 (cpu.stat's nr_throttled at each
+# scrape), ke (right after the burner's exit), n (throttled periods), runs,
+# runsum, row, and leaves the second scrape in $TMP/m2.txt.
+export_periods_run() {
 	exp_need curl
 	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
 		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
 	P1=$(exp_port 1)
-	cg_create exp-per && A=$CG
-	cg_quota "$A" 20000 100000
-	cgs_start export --listen "127.0.0.1:$P1" --cgroup "$A" || fail "export refused"
-	cg_spawn "$A" "$CGWORK" burn 1 "$(scaled 3)" 1 >/dev/null
-	pid=$SPAWNED
-	nap 0.5
-	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt"
-	wait_bounded "$pid" $(( $(scaled 3) + 30 )) "the burner" && [ "$WAIT_RC" = 0 ] || fail "the burner failed"
-	nap 2
-	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
-	cgs_stop TERM || fail "export did not stop cleanly"
-	l="{cgroup=\"$A\",cgroup_id=\""
-	k1=$(metric_value "$TMP/m1.txt" "cgsched_cpu_stat_nr_throttled_total$l")
-	k2=$(metric_value "$TMP/m2.txt" "cgsched_cpu_stat_nr_throttled_total$l")
-	n=$(metric_value "$TMP/m2.txt" "cgsched_quota_ran_out_seconds_count$l")
-	le10=$(grep "^cgsched_quota_ran_out_seconds_bucket$l" "$TMP/m2.txt" | grep 'le="0.01"' | awk '{ print $NF }')
-	le50=$(grep "^cgsched_quota_ran_out_seconds_bucket$l" "$TMP/m2.txt" | grep 'le="0.05"' | awk '{ print $NF }')
-	runs=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_count$l")
-	runsum=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_sum$l")
-	row=$(metric_value "$TMP/m2.txt" "cgsched_throttled_periods_in_a_row$l")
-	echo "cpu.stat: $((k2 - k1)) throttled periods between the scrapes; cgsched: $n, le 10 ms $le10, le 50 ms $le50; $runs run(s) of $runsum; $row in a row"
-	[ "${n:-0}" -ge $((k2 - k1 - 1)) ] && [ "${n:-0}" -le $((k2 - k1 + 1)) ] && [ "$n" -ge 15 ] ||
-		fail "throttled periods: $n, cpu.stat $((k2 - k1))"
-	[ "$le10" = 0 ] && [ "$le50" = "$n" ] || fail "its quota ran out outside 10-50 ms into a period"
-	[ "$runs" = 1 ] && [ "$runsum" = "$n" ] && [ "$row" = 0 ] || fail "not one run, over"
-}
-
-# A run of throttled periods made of episodes held over refills (report/
-# periods.c, test_throttle_periods_held_over): a burner under 1 ms per 100
-# ms owes up to 3 ms at each tick and is throttled through 2-4 refills at a
-# time, every period, one run. An episode is handed over at its end, periods
-# after it began; the run must stay open while one is still to come
-# (tracer_pending), or the hand-overs between split it (runs of 2-4).
-test_export_runs_held_over() {
-	exp_need curl
-	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
-		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
-	P1=$(exp_port 1)
-	cg_create exp-held && A=$CG
-	cg_quota "$A" 1000 100000
+	cg_create "$2" && A=$CG
+	cg_quota "$A" "$1" 100000
 	cgs_start export --listen "127.0.0.1:$P1" --cgroup "$A" || fail "export refused"
 	cg_spawn "$A" "$CGWORK" burn 1 "$(scaled 3)" 1 >/dev/null
 	pid=$SPAWNED
@@ -284,6 +241,37 @@ test_export_runs_held_over() {
 	runs=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_count$l")
 	runsum=$(metric_value "$TMP/m2.txt" "cgsched_throttled_run_periods_sum$l")
 	row=$(metric_value "$TMP/m2.txt" "cgsched_throttled_periods_in_a_row$l")
+}
+
+# Throttling period by period in the exporter (report/periods.h): a burner
+# under 20 ms per 100 ms, scraped once while it runs (the scrape that first
+# knows a quota starts its counting: periods from then on) and once after
+# it ended and the main loop, which hands the episodes over every second,
+# has had them: as many throttled periods as cpu.stat counted between the
+# two scrapes, give or take the one in progress at the first (the kernel
+# counts a period at its end, cgsched at its throttle); all of them one run,
+# over by then (none in a row); its quota out 16-24 ms into each (20 ms,
+# give or take a tick: test_throttle_by_period), so none in le="0.01" and
+# all in le="0.05".
+test_export_by_period() {
+	export_periods_run 20000 exp-per
+	le10=$(grep "^cgsched_quota_ran_out_seconds_bucket$l" "$TMP/m2.txt" | grep 'le="0.01"' | awk '{ print $NF }')
+	le50=$(grep "^cgsched_quota_ran_out_seconds_bucket$l" "$TMP/m2.txt" | grep 'le="0.05"' | awk '{ print $NF }')
+	echo "cpu.stat: $((k2 - k1)) throttled periods between the scrapes; cgsched: $n, le 10 ms $le10, le 50 ms $le50; $runs run(s) of $runsum; $row in a row"
+	[ "${n:-0}" -ge $((k2 - k1 - 1)) ] && [ "${n:-0}" -le $((k2 - k1 + 1)) ] && [ "$n" -ge 15 ] ||
+		fail "throttled periods: $n, cpu.stat $((k2 - k1))"
+	[ "$le10" = 0 ] && [ "$le50" = "$n" ] || fail "its quota ran out outside 10-50 ms into a period"
+	[ "$runs" = 1 ] && [ "$runsum" = "$n" ] && [ "$row" = 0 ] || fail "not one run, over"
+}
+
+# A run of throttled periods made of episodes held over refills (report/
+# periods.c, test_throttle_periods_held_over): a burner under 1 ms per 100
+# ms owes up to 3 ms at each tick and is throttled through 2-4 refills at a
+# time, every period, one run. An episode is handed over at its end, periods
+# after it began; the run must stay open while one is still to come
+# (tracer_pending), or the hand-overs between split it (runs of 2-4).
+test_export_runs_held_over() {
+	export_periods_run 1000 exp-held
 	echo "cpu.stat: $((k2 - k1)) throttled periods between the scrapes, $((k2 - ke)) of them after the exit; cgsched: $n; $runs run(s) of $runsum; $row in a row"
 	# Give or take one: a refill between the first scrape's start and its
 	# read of cpu.stat, and test_throttle_periods_held_over's (a moment of

@@ -412,6 +412,7 @@ test_throttle_bursts_by_period() {
 		>/dev/null 2>"$TMP/r2.err" || fail "record --cpu-burst failed: $(cat "$TMP/r2.err")"
 	set -- "$1" $(jq -r '"\(.kernel_stat.nr_throttled) \(.throttle.periods.throttled) \(.kernel_stat.nr_bursts) \(.kernel_stat.burst_ns)"' "$TMP/r2.json")
 	echo "with 40 ms of burst: cpu.stat $2 throttled periods (cgsched $3), $4 burst periods, $(( $5 / 1000000 )) ms on the burst"
+	jq -r '"episodes: \([.episodes[] | "\(.start_ns / 1e4 | floor / 100)+\(.duration_ns / 1e4 | floor / 100)@\(.cpu)"] | join(" "))"' "$TMP/r2.json"
 	[ "$4" -ge 2 ] && [ "$5" -gt 0 ] || fail "no bursts counted beside the periods: $(jq -c .kernel_stat "$TMP/r2.json")"
 	[ "$3" -ge $(($2 - 1)) ] && [ "$3" -le $(($2 + 1)) ] || fail "cgsched's throttled periods ($3) are not cpu.stat's ($2)"
 	[ "$2" -lt "$1" ] || fail "the burst allowance did not cut the throttled periods ($2, without it $1)"

@@ -103,6 +103,19 @@ Test(periods, unknown_without_a_grid_or_quota)
 	cr_assert(!s.known);
 }
 
+Test(periods, a_throttle_without_time_counts_its_periods)
+{
+	/* No task held (CGS_EP_NO_TIME): the kernel counted no time, but its refills counted periods 2-3. */
+	struct cgs_episode e = { .cgid = 7, .start_ns = END + P + 90 * MS, .end_ns = END + 3 * P + 1 * MS,
+				 .flags = CGS_EP_NO_TIME };
+	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 20 * MS, .end_ns = END };
+	struct period_stats s;
+
+	cr_assert(!episode_timed(&e));
+	cr_assert_eq(periods_of(&e, 1, &in, &s), 0);
+	cr_assert_eq(s.throttled, 2);
+}
+
 Test(periods, no_episodes_no_throttled_periods)
 {
 	struct period_input in = { .id = 7, .period_ns = P, .quota_ns = 20 * MS, .end_ns = END,

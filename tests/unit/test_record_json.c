@@ -89,10 +89,11 @@ Test(record, episodes_union)
 		{ .start_ns = 120, .end_ns = 130, .cpu = 1 }, /* wholly inside */
 		{ .start_ns = 210, .end_ns = 220, .cpu = 0 }, /* touching */
 		{ .start_ns = 500, .end_ns = 500, .cpu = 0 }, /* empty */
+		{ .start_ns = 600, .end_ns = 900, .cpu = 0, .flags = CGS_EP_NO_TIME }, /* periods only: no time */
 	};
 
 	cr_expect_eq(episodes_union_ns(apart, 3), 225);
-	cr_expect_eq(episodes_union_ns(overlapping, 6), 120 + 80);
+	cr_expect_eq(episodes_union_ns(overlapping, 7), 120 + 80);
 	cr_expect_eq(episodes_union_ns(overlapping, 0), 0);
 }
 
