@@ -1105,10 +1105,8 @@ void tracer_stop(struct tracer *t)
 				cgs_debug("program %s: %llu runs skipped by the kernel", bpf_program__name(p),
 					  (unsigned long long)info.recursion_misses);
 	}
-	for (int i = 0; i < t->nlinks; i++)
-		bpf_link__destroy(t->links[i]);
-	t->nlinks = 0;
-	/* Destroying the skeleton detaches every other link and frees every map. */
+	tracer_detach(t);
+	/* ...and destroying the skeleton frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;
 	mapwin_close(&t->hotw);
