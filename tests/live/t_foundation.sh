@@ -269,8 +269,12 @@ move_side_agrees() {
 		fail "$1: cgsched ${got:-0} ns in the summary, the task's CPU clock $2 ns there"
 	[ "${4:-}" = left ] || return 0
 	got=$(cgs_intervals "$1" .oncpu_ns)
-	within_plus "$got" "$2" 2 "$3" "$1 on-CPU ns, the intervals' sum" ||
-		fail "$1: cgsched $got ns over the intervals, the task's CPU clock $2 ns there"
+	within_plus "$got" "$2" 2 "$3" "$1 on-CPU ns, the intervals' sum" && return 0
+	# Where the sum went over: each interval's length and the cgroup's figure in it.
+	jq -r --arg p "$1" 'select(.kind == "interval") | "\(.interval_ns / 1e6 | floor)ms:\([.cgroups[] | select(.path == $p) | .oncpu_ns] | add // 0)"' "$TMP/cgs.out" | tr '\n' ' '
+	echo
+	grep -a 'running slice\|moved\|seed' "$TMP/cgs.err" | tail -n 60
+	fail "$1: cgsched $got ns over the intervals, the task's CPU clock $2 ns there"
 }
 
 # A task moved by another process while it runs (echo PID > cgroup.procs
@@ -282,7 +286,7 @@ move_side_agrees() {
 test_moved_by_another_while_running() {
 	cg_create mv-from && S=$CG
 	cg_create mv-to && A=$CG
-	cgs_start top --cgroup "$S" --cgroup "$A" --json -i 200ms || return 1
+	cgs_start top -v --cgroup "$S" --cgroup "$A" --json -i 200ms || return 1
 	"$CGWORK" watchmove "$(cg_procs "$S")" "$(scaled 3)" 1 >"$TMP/wm" &
 	wpid=$!
 	for _ in $(seq 1 "$(scaled 100)"); do grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" && break; nap 0.01; done
