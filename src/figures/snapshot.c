@@ -269,14 +269,9 @@ static int take_pre(void *vctx, const void *key, const void *vals)
 {
 	struct snapshot *s = vctx;
 	const struct cgs_preempt_key *k = key;
-	const struct cgs_preempt_val *v = vals;
-	uint64_t n = 0, ns = 0;
+	const struct cgs_preempt_val *v = vals; /* one for all CPUs (sched.bpf.c preempt) */
 
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		n += v[cpu].count;
-		ns += v[cpu].behind_ns;
-	}
-	return pre_add(s, k->victim, k->preemptor, n, ns);
+	return pre_add(s, k->victim, k->preemptor, v->count, v->behind_ns);
 }
 
 /*
@@ -512,8 +507,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||
-	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(struct cgs_preempt_val),
-			     t->ncpus, take_pre, s)) ||
+	    (err = each_elem(t->fd_preempt, sizeof(struct cgs_preempt_key), sizeof(struct cgs_preempt_val), 0,
+			     take_pre, s)) ||
 	    (err = take_drops(t, s)))
 		return err;
 	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */

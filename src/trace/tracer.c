@@ -1217,7 +1217,7 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	       parked * slots_park_units(&t->sl) * sizeof(struct cgs_cg_stats) +
 	       t->max_cgroups * (12 + 64 + 8 + 4) +
 	       (2ULL * t->max_cgroups + 1024) * sizeof(struct cgs_gone) +
-	       per_cpu * t->max_preempt * (sizeof(struct cgs_preempt_key) + 8) +
+	       t->max_preempt * (sizeof(struct cgs_preempt_key) + sizeof(struct cgs_preempt_val) + 64) +
 	       (uint64_t)t->max_cgroups * 8 * (sizeof(struct cgs_thr_key) + sizeof(struct cgs_thr_stats) + 16) +
 	       (uint64_t)t->max_task_rows * (sizeof(struct cgs_task_key) + 64 + per_cpu * sizeof(struct cgs_task_stats));
 }

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 		.epoch = 1, .ncpus = ncpus, .max_cgroups = slots, .hot = hot, .shard = shard, .nshards = nshards,
 		.nslots = slots, .owner = owner, .rank = rank, .nowned = slots,
 		.fd_thr = map(BPF_MAP_TYPE_HASH, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 1),
-		.fd_preempt = map(BPF_MAP_TYPE_PERCPU_HASH, sizeof(struct cgs_preempt_key),
+		.fd_preempt = map(BPF_MAP_TYPE_HASH, sizeof(struct cgs_preempt_key),
 				  sizeof(struct cgs_preempt_val), 1),
 		.fd_cur = map(BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(struct cgs_cpu_cur), 1),
 		.fd_drops = map(BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), CGS_DROP__COUNT),
