@@ -450,6 +450,7 @@ static void *answer_open(void *ctx, enum expo_format f, int *err)
 	if (!v)
 		goto out;
 	v->x = x;
+	v->snap.no_oncpu_slots = true; /* no family shows slice lengths */
 	if ((*err = gather(x, v))) {
 		v = NULL;
 		goto out;

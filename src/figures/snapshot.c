@@ -177,14 +177,15 @@ static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_
  * per CPU, and shard k is CPU k's (tracer.c shards_for): cpu is k then,
  * else -1 (a shard of several CPUs is no CPU's).
  */
-static void add_shard(struct cg_sample *c, const struct cgs_cg_shard *v, int cpu)
+static void add_shard(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_shard *v, int cpu)
 {
 	CGS_CG_SHARD_COUNTERS(SUM)
 #undef SUM
 	if (v->thr_inh_by)
 		c->thr_inh_by = v->thr_inh_by;
 	ADD_SLOTS(c->c.runq_slots, v->runq_slots);
-	ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
+	if (!ctx->s->no_oncpu_slots)
+		ADD_SLOTS(c->c.oncpu_slots, v->oncpu_slots);
 	if (c->cpu && cpu >= 0) {
 		ADD_SLOTS(c->cpu[cpu].slots[METRIC_RUNQ], v->runq_slots);
 		ADD_SLOTS(c->cpu[cpu].slots[METRIC_ONCPU], v->oncpu_slots);
@@ -203,7 +204,7 @@ static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t s
 	for (int cpu = 0; cpu < t->ncpus; cpu++)
 		add_hot(ctx, c, &t->hot[(size_t)cpu * t->max_cgroups + slot], cpu);
 	for (int k = 0; k < t->nshards; k++)
-		add_shard(c, &t->shard[(size_t)k * t->max_cgroups + slot], t->nshards == t->ncpus ? k : -1);
+		add_shard(ctx, c, &t->shard[(size_t)k * t->max_cgroups + slot], t->nshards == t->ncpus ? k : -1);
 	return 0;
 }
 
@@ -228,7 +229,7 @@ static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 		/* One record, or one per CPU (slots.h): only then is a record a CPU's. */
 		for (int u = 0; u < p->nv; u++) {
 			add_hot(ctx, c, &p->v[u].h, p->nv == t->ncpus ? u : -1);
-			add_shard(c, &p->v[u].sh, p->nv == t->ncpus ? u : -1);
+			add_shard(ctx, c, &p->v[u].sh, p->nv == t->ncpus ? u : -1);
 		}
 	}
 	if (s->n > sorted)
@@ -405,8 +406,9 @@ static void drop_cg(const struct tracer_view *t, struct snapshot *s)
  * ended (not yet in the figures read, no longer running), or count it
  * twice: at the end of an attached window that was half the window, once
  * in 500. So cpu_cur is read before and after the figures, and all of it
- * again while the switch count (cgs_cpu_cur.seq) of a CPU whose slice was
- * over a millisecond old moved or was odd: what a switch there can lose is
+ * again while the switch count (cgs_cpu_cur.seq) of a CPU whose slice, a
+ * traced cgroup's, was over a millisecond old moved or was odd (an idle
+ * CPU's waking, the fleet's most common switch, is not): what it can lose is
  * at most that slice, and one that had begun less than a millisecond
  * before the read is not worth another pass (under a switch storm every
  * pass would see a switch). At most four passes. cur gets cpu_cur
@@ -436,7 +438,8 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 		}
 		for (int cpu = 0; cpu < t->ncpus; cpu++) {
 			uint64_t since = before[cpu].since_ns + before[cpu].clock_off;
-			bool old = !before[cpu].since_ns || since + 1000000 < t_before;
+			/* An idle CPU's slice (or an untraced task's) is no cgroup's: a switch loses none of it. */
+			bool old = before[cpu].cgid && before[cpu].since_ns && since + 1000000 < t_before;
 			moved |= old && (before[cpu].seq != cur[cpu].seq || (cur[cpu].seq & 1));
 		}
 		if (!moved || try == 3)
@@ -533,7 +536,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 static void snapshot_clear(struct snapshot *s)
 {
 	struct snapshot keep = { .cg = s->cg, .cap = s->cap, .pre = s->pre, .precap = s->precap,
-				 .want_running = s->want_running, .running = s->running };
+				 .want_running = s->want_running, .running = s->running,
+				 .no_oncpu_slots = s->no_oncpu_slots };
 
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->cg[i].cpu);

@@ -162,6 +162,8 @@ struct snapshot {
 	 */
 	bool want_running;
 	struct cpu_slice *running; /* [ncpus] with want_running */
+	/* Set by a caller that shows no on-CPU histogram (the exporter): it is left 0, not summed. */
+	bool no_oncpu_slots;
 };
 /* A CPU's slice at a read: since_ns 0 unknown; credit_ns what the read credited a traced cgroup of it. */
 struct cpu_slice {
