@@ -42,6 +42,8 @@ done
 bpftool prog show -j >"$T/after"
 sysctl -qw kernel.bpf_stats_enabled="$STATS0"
 jq -r --slurpfile b "$T/before" --slurpfile ids0 "$T/ids0" '.[] | select(.run_cnt != null) |
-	. as $a | select($ids0[0] | index($a.id) | not) | ($b[0][] | select(.id == $a.id)) as $o |
+	. as $a | select($ids0[0] | index($a.id) | not) |
+	# A program that had not run when the stats were turned on has no counts yet.
+	($b[0][] | select(.id == $a.id) | { run_cnt: (.run_cnt // 0), run_time_ns: (.run_time_ns // 0) }) as $o |
 	select($a.run_cnt - $o.run_cnt > 1000) |
 	"\(.name) \((($a.run_time_ns - $o.run_time_ns) / ($a.run_cnt - $o.run_cnt)) | floor) ns/run over \($a.run_cnt - $o.run_cnt) runs"' "$T/after"
