@@ -75,6 +75,7 @@ struct view {
 	struct snapshot snap;
 	struct mx_cg *cg;
 	struct kstat *kfig;
+	uint64_t *values;       /* the counters the families show, counter by counter (metrics_input.values) */
 	size_t cgcap;
 	struct progs progs;
 	struct metrics_input in;
@@ -257,7 +258,10 @@ static int rows_for(struct view *v, size_t n)
 		struct kstat *ks = realloc(v->kfig, n * sizeof(*ks));
 		if (ks)
 			v->kfig = ks;
-		if (!cg || !ks)
+		uint64_t *val = realloc(v->values, n * CG_NCOUNTERS * sizeof(*val));
+		if (val)
+			v->values = val;
+		if (!cg || !ks || !val)
 			return -ENOMEM;
 		v->cgcap = n;
 	}
@@ -283,6 +287,7 @@ static void view_free(struct view *v)
 	snapshot_free(&v->snap);
 	free(v->cg);
 	free(v->kfig);
+	free(v->values);
 	expo_free(&v->out);
 	free(v);
 }
@@ -371,6 +376,7 @@ static int gather(struct exporter *x, struct view *v)
 			c->gone_ns = w0;
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
+		metrics_take_counters(&cur->cg[i].c, v->values, cur->n, n);
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
 					.named = !x->o.no_name_labels };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
@@ -398,6 +404,8 @@ static int gather(struct exporter *x, struct view *v)
 		.n = n,
 		.cg = cg,
 		.snap = cur,
+		.values = v->values,
+		.stride = cur->n,
 		.top_preemptors = x->o.top_preemptors,
 		.by_labels = by_labels,
 		.ctx = x,

@@ -72,13 +72,24 @@ static bool traced_now(const struct metrics_input *in, unsigned flags)
 	return (!(flags & MX_WHY) || in->why) && (!(flags & MX_SPLIT) || in->split || in->why);
 }
 
-/* A counter of the list as its family shows it: 0 where it is not traced. */
+/* A counter of the list as its family shows it, traced or not. */
+static uint64_t cg_metric_raw(const struct cg_counters *c, const struct cg_counter_def *d)
+{
+	return d->m.flags & MX_OWNQ ? cg_own_quota_ns(c) : cg_counter(c, d);
+}
+
+/* ... and 0 where it is not traced. */
 static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_counters *c,
 				const struct cg_counter_def *d)
 {
-	if (!traced_now(in, d->m.flags))
-		return 0;
-	return d->m.flags & MX_OWNQ ? cg_own_quota_ns(c) : cg_counter(c, d);
+	return traced_now(in, d->m.flags) ? cg_metric_raw(c, d) : 0;
+}
+
+void metrics_take_counters(const struct cg_counters *c, uint64_t *values, size_t stride, size_t i)
+{
+	for (size_t k = 0; k < CG_NCOUNTERS; k++)
+		if (cg_counter_defs[k].m.family)
+			values[k * stride + i] = cg_metric_raw(c, &cg_counter_defs[k]);
 }
 
 /*
@@ -162,11 +173,12 @@ static bool counter_begin(struct expo *x, const struct metrics_input *in, struct
 
 /* A series is shown once its figure is not 0 (or, MX_LIM, while the cgroup has a quota). */
 static void counter_cg(struct expo *x, const struct metrics_input *in, const struct mx_cursor *c,
-		       const struct mx_cg *g)
+		       const struct mx_cg *g, size_t i)
 {
 	for (size_t k = 0; k < c->nmem; k++) {
 		const struct cg_counter_def *d = &cg_counter_defs[c->mem[k]];
-		uint64_t v = cg_metric_value(in, &g->s->c, d);
+		uint64_t v = !in->values ? cg_metric_value(in, &g->s->c, d) :
+			     traced_now(in, d->m.flags) ? in->values[c->mem[k] * in->stride + i] : 0;
 		if (!v && !((d->m.flags & MX_LIM) && limited(g)))
 			continue;
 		if (d->m.flags & MX_SEC)
@@ -446,7 +458,7 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 	const struct kstat *k = g->k;
 
 	if (c->step < CG_NCOUNTERS) {
-		counter_cg(x, in, c, g);
+		counter_cg(x, in, c, g, i);
 		return;
 	}
 	unsigned st = c->step - CG_NCOUNTERS;
