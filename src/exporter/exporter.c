@@ -76,6 +76,7 @@ struct view {
 	struct mx_cg *cg;
 	struct kstat *kfig;
 	uint64_t *values;       /* the counters the families show, counter by counter (metrics_input.values) */
+	struct mx_hist *runq;   /* and the run-queue histograms (metrics_input.runq) */
 	size_t cgcap;
 	struct progs progs;
 	struct metrics_input in;
@@ -261,7 +262,10 @@ static int rows_for(struct view *v, size_t n)
 		uint64_t *val = realloc(v->values, n * CG_NCOUNTERS * sizeof(*val));
 		if (val)
 			v->values = val;
-		if (!cg || !ks || !val)
+		struct mx_hist *rq = realloc(v->runq, n * sizeof(*rq));
+		if (rq)
+			v->runq = rq;
+		if (!cg || !ks || !val || !rq)
 			return -ENOMEM;
 		v->cgcap = n;
 	}
@@ -288,6 +292,7 @@ static void view_free(struct view *v)
 	free(v->cg);
 	free(v->kfig);
 	free(v->values);
+	free(v->runq);
 	expo_free(&v->out);
 	free(v);
 }
@@ -376,7 +381,7 @@ static int gather(struct exporter *x, struct view *v)
 			c->gone_ns = w0;
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
-		metrics_take_counters(&cur->cg[i].c, v->values, cur->n, n);
+		metrics_take_counters(&cur->cg[i].c, v->values, v->runq, cur->n, n);
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
 					.named = !x->o.no_name_labels };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
@@ -406,6 +411,7 @@ static int gather(struct exporter *x, struct view *v)
 		.snap = cur,
 		.values = v->values,
 		.stride = cur->n,
+		.runq = v->runq,
 		.top_preemptors = x->o.top_preemptors,
 		.by_labels = by_labels,
 		.ctx = x,

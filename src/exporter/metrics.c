@@ -85,11 +85,16 @@ static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_
 	return traced_now(in, d->m.flags) ? cg_metric_raw(c, d) : 0;
 }
 
-void metrics_take_counters(const struct cg_counters *c, uint64_t *values, size_t stride, size_t i)
+void metrics_take_counters(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
+			   size_t i)
 {
 	for (size_t k = 0; k < CG_NCOUNTERS; k++)
 		if (cg_counter_defs[k].m.family)
 			values[k * stride + i] = cg_metric_raw(c, &cg_counter_defs[k]);
+	runq[i].count = c->runq_count;
+	runq[i].sum_ns = c->runq_sum_ns;
+	if (c->runq_count) /* else the family leaves the cgroup out */
+		memcpy(runq[i].slots, c->runq_slots, sizeof(runq[i].slots));
 }
 
 /*
@@ -463,10 +468,13 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 	}
 	unsigned st = c->step - CG_NCOUNTERS;
 	switch (st) {
-	case ST_RUNQ:
-		if (cc->runq_count)
-			expo_hist_us(x, g->labels, cc->runq_slots, CGS_HIST_SLOTS, cc->runq_sum_ns);
+	case ST_RUNQ: {
+		const struct mx_hist *h = in->runq ? &in->runq[i] : NULL;
+		if (h ? h->count : cc->runq_count)
+			expo_hist_us(x, g->labels, h ? h->slots : cc->runq_slots, CGS_HIST_SLOTS,
+				     h ? h->sum_ns : cc->runq_sum_ns);
 		return;
+	}
 	case ST_THR:
 		if (cc->thr_count || limited(g))
 			expo_hist_us(x, g->labels, cc->thr_slots, CGS_HIST_SLOTS, cc->thr_ns);

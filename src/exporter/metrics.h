@@ -75,10 +75,19 @@ struct metrics_input {
 	 */
 	const uint64_t *values;
 	size_t stride;
+	/* With values: cgroup i's run-queue histogram at runq[i], for the same reason. */
+	const struct mx_hist *runq;
 };
 
-/* Cgroup i's counters into values (as metrics_input.values), from c as it is to be shown. */
-void metrics_take_counters(const struct cg_counters *c, uint64_t *values, size_t stride, size_t i);
+/* A histogram as its family shows it. */
+struct mx_hist {
+	uint64_t count, sum_ns;
+	uint64_t slots[CGS_HIST_SLOTS];
+};
+
+/* Cgroup i's counters and histogram into values and runq (as metrics_input's), from c as it is to be shown. */
+void metrics_take_counters(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
+			   size_t i);
 
 /* Every family into x (then expo_finish). Scrape timing is the caller's: it comes last. */
 void metrics_render(struct expo *x, const struct metrics_input *in);

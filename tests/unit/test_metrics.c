@@ -334,23 +334,27 @@ Test(metrics, pieces_make_the_whole)
 	for (int c = 0; c < 4; c++) {
 		struct expo whole, piece, joined;
 		in.why = c & 1;
+		in.runq = NULL;
 		expo_init(&whole, c & 2 ? EXPO_OPENMETRICS : EXPO_TEXT);
 		in.values = NULL;
 		metrics_render(&whole, &in);
 		cr_assert(strstr(whole.p, "cgsched_behind_seconds_total{") || !in.why);
 		/* The counters taken beforehand, counter by counter (the exporter's way): the same text. */
 		static uint64_t vals[CG_NCOUNTERS * 43];
+		static struct mx_hist runq[40];
 		struct expo taken;
 		for (int i = 0; i < 40; i++)
-			metrics_take_counters(&s[i].c, vals, 43, i);
+			metrics_take_counters(&s[i].c, vals, runq, 43, i);
 		in.values = vals;
 		in.stride = 43;
+		in.runq = runq;
 		expo_init(&taken, whole.fmt);
 		metrics_render(&taken, &in);
 		cr_assert(taken.n == whole.n && !memcmp(taken.p, whole.p, whole.n), "with the counters taken: not the same text");
 		expo_free(&taken);
 		/* The pieces below: from the samples, and from the counters taken (c 2, 3). */
 		in.values = c & 2 ? vals : NULL;
+		in.runq = c & 2 ? runq : NULL;
 		for (size_t until = 1; until < 100000; until *= 7) {
 			struct mx_cursor cur;
 			size_t pieces = 0;
