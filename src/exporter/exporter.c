@@ -381,7 +381,7 @@ static int gather(struct exporter *x, struct view *v)
 			c->gone_ns = w0;
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
-		metrics_take_counters(&cur->cg[i].c, v->values, v->runq, cur->n, n);
+		metrics_take_figures(&cur->cg[i].c, v->values, v->runq, cur->n, n);
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
 					.named = !x->o.no_name_labels };
 		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))

@@ -85,7 +85,7 @@ static uint64_t cg_metric_value(const struct metrics_input *in, const struct cg_
 	return traced_now(in, d->m.flags) ? cg_metric_raw(c, d) : 0;
 }
 
-void metrics_take_counters(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
+void metrics_take_figures(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
 			   size_t i)
 {
 	for (size_t k = 0; k < CG_NCOUNTERS; k++)

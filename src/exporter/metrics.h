@@ -69,7 +69,7 @@ struct metrics_input {
 	struct mx_self self;
 	/*
 	 * NULL, or the counters of the list each family shows, counter k of
-	 * cgroup i at [k * stride + i] (metrics_take_counters): a family's
+	 * cgroup i at [k * stride + i] (metrics_take_figures): a family's
 	 * pass then reads them in order, not a line of each cgroup's 1 KB
 	 * sample (at 10,000 cgroups, a cache miss a cgroup and family).
 	 */
@@ -86,7 +86,7 @@ struct mx_hist {
 };
 
 /* Cgroup i's counters and histogram into values and runq (as metrics_input's), from c as it is to be shown. */
-void metrics_take_counters(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
+void metrics_take_figures(const struct cg_counters *c, uint64_t *values, struct mx_hist *runq, size_t stride,
 			   size_t i);
 
 /* Every family into x (then expo_finish). Scrape timing is the caller's: it comes last. */

@@ -344,7 +344,7 @@ Test(metrics, pieces_make_the_whole)
 		static struct mx_hist runq[40];
 		struct expo taken;
 		for (int i = 0; i < 40; i++)
-			metrics_take_counters(&s[i].c, vals, runq, 43, i);
+			metrics_take_figures(&s[i].c, vals, runq, 43, i);
 		in.values = vals;
 		in.stride = 43;
 		in.runq = runq;
