@@ -283,8 +283,9 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	       (unsigned long long)ad->quota_us, (unsigned long long)ad->period_us, ad->quota_us / P,
 	       100 - ad->target * 100, ad->throttled, 100.0 * ad->throttled / n);
 	if (ad->headroom_us)
-		printf("      (%s of it is headroom: it ran on several CPUs, and each CPU but one may hold a slice of\n"
-		       "       the quota, sched_cfs_bandwidth_slice_us, while another runs out)\n",
+		printf("      (%s of it is headroom: while one CPU runs out of quota, others may hold part of it:\n"
+		       "       a slice, sched_cfs_bandwidth_slice_us, on each other CPU it runs on, and 1 ms on\n"
+		       "       one it left, such as the one it started on)\n",
 		       dur(a, sizeof(a), ad->headroom_us));
 	if (ad->burst_ok && ad->bq_burst_us)
 		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # %.2f CPUs on average; the burst carries what light periods leave over to the heavy ones; throttled in %zu (%.1f%%)\n",
@@ -405,10 +406,9 @@ int cmd_advise(int argc, char **argv)
 	/* A burst where the recording kernel counts bursts (5.14+), unless asked not to. */
 	bool burst = !o.no_burst && json_object_object_get_ex(rep, "kernel_stat", &k) && k &&
 		     json_object_object_get_ex(k, "nr_bursts", &nb) && nb;
-	int64_t ncpus = num(rep, "ncpus"), used = num(dm, "cpus"), slice = num(dm, "slice_us");
+	int64_t ncpus = num(rep, "ncpus"), used = num(dm, "cpus"), any = num(dm, "cpus_any"), slice = num(dm, "slice_us");
 	json_object_put(rep);
-	/* What other CPUs may hold of the quota when one runs out: a slice on each CPU it ran on but one. */
-	uint64_t headroom = used > 1 && slice > 0 ? (uint64_t)(used - 1) * slice : 0;
+	uint64_t headroom = advise_headroom_us(used, any, slice, ncpus);
 	struct advice ad;
 	/* Steps of 1 % of the period, at least the kernel's least quota (1 ms). */
 	uint64_t step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;

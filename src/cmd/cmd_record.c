@@ -653,6 +653,9 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 		cgs_err("record: cannot run %s: %s", r->o->cmd[0], strerror(-cerr));
 		return -1;
 	}
+	/* The command runs in its new cgroup from here: its demand's windows begin now. */
+	if (r->o->demand)
+		demand_rec_origin(&r->dr, now_ns());
 	/*
 	 * Until CMD exits; a signal to us was forwarded to it, so keep waiting.
 	 * Its exit ends the window when it happens (tick's wait on its pidfd),

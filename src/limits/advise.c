@@ -154,3 +154,13 @@ bool advise_missed(size_t k, size_t n, double p, double alpha, double *chance)
 	*chance = tail > 1 ? 1 : tail;
 	return *chance < alpha;
 }
+
+uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t ncpus)
+{
+	int64_t main = used > 1 ? used : 1, others = any - main > 1 ? any - main : 1;
+	uint64_t h = used > 1 && slice_us > 0 ? (uint64_t)(used - 1) * (uint64_t)slice_us : 0;
+
+	if (ncpus > 0 && main + others > ncpus)
+		others = ncpus > main ? ncpus - main : 0;
+	return h + (uint64_t)others * ADVISE_CPU_KEEPS_US;
+}

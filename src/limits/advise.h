@@ -59,6 +59,23 @@ int advise(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, d
 	   bool burst, unsigned ncpus, uint64_t headroom_us, struct advice *out);
 
 /*
+ * What other CPUs may hold of the quota when the one that runs out asks
+ * for more, which the replay's one pool does not see: a bandwidth slice
+ * (slice_us) on each of the `used` CPUs (those with a share of the run)
+ * but one, which may hold it while another runs out; and on each other
+ * CPU the 1 ms the kernel leaves a CPU whose queue empties
+ * (min_cfs_rq_runtime in kernel/sched/fair.c, a constant since 3.2). Those
+ * are the CPUs it ran on at all (`any`), and at least one besides its
+ * own: the fork puts a command on a CPU of the balancer's choosing, which
+ * keeps 1 ms when the command moves on (a pinned one always does; the
+ * record may have started on the CPU it was pinned to, the next run
+ * not). Up to ncpus. Negative counts (a report without them) count as
+ * none.
+ */
+#define ADVISE_CPU_KEEPS_US 1000
+uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t ncpus);
+
+/*
  * Whether a measured share of k throttled periods out of n misses a
  * target share p by more than chance allows: the chance of k or more at
  * rate p (binomial) under alpha. Periods of one run are not independent

@@ -76,6 +76,7 @@ struct demand_series {
 	 */
 	uint64_t unsure_max_ns, unsure_edges;
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
+	unsigned cpus_any;      /* CPUs it ran on at all: each may keep 1 ms of the quota when its queue empties */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */
 };
 /* One more step. 0 or -ENOMEM. */

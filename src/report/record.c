@@ -87,6 +87,7 @@ static void demand_json(struct jw *w, const struct demand_series *d)
 	jw_ku64(w, "unsure_max_us", (d->unsure_max_ns + 999) / 1000);
 	jw_ku64(w, "unsure_steps", d->unsure_edges);
 	jw_ku64(w, "cpus", d->cpus);
+	jw_ku64(w, "cpus_any", d->cpus_any);
 	jw_ku64(w, "slice_us", d->slice_us);
 	jw_ku64(w, "mean_us", sum / np);
 	jw_ku64(w, "p50_us", demand_quantile_us(d, 50));

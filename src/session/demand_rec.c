@@ -35,6 +35,15 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 	}
 }
 
+void demand_rec_origin(struct demand_rec *d, uint64_t t)
+{
+	if (d->want_grid || d->ds.aligned || d->primed)
+		return;
+	d->used0 = d->waited0 = 0;
+	d->primed = true;
+	d->next_ns = t + d->ds.step_ns;
+}
+
 /*
  * The subtree's on-CPU time and throttled waits as of edge, a step's end
  * the read came after, and the CPUs it ran on (from the per-CPU figures
@@ -70,13 +79,14 @@ static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint6
 		*used += cur->cg[i].c.oncpu_ns;
 		*waited += cur->cg[i].c.thr_wait_ns;
 	}
-	unsigned n = 0;
+	unsigned n = 0, any = 0;
 	for (int k = 0; k < cur->ncpus; k++) {
 		const struct cpu_slice *r = &cur->running[k];
 		uint64_t on = 0;
 		for (size_t i = 0; i < cur->n; i++)
 			on += cur->cg[i].cpu ? cur->cg[i].cpu[k].oncpu_ns : 0;
 		n += on * 100 > *used && on;
+		any += on > 0;
 		uint64_t settled = on - (r->credit_ns < on ? r->credit_ns : on);
 		uint64_t after = r->since_ns >= edge ? r->credit_ns :
 				 cur->t_ns - edge < r->credit_ns ? cur->t_ns - edge : r->credit_ns;
@@ -86,6 +96,7 @@ static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint6
 		d->settled0[k] = settled;
 	}
 	d->ds.cpus = n;
+	d->ds.cpus_any = any;
 	return 0;
 }
 

@@ -5,8 +5,8 @@
  * read at each period's end. With a quota, on the grid of its period timer
  * (found with the cgroup iterator once the quota has been used; until then
  * nothing is kept); without one, or without the iterator, in windows of
- * the period from the first read. The first period is the one after the
- * first read: what came before has no known start.
+ * the period from the command's exec (demand_rec_origin), or with --attach
+ * from the first read (what came before it has no known start).
  */
 #ifndef CGS_DEMAND_REC_H
 #define CGS_DEMAND_REC_H
@@ -43,6 +43,17 @@ struct demand_rec {
  */
 void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_ns, bool grid, uint64_t id,
 		      const char *rel, uint64_t now);
+/*
+ * Without a grid: the windows begin at t, from nothing. For a command in a
+ * new cgroup, t is its exec: the kernel's period that begins as the command
+ * does holds its whole start (exec, loader, its own set-up) beside a full
+ * period of its work, and the first window must too. A base read at the
+ * first tick came milliseconds later, and its windows never held the start
+ * whole: advice without it was throttled in the period the start fell in
+ * (docs/testing.md, test_advise_steady). What ran in the cgroup before t
+ * (the child between joining it and exec) goes into the first step.
+ */
+void demand_rec_origin(struct demand_rec *d, uint64_t t);
 /*
  * Read at a period's end when one has come (it waits the last stretch to
  * it when it is under 2 ms away). Returns the ms until the next read, for

@@ -44,14 +44,22 @@ advise_case() {
 		# count. And what the record could not place at a step's end (a slice
 		# that ended between the end and the read: demand.unsure_max_us; a
 		# period asked 32.1 ms for 30 in CI of 90dd2e3 before reads were split
-		# at the edge, docs/testing.md).
+		# at the edge, docs/testing.md). And time the CPU spent elsewhere
+		# while the workload was its current task (interrupts, the host's
+		# steal): the tracer's clock counts it as the workload's, cgwork's
+		# own CPU clock (its demand) does not; cgwork prints the most wall
+		# time over CPU time in 11 cycles in a row, all a window can touch
+		# (a period asked 34.6 and 35.4 ms with 4.5 and 5.1 ms of it, in
+		# 2 of 120 records here; it holds waits too).
 		rq=$(jq '.runq.max_ns // 0' "$TMP/$_name.json")
 		st=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/$_name.out")
+		ov=$(sed -n 's/^pulse: .*over_ns=\([0-9]*\).*/\1/p' "$TMP/$_name.err")
 		un=$(jq '.demand.unsure_max_us' "$TMP/$_name.json")
-		[ -n "$st" ] && [ "$un" != null ] || fail "$_name: no start_ns from cgwork ($st) or no demand.unsure_max_us ($un)"
-		echo "$_name: the longest run-queue wait $rq ns, the command's start $st ns, unplaced at a step's end $un us"
-		[ "$dmax" -le $((_dem * 1060 + rq / 1000 + st / 1000 + un)) ] ||
-			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms, the longest wait ($rq ns), the start ($st ns) and the unplaced ($un us)"
+		[ -n "$st" ] && [ -n "$ov" ] && [ "$un" != null ] ||
+			fail "$_name: no start_ns ($st) or over_ns ($ov) from cgwork, or no demand.unsure_max_us ($un)"
+		echo "$_name: the longest run-queue wait $rq ns, the command's start $st ns, unplaced at a step's end $un us, wall over CPU $ov ns"
+		[ "$dmax" -le $((_dem * 1060 + rq / 1000 + st / 1000 + un + ov / 1000)) ] ||
+			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms, the longest wait ($rq ns), the start ($st ns), the unplaced ($un us) and the wall over CPU ($ov ns)"
 	fi
 	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>/dev/null ||
 		fail "$_name: the advice missed its target when run: $(jq -c .verify "$TMP/$_name.ver")"
@@ -76,6 +84,21 @@ advise_case() {
 # same build, so the average-based limit's figures are only shown.
 test_advise_steady() {
 	advise_case steady 30 1 0 pulse "$(scaled 3)" 1 10000 3000
+	# The record's first window begins at the command's exec, so it holds
+	# the whole start beside ten cycles, as the kernel's period that begins
+	# with the command does: ten cycles of cgwork's own CPU time and its
+	# start at least, less the forked child's time before it joined the
+	# cgroup (0.13-0.40 ms in 7 runs here). The windows began milliseconds
+	# after the exec before and held part of the start; the advice from
+	# them missed when run (CI of b95ecf6: the kernel throttled the period
+	# the start fell in). On the host: a guest's start may take longer than
+	# the 7 ms that keeps the tenth cycle in the window.
+	if [ "$CGS_TIME_SCALE" = 1 ]; then
+		st=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/steady.out")
+		w0=$(jq '[.demand.used_us[0:10][]] | add' "$TMP/steady.json")
+		echo "steady: the first window $w0 us, the start $st ns"
+		[ "$w0" -ge $((30000 + st / 1000 - 500)) ] || fail "steady: the first window holds $w0 us: not ten cycles and the start ($st ns)"
+	fi
 }
 
 # 20 ms every 100 ms and 60 ms every tenth period: demand 20 ms in nine

@@ -113,3 +113,24 @@ Test(advise, the_advice_holds_at_every_offset)
 	for (int p = 0; p < 10; p++)
 		free(ph[p]);
 }
+
+/*
+ * The headroom: a slice on each CPU with a share but one, and 1 ms on each
+ * other CPU it touched, at least one (where a command starts before it
+ * moves: the kernel left 1 ms of the quota there, test_advise_steady), up
+ * to the CPUs there are.
+ */
+Test(advise, headroom_slices_and_what_a_cpu_keeps)
+{
+	cr_assert_eq(advise_headroom_us(1, 1, 5000, 2), 1000);
+	cr_assert_eq(advise_headroom_us(1, 2, 5000, 2), 1000);
+	cr_assert_eq(advise_headroom_us(1, 1, 5000, 1), 0);
+	cr_assert_eq(advise_headroom_us(2, 2, 5000, 2), 5000);
+	cr_assert_eq(advise_headroom_us(2, 2, 5000, 8), 6000);
+	cr_assert_eq(advise_headroom_us(2, 5, 5000, 8), 8000);
+	cr_assert_eq(advise_headroom_us(3, 3, 3000, 4), 7000);
+	/* A report without the counts (older, or none ran): one CPU's 1 ms, if there is another. */
+	cr_assert_eq(advise_headroom_us(-1, -1, 5000, 2), 1000);
+	cr_assert_eq(advise_headroom_us(2, -1, 5000, -1), 6000);
+	cr_assert_eq(advise_headroom_us(1, 2, -1, 4), 1000);
+}

@@ -29,7 +29,9 @@
  *        one thread on CPU: at the start of each PERIOD_US (an absolute
  *        schedule), WORK_US of its own CPU time (throttled or not), and
  *        every EVERY-th period BURST_US instead; a period whose work ran
- *        past its end starts the next at once
+ *        past its end starts the next at once. On stderr: its cycles, how
+ *        many began late, woke early, and the most wall time over CPU time
+ *        in 11 cycles in a row (over_ns)
  *   cgwork barrier SECONDS THREADS CYCLE_US WORK_US
  *        THREADS threads that each do WORK_US of CPU time, then meet at a
  *        barrier, every CYCLE_US on an absolute schedule (a cycle whose
@@ -567,24 +569,44 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9), next = t0;
 
+	long cycles = 0, behind = 0, early = 0;
+	unsigned long long most_over = 0, win = 0, ring[11] = { 0 };
 	pin(cpu);
 	for (long i = 0; mono_ns() < end; i++) {
 		long us = every > 0 && i % every == every - 1 ? burst_us : work_us;
-		unsigned long long until = thread_cpu_ns() + us * 1000ULL;
+		unsigned long long until = thread_cpu_ns() + us * 1000ULL, b0 = mono_ns();
 		while (thread_cpu_ns() < until && mono_ns() < end)
 			;
+		/*
+		 * A cycle's wall time over its CPU time: its waits, and time its
+		 * CPU spent elsewhere while it was current (interrupts, the
+		 * host's steal), which a scheduler tracer's clock counts as the
+		 * task's and the task's own clock does not. The most in any 11
+		 * cycles in a row: all that a window of 10 periods can touch.
+		 */
+		unsigned long long w = mono_ns() - b0, over = w > us * 1000ULL ? w - us * 1000ULL : 0;
+		win += over - ring[cycles % 11];
+		ring[cycles % 11] = over;
+		if (win > most_over)
+			most_over = win;
+		cycles++;
 		next += period_us * 1000ULL;
 		if (next > end)
 			next = end;
 		unsigned long long now = mono_ns();
 		if (next > now) {
 			struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			early += mono_ns() < next;
 		} else {
 			next = now; /* the work ran past the period: the next begins now */
+			behind++;
 		}
 	}
 	add_self();
+	/* What the schedule did (stderr: stdout's one line is parsed by the tests). */
+	fprintf(stderr, "pulse: cycles=%ld behind=%ld early=%ld over_ns=%llu\n", cycles, behind, early, most_over);
 	report(mono_ns() - t0);
 	return 0;
 }
