@@ -285,7 +285,7 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	if (ad->headroom_us)
 		printf("      (%s of it is headroom: while one CPU runs out of quota, others may hold part of it:\n"
 		       "       a slice, sched_cfs_bandwidth_slice_us, on each other CPU it runs on, and 1 ms on\n"
-		       "       one it left, such as the one it started on)\n",
+		       "       each it left, such as the one it started on)\n",
 		       dur(a, sizeof(a), ad->headroom_us));
 	if (ad->burst_ok && ad->bq_burst_us)
 		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # %.2f CPUs on average; the burst carries what light periods leave over to the heavy ones; throttled in %zu (%.1f%%)\n",

@@ -155,8 +155,18 @@ bool advise_missed(size_t k, size_t n, double p, double alpha, double *chance)
 	return *chance < alpha;
 }
 
+/* Counts from a report file, held to what a machine can have (no overflow below). */
+static int64_t cpu_count(int64_t n)
+{
+	return n < 0 ? -1 : n > ADVISE_CPUS_MAX ? ADVISE_CPUS_MAX : n;
+}
+
 uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t ncpus)
 {
+	used = cpu_count(used);
+	any = cpu_count(any);
+	ncpus = cpu_count(ncpus);
+	slice_us = slice_us > 1000000 ? 1000000 : slice_us; /* the sysctl's most: 1 s */
 	int64_t main = used > 1 ? used : 1, others = any - main > 1 ? any - main : 1;
 	uint64_t h = used > 1 && slice_us > 0 ? (uint64_t)(used - 1) * (uint64_t)slice_us : 0;
 

@@ -73,6 +73,7 @@ int advise(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, d
  * none.
  */
 #define ADVISE_CPU_KEEPS_US 1000
+#define ADVISE_CPUS_MAX 65536
 uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t ncpus);
 
 /*

@@ -6,7 +6,8 @@
  * (found with the cgroup iterator once the quota has been used; until then
  * nothing is kept); without one, or without the iterator, in windows of
  * the period from the command's exec (demand_rec_origin), or with --attach
- * from the first read (what came before it has no known start).
+ * (or a grid not found in 5 s) from the first read (what came before it
+ * has no known start).
  */
 #ifndef CGS_DEMAND_REC_H
 #define CGS_DEMAND_REC_H

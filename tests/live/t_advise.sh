@@ -49,8 +49,9 @@ advise_case() {
 		# steal): the tracer's clock counts it as the workload's, cgwork's
 		# own CPU clock (its demand) does not; cgwork prints the most wall
 		# time over CPU time in 11 cycles in a row, all a window can touch
-		# (a period asked 34.6 and 35.4 ms with 4.5 and 5.1 ms of it, in
-		# 2 of 120 records here; it holds waits too).
+		# at the steady case's 10 ms cycle (at the pulse's 100 ms, 1.1 s:
+		# looser there) (a period asked 34.6 and 35.4 ms with 4.5 and
+		# 5.1 ms of it, in 2 of 120 records here; it holds waits too).
 		rq=$(jq '.runq.max_ns // 0' "$TMP/$_name.json")
 		st=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/$_name.out")
 		ov=$(sed -n 's/^pulse: .*over_ns=\([0-9]*\).*/\1/p' "$TMP/$_name.err")

@@ -133,4 +133,7 @@ Test(advise, headroom_slices_and_what_a_cpu_keeps)
 	cr_assert_eq(advise_headroom_us(-1, -1, 5000, 2), 1000);
 	cr_assert_eq(advise_headroom_us(2, -1, 5000, -1), 6000);
 	cr_assert_eq(advise_headroom_us(1, 2, -1, 4), 1000);
+	/* A hand-made report's counts, held to a machine's: no overflow. */
+	cr_assert_eq(advise_headroom_us(1, INT64_MIN, 5000, 2), 1000);
+	cr_assert_eq(advise_headroom_us(1, INT64_MAX, 5000, -1), (uint64_t)(65536 - 1) * 1000);
 }
