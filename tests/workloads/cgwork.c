@@ -569,10 +569,10 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9), next = t0;
 
-	long cycles = 0, behind = 0, early = 0;
+	long i, behind = 0, early = 0;
 	unsigned long long most_over = 0, win = 0, ring[11] = { 0 };
 	pin(cpu);
-	for (long i = 0; mono_ns() < end; i++) {
+	for (i = 0; mono_ns() < end; i++) {
 		long us = every > 0 && i % every == every - 1 ? burst_us : work_us;
 		unsigned long long until = thread_cpu_ns() + us * 1000ULL, b0 = mono_ns();
 		while (thread_cpu_ns() < until && mono_ns() < end)
@@ -584,16 +584,14 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 		 * task's and the task's own clock does not. The most in any 11
 		 * cycles in a row: all that a window of 10 periods can touch.
 		 */
-		unsigned long long w = mono_ns() - b0, over = w > us * 1000ULL ? w - us * 1000ULL : 0;
-		win += over - ring[cycles % 11];
-		ring[cycles % 11] = over;
+		unsigned long long now = mono_ns(), w = now - b0, over = w > us * 1000ULL ? w - us * 1000ULL : 0;
+		win += over - ring[i % 11];
+		ring[i % 11] = over;
 		if (win > most_over)
 			most_over = win;
-		cycles++;
 		next += period_us * 1000ULL;
 		if (next > end)
 			next = end;
-		unsigned long long now = mono_ns();
 		if (next > now) {
 			struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -606,7 +604,7 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 	}
 	add_self();
 	/* What the schedule did (stderr: stdout's one line is parsed by the tests). */
-	fprintf(stderr, "pulse: cycles=%ld behind=%ld early=%ld over_ns=%llu\n", cycles, behind, early, most_over);
+	fprintf(stderr, "pulse: cycles=%ld behind=%ld early=%ld over_ns=%llu\n", i, behind, early, most_over);
 	report(mono_ns() - t0);
 	return 0;
 }
