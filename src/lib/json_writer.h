@@ -43,7 +43,22 @@ void jw_object(struct jw *w);
 void jw_end_object(struct jw *w);
 void jw_array(struct jw *w);
 void jw_end_array(struct jw *w);
-void jw_key(struct jw *w, const char *key);
+/* A key of anyone's bytes, escaped as a string. */
+void jw_key_escaped(struct jw *w, const char *key);
+/* A key of the program's own: n bytes with nothing to escape, written as they are. */
+void jw_key_plain(struct jw *w, const char *key, size_t n);
+/*
+ * A key: a literal (its length known when compiled) is the program's own
+ * text, with nothing to escape (no quote, backslash or control byte in any
+ * key cgsched spells); any other goes through the escapes.
+ */
+static inline void jw_key(struct jw *w, const char *key)
+{
+	if (__builtin_constant_p(__builtin_strlen(key)))
+		jw_key_plain(w, key, __builtin_strlen(key));
+	else
+		jw_key_escaped(w, key);
+}
 /* A string of known bytes (NULL: null). */
 void jw_string(struct jw *w, const char *s);
 /* A name from the cgroup tree or a task: anyone's bytes, valid UTF-8 always (broken bytes as U+FFFD); NULL: null. */

@@ -29,8 +29,11 @@ void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where
 {
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *d = &cg_counter_defs[i];
-		if (d->json == where && (!record || d->in_record))
-			jw_ku64(w, d->key, cg_counter(c, d));
+		if (d->json == where && (!record || d->in_record)) {
+			/* The table's keys are literals of this program: nothing to escape. */
+			jw_key_plain(w, d->key, strlen(d->key));
+			jw_u64(w, cg_counter(c, d));
+		}
 	}
 }
 

@@ -179,3 +179,48 @@ Test(json_writer, names_valid_utf8)
 	cr_assert_str_eq(got, "null");
 	free(got);
 }
+
+/* Names that skip the check (ASCII, nothing to escape) and names that take it: the same text as a string. */
+Test(json_writer, names_plain_and_escaped_as_strings)
+{
+	const char *names[] = { "/sys/fs/cgroup/cpu/a.slice", "", "/q\"uo\\te", "/t\tab\x01", "/caf\xc3\xa9", "\x7f" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *got = written(bad_name, (void *)names[i], false);
+		char *want = written(one_string, (void *)names[i], false);
+		cr_assert_str_eq(got, want, "name %zu", i);
+		free(got);
+		free(want);
+	}
+}
+
+static void keys(struct jw *w, void *arg)
+{
+	const char *k = arg;
+
+	jw_object(w);
+	jw_key(w, "literal");     /* its length known when compiled: written as it is */
+	jw_u64(w, 1);
+	jw_key(w, k);             /* not known: escaped */
+	jw_u64(w, 2);
+	jw_key_plain(w, "plain", 5);
+	jw_u64(w, 3);
+	jw_end_object(w);
+}
+
+/* A literal key and one of anyone's bytes each as json-c writes it. */
+Test(json_writer, literal_and_runtime_keys_as_json_c)
+{
+	char k[] = "a\"b\\c\n";
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "literal", json_object_new_int(1));
+	json_object_object_add(o, k, json_object_new_int(2));
+	json_object_object_add(o, "plain", json_object_new_int(3));
+	for (int pretty = 0; pretty < 2; pretty++) {
+		char *got = written(keys, k, pretty);
+		cr_assert_str_eq(got, jc(o, pretty), "pretty=%d", pretty);
+		free(got);
+	}
+	json_object_put(o);
+}
