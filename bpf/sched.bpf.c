@@ -396,7 +396,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		t->queued_rq = (__u64)task_cfs_rq(p, direct);
 	}
 	if (targ_why && !t->held)
-		why_mark(t, cfs_rq_cpu(task_cfs_rq(p, direct), direct), now);
+		why_mark(t, cfs_rq_cpu(task_cfs_rq(p, direct), direct), NULL, now);
 	return 0;
 }
 
@@ -553,7 +553,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	}
 	/* After its slice went into its figures: the mark copies them. */
 	if (runnable && o->cg && t)
-		why_mark(t, bpf_get_smp_processor_id(), now);
+		why_mark(t, bpf_get_smp_processor_id(), o->s, now);
 	if (!runnable)
 		thr_switch_out_asleep(prev, cur, o->cg, now, direct);
 	/* Being throttled is not being preempted. */
@@ -646,7 +646,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 			if ((s = same ? o->s : cg_at(t->slot1))) {
 				sh = same ? o->sh : sh_at(t->slot1);
 				runq_wait(t, s, sh, d);
-				why_split(t, sh, d, now);
+				why_split(t, s, sh, d, now);
 				if (targ_long_wait_ns && d >= targ_long_wait_ns)
 					long_wait(next, t->cgid, d, o->tg, direct);
 			}

@@ -53,25 +53,37 @@ static __always_inline struct cgs_cpu_tl *tl_of(__u32 cpu)
 	return bpf_map_lookup_elem(&cpu_tl, &cpu);
 }
 
-/* How long kind k has run on a CPU, up to now (the running slice included). */
-static __always_inline __u64 tl_at(const struct cgs_cpu_tl *tl, __u32 k, __u64 now)
+/*
+ * How long each kind has run on a CPU, up to now (the running slice
+ * included), into v: the entry's fields read once (a store to v could alias
+ * them, and the compiler would read them again after each).
+ */
+static __always_inline void tl_read(const struct cgs_cpu_tl *tl, __u64 now, __u64 *v)
 {
-	__u64 v = tl->cum[k & (CGS_KIND__COUNT - 1)];
+	__u64 last = tl->last, run = last ? elapsed(now, last) : 0;
+	__u32 cur = tl->cur_kind;
+	__u64 c0 = tl->cum[0], c1 = tl->cum[1], c2 = tl->cum[2], c3 = tl->cum[3];
 
-	if (tl->cur_kind == k && tl->last)
-		v += elapsed(now, tl->last);
-	return v;
+	_Static_assert(CGS_KIND__COUNT == 4, "tl_read reads four kinds");
+	v[0] = c0 + (cur == 0 ? run : 0);
+	v[1] = c1 + (cur == 1 ? run : 0);
+	v[2] = c2 + (cur == 2 ? run : 0);
+	v[3] = c3 + (cur == 3 ? run : 0);
 }
 
 /* Defined in sched.bpf.c, with the maps. */
 static __always_inline struct cgs_cg_hot *cg_on(__u32 cpu, __u32 slot1);
 static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1);
 
-/* How long a cgroup's tasks have run on a CPU, up to now. */
+/*
+ * How long a cgroup's tasks have run on a CPU, up to now. at: the
+ * cgroup's figures on that CPU where the caller has them (the switch looked
+ * them up), else NULL: looked up here.
+ */
 static __always_inline __u64 own_at(const struct cgs_cpu_tl *tl, __u32 cpu, __u64 cgid, __u32 slot1,
-				    __u64 now)
+				    const struct cgs_cg_hot *at, __u64 now)
 {
-	struct cgs_cg_hot *s = cg_on(cpu, slot1);
+	const struct cgs_cg_hot *s = at ? at : cg_on(cpu, slot1);
 	__u64 v = s ? s->oncpu_ns : 0;
 
 	if (tl->cur_kind == CGS_KIND_CG && tl->cur_cgid == cgid && tl->last)
@@ -128,15 +140,16 @@ static __always_inline struct cgs_cg_shard *some_of(__u32 slot1)
  * can race with another CPU's add for the same cgroup, which at worst moves
  * one start of a waiting stretch (docs/design.md).
  */
-static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
+static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, const struct cgs_cg_hot *at, __u64 now)
 {
 	if (!targ_why)
 		return;
 	struct cgs_cpu_tl *tl = WHY_HAS(CGS_WHY_SPLIT) ? tl_of(cpu) : NULL;
-	struct cgs_cg_shard *g = some_of(t->slot1);
+	/* Looked up only for the count: the split alone has no use for it. */
+	struct cgs_cg_shard *g = WHY_HAS(CGS_WHY_COUNT) ? some_of(t->slot1) : NULL;
 
 	t->w_cpu1 = 0;
-	if (WHY_HAS(CGS_WHY_COUNT) && g && !t->w_some1) {
+	if (g && !t->w_some1) {
 		__sync_fetch_and_add(&g->wait_n, 1);
 		if (g->wait_n == 1)
 			g->wait_since = now;
@@ -146,9 +159,8 @@ static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, __u64 now)
 	}
 	if (!WHY_HAS(CGS_WHY_SPLIT) || !tl || !t->slot1)
 		return;
-	for (__u32 k = 0; k < CGS_KIND__COUNT; k++)
-		t->w_cum[k] = tl_at(tl, k, now);
-	t->w_own = own_at(tl, cpu, t->cgid, t->slot1, now);
+	tl_read(tl, now, t->w_cum);
+	t->w_own = own_at(tl, cpu, t->cgid, t->slot1, at, now);
 	t->w_cpu1 = cpu + 1;
 }
 
@@ -232,11 +244,13 @@ static __always_inline void why_name(const struct cgs_cpu_tl *tl, __u64 own, __u
 /*
  * A run-queue wait of d ns of task t ends now (the switch-in): split it into
  * s (the shard of t's cgroup's figures this CPU writes; NULL: not found).
+ * at: t's cgroup's figures on this CPU, for a wait that began here.
  * The parts add up to d by
  * construction: each part is at most what is left, and what the totals do
  * not explain is unattributed.
  */
-static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s, __u64 d, __u64 now)
+static __always_inline void why_split(struct cgs_task *t, const struct cgs_cg_hot *at, struct cgs_cg_shard *s,
+				      __u64 d, __u64 now)
 {
 	if (!WHY_HAS(CGS_WHY_SPLIT))
 		return;
@@ -251,8 +265,10 @@ static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s
 		SHARD_ADD(s->wb_unknown_ns, d);
 		return;
 	}
+	__u64 at_end[CGS_KIND__COUNT];
+	tl_read(tl, now, at_end);
 #define WHY_PART(k, field)                                           \
-	p = elapsed(tl_at(tl, k, now), t->w_cum[k]);                 \
+	p = elapsed(at_end[k], t->w_cum[k]);                         \
 	p = p < left ? p : left;                                     \
 	SHARD_ADD(s->field, p);                                      \
 	left -= p;
@@ -260,9 +276,10 @@ static __always_inline void why_split(struct cgs_task *t, struct cgs_cg_shard *s
 	WHY_PART(CGS_KIND_RT, wb_rt_ns)
 	WHY_PART(CGS_KIND_KTHREAD, wb_kthread_ns)
 #undef WHY_PART
-	__u64 cg = elapsed(tl_at(tl, CGS_KIND_CG, now), t->w_cum[CGS_KIND_CG]);
+	__u64 cg = elapsed(at_end[CGS_KIND_CG], t->w_cum[CGS_KIND_CG]);
 	cg = cg < left ? cg : left;
-	__u64 same = elapsed(own_at(tl, cpu, t->cgid, t->slot1, now), t->w_own);
+	__u64 same = elapsed(own_at(tl, cpu, t->cgid, t->slot1, cpu == bpf_get_smp_processor_id() ? at : NULL, now),
+			     t->w_own);
 	same = same < cg ? same : cg;
 	SHARD_ADD(s->wb_same_ns, same);
 	SHARD_ADD(s->wb_other_ns, cg - same);

@@ -355,18 +355,25 @@ struct cgs_cpu_cur {
 	__u64 ran_round;
 };
 
-/* Per-task state (task storage, or LRU hash by pid where unavailable). */
+/*
+ * Per-task state (task storage, or LRU hash by pid where unavailable).
+ *
+ * What every wake-up and switch reads or writes, the split's mark
+ * included, comes first: 120 bytes, the two cache lines a task storage's
+ * value starts in (it begins 8 bytes into a line, after its map pointer).
+ * A wake-up on one CPU writes them and the switch-in on another reads them;
+ * a third line there was one more miss on each side of every wait
+ * (docs/performance.md). What only throttles and --why's count use follows.
+ */
 struct cgs_task {
 	__u64 queued_ns;     /* when it became runnable (hot-path clock); 0: not waiting */
 	__u64 thr_since;     /* switched out throttled at (hot-path clock); 0: not */
-	__u64 thr_by;        /* cgroup whose quota throttled it */
-	__u64 thr_rq;        /* the cfs_rq whose throttle held it (tracepoint backend: its episode) */
 	__u64 queued_rq;     /* the cfs_rq it was queued on (it may run on another CPU) */
 	__u64 tg;            /* task_group pointer the cached id is for */
 	__u64 cgid;          /* cpu-controller cgroup id */
+	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 match;         /* 1 when cgid passes the --cgroup filter */
 	__u32 limited;       /* its group or an ancestor has a quota: it can be throttled */
-	__u64 lim_gen;       /* the loader's lim_gen when `limited` was last worked out */
 	__u32 woken;         /* queued by a wake-up (counted when it runs) */
 	__u32 slot1;         /* its cgroup's slot + 1 (cg_slot); 0: none */
 	__u32 slot_gen;      /* the loader's slot_gen slot1 was looked up in */
@@ -374,12 +381,17 @@ struct cgs_task {
 	__u32 held;          /* preempted before it could block: on its run queue, not waiting (switch_out) */
 	/* --why: where its wait began (CPU + 1; 0: no mark), and that CPU's totals then. */
 	__u32 w_cpu1;
-	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
-	__u32 w_gen;         /* slot_gen then: a recycled slot is not decremented */
-	__u64 w_cgid;        /* the cgroup it raised it for */
 	__u64 w_cum[CGS_KIND__COUNT];
 	__u64 w_own;         /* its own cgroup's on-CPU time on that CPU then */
+	/* Only while throttled, or with --why's count. */
+	__u64 thr_by;        /* cgroup whose quota throttled it */
+	__u64 thr_rq;        /* the cfs_rq whose throttle held it (tracepoint backend: its episode) */
+	__u64 w_cgid;        /* the cgroup it raised wait_n for */
+	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
+	__u32 w_gen;         /* slot_gen then: a recycled slot is not decremented */
 };
+_Static_assert(__builtin_offsetof(struct cgs_task, thr_by) == 120,
+	       "struct cgs_task: what every event touches fills the storage's first two lines");
 
 /*
  * Per-task figures, with top --tasks or hist --per-task only (PERCPU_HASH,
