@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "lib/cgname.h"
@@ -25,15 +27,47 @@ void json_drops(struct jw *w, const uint64_t *d)
 	jw_end_object(w);
 }
 
-void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where, bool record)
+/*
+ * Each object's counters, in the table's order, with their keys' lengths:
+ * made once. A row asks for five of these lists; finding its members in
+ * the whole table each time read it five times a row (perf: 5 % of a
+ * refresh of 10,000 rows as --json).
+ */
+#define CGJ_LISTS (CGJ_WHY + 1)
+static struct counter_list {
+	uint8_t n;
+	uint8_t def[CG_NCOUNTERS];
+	uint8_t keylen[CG_NCOUNTERS];
+} counter_lists[CGJ_LISTS][2];
+static pthread_once_t counter_lists_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(CG_NCOUNTERS <= UINT8_MAX, "counter_list: a counter's index fits in a byte");
+
+static void counter_lists_make(void)
 {
 	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
 		const struct cg_counter_def *d = &cg_counter_defs[i];
-		if (d->json == where && (!record || d->in_record)) {
-			/* The table's keys are literals of this program: nothing to escape. */
-			jw_key_plain(w, d->key, strlen(d->key));
-			jw_u64(w, cg_counter(c, d));
+		for (int record = 0; record < 2; record++) {
+			struct counter_list *l = &counter_lists[d->json][record];
+			if (record && !d->in_record)
+				continue;
+			l->def[l->n] = i;
+			l->keylen[l->n] = strlen(d->key);
+			l->n++;
 		}
+	}
+}
+
+void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where, bool record)
+{
+	pthread_once(&counter_lists_once, counter_lists_make);
+	const struct counter_list *l = &counter_lists[where][record];
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct cg_counter_def *d = &cg_counter_defs[l->def[i]];
+		/* The table's keys are literals of this program: nothing to escape. */
+		jw_key_plain(w, d->key, l->keylen[i]);
+		jw_u64(w, cg_counter(c, d));
 	}
 }
 
