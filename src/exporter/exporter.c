@@ -352,13 +352,16 @@ void exporter_episodes(struct exporter *x)
  * the periods before it not. Begun at the scrape's start, a refill between
  * that and the read (the maps are read first) was counted on both sides:
  * test_export_runs_held_over in the 6.1 guest, 225 periods against 223. An
- * expiry not ahead of the read: the timer idle, no period in progress.
+ * expiry not ahead of read_ns (taken before the pass): the timer idle, no
+ * period in progress. Up to two periods ahead of it: a refill during the
+ * pass moved the expiry a period on, and the period ending there is still
+ * the one in progress at the read.
  */
 static uint64_t counted_from(const struct kstat *k, uint64_t read_ns)
 {
 	uint64_t p = k->period_us * 1000;
 
-	if (p && k->period_end_ns > read_ns && k->period_end_ns - read_ns <= p)
+	if (p && k->period_end_ns > read_ns && k->period_end_ns - read_ns <= 2 * p)
 		return k->period_end_ns - p / 2;
 	return read_ns;
 }
