@@ -377,8 +377,8 @@ static int gather(struct exporter *x, struct view *v)
 		cgs_warn("scrape: reading the BPF maps failed: %s", strerror(-err));
 		return err;
 	}
-	/* No kernel figures this time rather than stale ones, when the pass fails. */
 	uint64_t k_at = now_ns(); /* the kernel's figures are read after it */
+	/* No kernel figures this time rather than stale ones, when the pass fails. */
 	bool kfigs = x->ks_open && !kstat_src_refresh(&x->ks);
 
 	if ((err = rows_for(v, cur->n)))
