@@ -122,6 +122,13 @@ __u32 seeded_cpus = 0;
 __u64 unseen_switches = 0;
 /* Moves of tasks that may be running on another CPU (on_attach): the loader has each CPU looked at. */
 __u64 moves_elsewhere = 0;
+/*
+ * Moves of a running task by another CPU split at its own record of the
+ * move (move_time) where the mover's mark (moved_at) was missing or another
+ * move's: a thread that is not its process's leader, or a task that
+ * switched out before the mover's tracepoint wrote it.
+ */
+__u64 moves_unmarked = 0;
 /* Wake-ups of tasks preempted before they blocked: no wait begun, as the kernel begins none (switch_out). */
 __u64 held_wakeups = 0;
 /* Removals not queued (gone full): the loader then checks each shown cgroup's path itself. */
@@ -787,6 +794,62 @@ static __always_inline __u64 moved_time(const struct cgs_cpu_cur *cur, __u64 now
 }
 
 /*
+ * When the task p, running on this CPU since cur->since_ns, was moved to
+ * another task group (sched_move_task, by itself or by another CPU), from
+ * its own record, in the rq clock; 0 if that record does not place it
+ * within the slice.
+ *
+ * The rq clock read at the move is only as fresh as its last update: a
+ * tick, or a wake-up onto this CPU, between the move and the program
+ * moves it on, and a second cgsched's program, run after this one's, read
+ * it 1.7-3 ms later in the emulated guest (test_group_by_sums: two
+ * instances split one slice at different times). A mover on another CPU
+ * writes its mark (moved_at) only after the move, and the task can switch
+ * out before that (the move asks for a reschedule): in a CI run in the 7.3
+ * guest a moved burner's whole slice, begun 1.15 s before the move, went
+ * to the group it entered (test_moved_by_another_while_running); and the
+ * mark names a process's leader only. What the move left in the task is
+ * there before either: it put the running task and picked it again
+ * (set_next_entity: prev_sum_exec_runtime = sum_exec_runtime, exec_start =
+ * rq->clock_task), and every update_curr since added to the sum what it
+ * moved exec_start by. So exec_start - (sum_exec_runtime -
+ * prev_sum_exec_runtime) is the move in the task clock, and it falls after
+ * the slice's start in that clock (since_ns less the stolen count then)
+ * only if the task was picked again since: a move. Plus sched_stolen now,
+ * it is the rq clock at which slice_ns gives the part before the move its
+ * task-clock length exactly, and the part after it the rest. A class other
+ * than fair (sched_ext, RT) keeps prev_sum_exec_runtime from its last fair
+ * pick: the result falls before the slice, and the caller looks elsewhere.
+ */
+static __always_inline __u64 move_time(const struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
+				       __u64 stolen)
+{
+	__u64 ran = BPF_CORE_READ(p, se.sum_exec_runtime) - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
+	__u64 picked = BPF_CORE_READ(p, se.exec_start) - ran;
+
+	if (picked <= cur->since_ns - cur->stolen)
+		return 0;
+	return picked + stolen < now ? picked + stolen : now;
+}
+
+/*
+ * When the task running on this CPU was moved by another CPU: its own
+ * record first (move_time), else the mover's mark (a class other than
+ * fair); 0 if neither, counted.
+ */
+static __always_inline __u64 moved_by_another(const struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
+					      __u64 stolen)
+{
+	__u64 mark = moved_time(cur, now), at = move_time(cur, p, now, stolen);
+
+	if (at && !mark)
+		__sync_fetch_and_add(&moves_unmarked, 1);
+	if (!at && !(at = mark))
+		count_drop(CGS_DROP_MOVE_UNTIMED);
+	return at;
+}
+
+/*
  * The task running on this CPU (p, current) is in another group now, tg:
  * moved while it ran (cpu_cgroup_attach -> sched_move_task, no switch).
  * The kernel charged the old group up to the move (the dequeue's
@@ -831,9 +894,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		 * Moved by another CPU while it ran, and switched out before
 		 * a read split its slice (the move asks for a reschedule):
 		 * the part before the move is the old cgroup's; switch_out
-		 * gives the rest to the new one.
+		 * gives the rest (all of it, if the move's time is not known)
+		 * to the new one.
 		 */
-		__u64 at = moved_time(cur, now);
+		__u64 at = moved_by_another(cur, prev, now, stolen);
 
 		if (at)
 			slice_split(cur, prev, at, stolen);
@@ -911,11 +975,16 @@ int seed_cpu(void *ctx)
 
 		/*
 		 * The same task, moved by another CPU while it ran (on_attach):
-		 * split at the move where it was told (the task that moved, not
-		 * another thread of its process), else here.
+		 * split at the move (moved_by_another), else here. (A slice
+		 * still in ktime has no rq-clock start to place it in.)
 		 */
 		if (cur->pid == pid) {
-			__u64 at = ktime ? 0 : moved_time(cur, now);
+			__u64 at = 0;
+
+			if (ktime)
+				count_drop(CGS_DROP_MOVE_UNTIMED);
+			else
+				at = moved_by_another(cur, p, now, stolen);
 
 			moved_while_running(cur, p, tg, pid, at ? at : now, stolen);
 			ran_note(cur, p);
@@ -1036,29 +1105,6 @@ int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
 }
 
 /*
- * When the running task p was moved (sched_move_task), in the rq clock. The
- * rq clock read here is only as fresh as its last update: a tick, or a
- * wake-up onto this CPU, between the move and this program moves it on, and
- * a second cgsched's program, run after this one's, read it 1.7-3 ms later
- * in the emulated guest (test_group_by_sums: two instances split one slice
- * at different times). What the move left in the task does not move on: it
- * picked the task again (set_next_entity: prev_sum_exec_runtime = its
- * sum_exec_runtime, exec_start = rq->clock_task), and every update_curr
- * since added to the sum what it moved exec_start by. So the move was at
- * exec_start - (sum_exec_runtime - prev_sum_exec_runtime) in the task
- * clock; plus sched_stolen, it is the rq clock (steal between the move and
- * now would shift it by that much). A result outside the slice (a class
- * other than fair keeps these fields otherwise: sched_ext) gives now.
- */
-static __always_inline __u64 move_time(struct task_struct *p, __u64 now, __u64 stolen)
-{
-	__u64 ran = BPF_CORE_READ(p, se.sum_exec_runtime) - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
-	__u64 at = BPF_CORE_READ(p, se.exec_start) - ran + stolen;
-
-	return at <= now ? at : now;
-}
-
-/*
  * Tasks moved into a cgroup (cgroup_attach_task: after the move, on the CPU
  * of the task that wrote cgroup.procs or tasks; once per write, for the
  * leader alone when a whole process moved). A task that moved itself
@@ -1066,8 +1112,8 @@ static __always_inline __u64 move_time(struct task_struct *p, __u64 now, __u64 s
  * this CPU: its slice is split here, at the move (moved_while_running). One
  * that may be running on another CPU, or other threads of a process, cannot
  * be split from here: counted, and the loader has every CPU look at what it
- * runs before its next read (seed_cpu), where IPIs can; elsewhere it is
- * split at its next switch, all of the slice to the new cgroup.
+ * runs before its next read (seed_cpu), where IPIs can; elsewhere, or if it
+ * switches out first, it is split at its next switch (moved_by_another).
  */
 static __always_inline int on_attach(struct cgroup *dst, struct task_struct *task, bool threadgroup,
 				     struct task_struct *me, bool direct)
@@ -1099,10 +1145,11 @@ static __always_inline int on_attach(struct cgroup *dst, struct task_struct *tas
 	struct task_group *tg = task_tg(me, false);
 	if (cur->tg == (__u64)tg)
 		return 0;
-	__u64 now = sched_now(me, false), stolen = sched_stolen(me, false), at = move_time(me, now, stolen);
+	__u64 now = sched_now(me, false), stolen = sched_stolen(me, false);
 	seq_begin(cur);
 	clock_offset_refresh(cur, now);
-	moved_while_running(cur, me, tg, pid, at > cur->since_ns ? at : now, stolen);
+	__u64 at = move_time(cur, me, now, stolen);
+	moved_while_running(cur, me, tg, pid, at ? at : now, stolen);
 	seq_end(cur);
 	return 0;
 }

@@ -444,6 +444,7 @@ enum cgs_drop {
 	CGS_DROP_THR_LAST_FULL, /* throttle history map full: a wait it would have named throttled counts as run-queue */
 	CGS_DROP_THR_END_MISSED, /* a cfs_rq throttled again with its last unthrottle unseen (a probe run skipped): that episode lost */
 	CGS_DROP_PROG_MISSED,   /* loader: runs of cgsched's programs the kernel skipped (bpf_prog_info.recursion_misses) */
+	CGS_DROP_MOVE_UNTIMED,  /* a task moved while it ran, the move's time not known: its slice split at a read or a switch */
 	CGS_DROP__COUNT,
 };
 

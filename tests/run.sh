@@ -85,7 +85,7 @@ live_secs=$TOOK
 # moved while it runs, a signal
 # during start-up, nothing left attached, sched_ext where the kernel has it,
 # top's screen (its programs: the per-task figures of one cgroup at a time).
-VM_CORE=test_backend_pairs_load,test_top_screen_on_pty,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_moved_by_another_while_running,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
+VM_CORE=test_backend_pairs_load,test_top_screen_on_pty,test_oncpu_matches_schedstat,test_runq_matches_rundelay,test_throttle_matches_cpustat,test_record_quota_25pct,test_slots_removed_come_back,test_moved_by_another_while_running,test_thread_moved_by_another_while_running,test_stop_during_startup,test_sigterm_detaches,test_sched_ext
 # Tests of the "all" guest's share run in the "core+shared" guest instead
 # (tests/vm/kernels: 6.1 and 7.3, both cgroup v2), so the two lanes take
 # about as long (measured: 6.1 alone 675 s, the other lane 625 s, this test

@@ -30,6 +30,7 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_LAST_FULL] = "throttle_last_full",
 	[CGS_DROP_THR_END_MISSED] = "throttle_end_missed",
 	[CGS_DROP_PROG_MISSED] = "hook_runs_missed",
+	[CGS_DROP_MOVE_UNTIMED] = "move_untimed",
 };
 
 /* The list's metric column, expanded here alone. */

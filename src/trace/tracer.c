@@ -1097,6 +1097,9 @@ void tracer_stop(struct tracer *t)
 	if (t->skel && t->skel->bss->moves_elsewhere)
 		cgs_debug("%llu moves of tasks maybe running on another CPU, each CPU told what it runs after them",
 			  (unsigned long long)t->skel->bss->moves_elsewhere);
+	if (t->skel && t->skel->bss->moves_unmarked)
+		cgs_debug("%llu moves of running tasks split at the task's own record, the mover's mark missing",
+			  (unsigned long long)t->skel->bss->moves_unmarked);
 	if (t->skel) {
 		struct bpf_program *p;
 		struct bpf_prog_info info;

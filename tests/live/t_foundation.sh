@@ -265,40 +265,65 @@ test_move_while_running() {
 # intervals of the one it went to end before the summary's last read.)
 move_side_agrees() {
 	got=$(cgs_summary "$1" .oncpu_ns)
-	within_plus "${got:-0}" "$2" 2 "$3" "$1 on-CPU ns, summary" ||
+	within_plus "${got:-0}" "$2" 2 "$3" "$1 on-CPU ns, summary" || {
+		move_side_story "$1"
 		fail "$1: cgsched ${got:-0} ns in the summary, the task's CPU clock $2 ns there"
+	}
 	[ "${4:-}" = left ] || return 0
 	got=$(cgs_intervals "$1" .oncpu_ns)
 	within_plus "$got" "$2" 2 "$3" "$1 on-CPU ns, the intervals' sum" && return 0
-	# Where the sum went over: each interval's length and the cgroup's figure
-	# in it, and each read's credit of CPU 1's running slice (the movers run
-	# there; one line a read, in the intervals' order) and the move counts.
+	move_side_story "$1"
+	fail "$1: cgsched $got ns over the intervals, the task's CPU clock $2 ns there"
+}
+
+# move_side_story PATH: where a side went wrong: each interval's length and
+# PATH's figure in it, each read's credit of CPU 1's running slice (the
+# movers run there; one line a read, in the intervals' order), the move
+# counts, and the summary's drops.
+move_side_story() {
 	jq -r --arg p "$1" 'select(.kind == "interval") | "\(.interval_ns / 1e6 | floor)ms:\([.cgroups[] | select(.path == $p) | .oncpu_ns] | add // 0)"' "$TMP/cgs.out" | tr '\n' ' '
 	echo
 	grep -a 'cpu 1: running slice\|move' "$TMP/cgs.err"
-	fail "$1: cgsched $got ns over the intervals, the task's CPU clock $2 ns there"
+	jq -c 'select(.kind == "summary") | .drops' "$TMP/cgs.out"
 }
 
 # A task moved by another process while it runs (echo PID > cgroup.procs
 # on a busy service): the mover's CPU cannot split the other CPU's slice.
-# cgsched tells that CPU's program the move's time, and has it split there
-# before the next read (seed_cpu), so the new cgroup is seen while the task
-# runs on, and each side agrees with the task's CPU clock on either side of
-# the move (cgwork polls its cgroups every ms: + 1 ms; else as above).
+# cgsched has that CPU's program split it at the move, found in what the
+# move left in the task (sched.bpf.c move_time), at the task's next switch
+# or before the next read (seed_cpu), so the new cgroup is seen while the
+# task runs on, and each side agrees with the task's CPU clock on either
+# side of the move (cgwork polls its cgroups every ms: + 1 ms; else as
+# above). No move may go untimed (drops.move_untimed): the task is fair.
 test_moved_by_another_while_running() {
+	moved_by_another "" 200ms 1
+}
+
+# The same for a thread that is not its process's leader, moved with its
+# process: the mover's mark names the leader (one tracepoint a process),
+# and before move_time the running thread's slice was split at the next
+# read, up to an interval late; at 1 s a read, the side it left would be
+# ~0.5 s over, 5-20 times the bound. (2 s after the move: two reads.)
+test_thread_moved_by_another_while_running() {
+	moved_by_another thread 1s 2
+}
+
+# moved_by_another [thread] INTERVAL SECONDS_AFTER: the move a second into
+# the run; looked for SECONDS_AFTER later, while the task still runs.
+moved_by_another() {
 	cg_create mv-from && S=$CG
 	cg_create mv-to && A=$CG
-	cgs_start top -v --cgroup "$S" --cgroup "$A" --json -i 200ms || return 1
-	"$CGWORK" watchmove "$(cg_procs "$S")" "$(scaled 3)" 1 >"$TMP/wm" &
+	cgs_start top -v --cgroup "$S" --cgroup "$A" --json -i "$2" || return 1
+	"$CGWORK" watchmove "$(cg_procs "$S")" "$(scaled $(($3 + 2)))" 1 $1 >"$TMP/wm" &
 	wpid=$!
 	for _ in $(seq 1 "$(scaled 100)"); do grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" && break; nap 0.01; done
 	grep -qx "$wpid" "$CG_ROOT$S/cgroup.procs" || fail "watchmove did not enter $S"
 	sleep "$(scaled 1)"
 	echo "$wpid" >"$CG_ROOT$A/cgroup.procs" || fail "cannot move $wpid into $A"
-	sleep "$(scaled 1)"
+	sleep "$(scaled "$3")"
 	proc_gone "$wpid" && fail "the task ended before it was looked for: the test shows nothing"
 	seen=$(jq -s --arg a "$A" '[.[] | select(.kind == "interval") | .cgroups[] | select(.path == $a) | .oncpu_ns] | add // 0' "$TMP/cgs.out")
-	echo "$A while the task still runs, a second after the move: ${seen} ns on CPU"
+	echo "$A while the task still runs, $3 s after the move: ${seen} ns on CPU"
 	# Seen at all: how much is the sums' business below (the guest's vCPU may lose the host CPU).
 	[ "$seen" -gt 0 ] || fail "$A not seen while the moved task runs"
 	wait_bounded "$wpid" 10 "watchmove"
@@ -308,6 +333,9 @@ test_moved_by_another_while_running() {
 		set -- $side
 		move_side_agrees "$1" "$(kv "$2" <"$TMP/wm")" "$(scaled 5000000)" "${3:-}"
 	done
+	untimed=$(jq -r 'select(.kind == "summary") | .drops.move_untimed' "$TMP/cgs.out")
+	echo "moves whose time was not found: $untimed"
+	[ "$untimed" = 0 ] || fail "a fair task's move went untimed"
 }
 
 # The map bound: more active cgroups than --max-cgroups allows are not lost

@@ -41,11 +41,13 @@
  *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
  *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
  *        each, from_ns=N to_ns=N
- *   cgwork watchmove FROM SECONDS CPU
+ *   cgwork watchmove FROM SECONDS CPU [thread]
  *        one thread pinned to CPU moves itself into FROM, burns SECONDS,
  *        polling its cgroups every ms; prints its CPU time in FROM before
  *        the first change and after it, before_ns=N after_ns=N (another
- *        process moved it while it ran)
+ *        process moved it while it ran). With "thread", the process enters
+ *        FROM and a second thread burns and polls while the first waits for
+ *        it: a move of the process moves a thread that is not its leader
  *   cgwork fleet DIR N SECONDS PERIOD_MS
  *        make DIR/g0..g(N-1) (cgroup directories), one process in each that
  *        wakes every PERIOD_MS for SECONDS; prints "ready" when all are in
@@ -59,6 +61,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -688,10 +691,10 @@ static int selfmove(const char *from, const char *to, double s, int cpu)
 	return 0;
 }
 
-/* This process's cgroups, as /proc/self/cgroup lists them; 0: unreadable. */
+/* This thread's cgroups, as /proc/thread-self/cgroup lists them; 0: unreadable. */
 static size_t my_cgroups(char *buf, size_t len)
 {
-	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	int fd = open("/proc/thread-self/cgroup", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
 
 	if (fd >= 0)
@@ -707,27 +710,53 @@ static size_t my_cgroups(char *buf, size_t len)
  * is seen within a poll (1 ms of wall time; a read costs microseconds), and
  * its CPU time then splits the run.
  */
-static int watchmove(const char *from, double s, int cpu)
+struct watch {
+	double s;
+	int cpu;
+	int rc;
+	unsigned long long before, after;
+};
+
+static void *watch_run(void *arg)
 {
+	struct watch *w = arg;
 	char was[4096], now[4096];
 	unsigned long long end, poll, c0, moved = 0;
 
-	pin(cpu);
-	enter(from);
+	pin(w->cpu);
 	c0 = thread_cpu_ns();
+	w->rc = 1;
 	if (!my_cgroups(was, sizeof(was)))
-		return 1;
-	end = mono_ns() + (unsigned long long)(s * 1e9);
+		return NULL;
+	end = mono_ns() + (unsigned long long)(w->s * 1e9);
 	for (poll = mono_ns(); poll < end; poll = mono_ns()) {
 		burn_until(poll + 1000000ULL);
 		if (!moved && my_cgroups(now, sizeof(now)) && strcmp(now, was))
 			moved = thread_cpu_ns();
 	}
 	if (!moved) {
-		fprintf(stderr, "cgwork: not moved in %.1f s\n", s);
-		return 1;
+		fprintf(stderr, "cgwork: not moved in %.1f s\n", w->s);
+		return NULL;
 	}
-	printf("before_ns=%llu after_ns=%llu\n", moved - c0, thread_cpu_ns() - moved);
+	w->before = moved - c0;
+	w->after = thread_cpu_ns() - moved;
+	w->rc = 0;
+	return NULL;
+}
+
+static int watchmove(const char *from, double s, int cpu, bool threaded)
+{
+	struct watch w = { .s = s, .cpu = cpu };
+	pthread_t t;
+
+	enter(from);
+	if (!threaded)
+		watch_run(&w);
+	else if (pthread_create(&t, NULL, watch_run, &w) || pthread_join(t, NULL))
+		return 1;
+	if (w.rc)
+		return w.rc;
+	printf("before_ns=%llu after_ns=%llu\n", w.before, w.after);
 	return 0;
 }
 
@@ -805,8 +834,8 @@ int main(int argc, char **argv)
 		return duel(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
 	if (argc == 6 && !strcmp(argv[1], "selfmove"))
 		return selfmove(argv[2], argv[3], atof(argv[4]), atoi(argv[5]));
-	if (argc == 5 && !strcmp(argv[1], "watchmove"))
-		return watchmove(argv[2], atof(argv[3]), atoi(argv[4]));
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "thread"))) && !strcmp(argv[1], "watchmove"))
+		return watchmove(argv[2], atof(argv[3]), atoi(argv[4]), argc == 6);
 	if (argc == 6 && !strcmp(argv[1], "fleet"))
 		return fleet(argv[2], atoi(argv[3]), atof(argv[4]), atol(argv[5]));
 	if (argc >= 4 && !strcmp(argv[1], "asuser"))
