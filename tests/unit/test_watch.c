@@ -204,6 +204,34 @@ Test(history, rows_live_in_chunks_let_go_whole_within_the_bound)
 	history_free(&h);
 }
 
+/* Waits and episodes come between intervals: each is held to the bound as it comes. */
+Test(history, events_between_intervals_stay_within_the_bound)
+{
+	struct history h;
+	static struct cg_sample rows[200];
+
+	history_init(&h, 256 << 10);
+	for (uint64_t i = 0; i < 40; i++) {
+		big_interval(&h, rows, 200, i);
+		history_trim(&h);
+	}
+	cr_assert_leq(h.bytes, h.budget);
+	uint64_t let_go = h.dropped_iv;
+	/* More waits than the bound holds, after the last interval. */
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct cgs_wait w = { .cgid = 5, .start_ns = 3990 + i, .end_ns = 4000 + i };
+		history_add_wait(&h, &w);
+		cr_assert_leq(h.bytes, h.budget, "%zu bytes after wait %llu", h.bytes, (unsigned long long)i);
+	}
+	cr_assert_gt(h.dropped_iv, let_go, "the oldest intervals went first");
+	cr_assert_eq(history_count(&h), 1, "the newest interval stays");
+	cr_assert_gt(h.dropped_wt, 0, "then the oldest waits, counted");
+	struct cgs_episode e = { .cgid = 5, .start_ns = 4000, .end_ns = 14000 };
+	history_add_episode(&h, &e);
+	cr_assert_leq(h.bytes, h.budget);
+	history_free(&h);
+}
+
 Test(incident, names_from_paths_and_sizes)
 {
 	char s[32];
