@@ -44,6 +44,7 @@ struct xcg {
 	uint64_t shown_oncpu, shown_some, shown_own;
 	bool hidden;           /* removed for longer than the grace period: never shown again */
 	uint64_t seen;         /* the last scrape whose figures had it */
+	uint32_t krec;         /* where its kernel figures were in the last pass (kstat_src_get_at) */
 	struct period_track *per; /* with a quota: its throttling period by period; NULL: none yet */
 };
 
@@ -107,6 +108,7 @@ struct exporter {
 	 */
 	unsigned answering;
 	uint64_t last_check_ns;
+	uint64_t nremoved;      /* the cgroups' removals told at the last scrape (cgfs.nremoved) */
 	double start_time;
 	uint64_t episodes_lost; /* arrived while the tracer's list was full: periods they began not counted */
 	struct cg_pending pending; /* cgroups with an episode still to come (exporter_episodes) */
@@ -386,8 +388,11 @@ static int gather(struct exporter *x, struct view *v)
 	struct mx_cg *cg = v->cg;
 	struct kstat *ks = v->kfig;
 	size_t n = 0, grace = 0;
+	bool removed = s->fs.nremoved != x->nremoved;
+	x->nremoved = s->fs.nremoved;
 	for (size_t i = 0; i < cur->n; i++) {
 		struct xcg *c = xcg_get(x, cur->cg[i].id);
+		bool first = c && !c->seen;
 		if (c)
 			c->seen = x->scrapes + 1; /* this scrape's number (counted below) */
 		if (!c || c->hidden || !c->labels)
@@ -398,15 +403,19 @@ static int gather(struct exporter *x, struct view *v)
 				xcg_free_labels(c); /* else the tick's, once no answer shows them */
 			continue;
 		}
-		/* Told removed at this read (the periodic check stats only where removals are not told). */
-		if (!c->gone_ns && cgfs_told_removed(&s->fs, c->id))
+		/*
+		 * Told removed at this read (the periodic check stats only where
+		 * removals are not told); looked for only when a removal was told
+		 * since the last scrape, or the cgroup is new to this one.
+		 */
+		if (!c->gone_ns && (first || removed) && cgfs_told_removed(&s->fs, c->id))
 			c->gone_ns = w0;
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
 		metrics_take_figures(&cur->cg[i].c, v->values, v->runq, cur->n, n);
 		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
 					.named = !x->o.no_name_labels };
-		if (kfigs && !c->gone_ns && !kstat_src_get(&x->ks, c->id, c->path, &ks[n]))
+		if (kfigs && !c->gone_ns && !kstat_src_get_at(&x->ks, c->id, c->path, &c->krec, &ks[n]))
 			cg[n].k = &ks[n];
 		/* Period by period where a quota and its grid are known (counted from the first such scrape). */
 		if (cg[n].k && cg[n].k->quota_us >= 0 && cg[n].k->period_end_ns && !c->per &&

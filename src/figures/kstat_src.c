@@ -92,6 +92,7 @@ struct kstat_base {
 	uint64_t id;
 	struct kstat first, last;
 	uint64_t seen;             /* the kstat_src_figures call that last read it (0: none yet) */
+	uint32_t rec;              /* where its record was in the last pass read (kstat_src_get_at) */
 };
 
 /*
@@ -222,35 +223,63 @@ int kstat_src_refresh(struct kstat_src *s)
 			cgs_debug("kernel figures: cannot grow the iterator's records to %u (%s)", cap, strerror(-err));
 		}
 	}
-	idtab_clear(&s->tab);
 	s->full = s->skel->bss->full;
 	s->unread = s->skel->bss->unread;
-	uint32_t n = s->skel->bss->n;
-	/*
-	 * By id, the record's place only: the records stay in the map until
-	 * the next pass, and are converted when asked for. A copy of each
-	 * (110 bytes) held 3.6 MB at 10,000 cgroups (heaptrack).
-	 */
-	for (uint32_t i = 0; i < n && i < s->cap; i++) {
+	s->n = s->skel->bss->n < s->cap ? s->skel->bss->n : s->cap;
+	s->indexed = false;
+	return 0;
+}
+
+/*
+ * The last pass by id, the record's place only: the records stay in the
+ * map until the next pass, and are converted when asked for. A copy of
+ * each (110 bytes) held 3.6 MB at 10,000 cgroups (heaptrack).
+ */
+static int index_pass(struct kstat_src *s)
+{
+	idtab_clear(&s->tab);
+	for (uint32_t i = 0; i < s->n; i++) {
 		struct kstat_ent *e = idtab_put(&s->tab, s->recs[i].id, NULL);
 		if (!e)
 			return -ENOMEM;
 		e->rec = i;
 	}
+	s->indexed = true;
 	return 0;
 }
 
-int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)
+/* id's record of the last pass, at *hint if it is still there, else by the index (*hint moved there). */
+static const struct cgs_kstat *rec_of(struct kstat_src *s, uint64_t id, uint32_t *hint)
+{
+	const struct kstat_ent *e;
+
+	if (hint && *hint < s->n && s->recs[*hint].id == id)
+		return &s->recs[*hint];
+	if (!s->indexed && index_pass(s))
+		return NULL;
+	if (!(e = idtab_find(&s->tab, id)))
+		return NULL;
+	if (hint)
+		*hint = e->rec;
+	return &s->recs[e->rec];
+}
+
+int kstat_src_get_at(struct kstat_src *s, uint64_t id, const char *rel, uint32_t *hint, struct kstat *k)
 {
 	if (s->method == KSTAT_ITER) {
-		const struct kstat_ent *e = idtab_find(&s->tab, id);
-		if (!e)
+		const struct cgs_kstat *r = rec_of(s, id, hint);
+		if (!r)
 			return -ENOENT;
-		take(&s->recs[e->rec], k);
+		take(r, k);
 		/* The root group has no bandwidth control: as its missing files say. */
 		return rel && !strcmp(rel, "/") ? -ENOENT : 0;
 	}
 	return kstat_read(s->fs, rel, k);
+}
+
+int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k)
+{
+	return kstat_src_get_at(s, id, rel, NULL, k);
 }
 
 struct all_ctx {
@@ -278,13 +307,10 @@ int kstat_src_all(struct kstat_src *s,
 		/* One pass, no file read, no path needed: ids are what deltas key on. */
 		if ((err = kstat_src_refresh(s)))
 			return err;
-		for (size_t i = 0; i < s->tab.cap; i++) {
-			const struct kstat_ent *e = idtab_at(&s->tab, i);
+		for (uint32_t i = 0; i < s->n; i++) {
 			struct kstat k;
-			if (e) {
-				take(&s->recs[e->rec], &k);
-				cb(ctx, e->id, NULL, &k);
-			}
+			take(&s->recs[i], &k);
+			cb(ctx, s->recs[i].id, NULL, &k);
 		}
 		return 0;
 	}
@@ -333,15 +359,17 @@ int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_
 		/* The iterator's figures are by id; the files need the path. */
 		if (s->method != KSTAT_ITER && !(rel = cgfs_path(s->fs, id, true, NULL)))
 			continue;
-		if (kstat_src_get(s, id, rel, &k))
-			continue;
 		/* Not seen at start (fresh: zeroed): it was made since, and all its counters are new. */
-		if (!(b = idtab_put(&s->base, id, NULL)) || !(f = idtab_put(out, id, NULL)))
+		if (!(b = idtab_put(&s->base, id, NULL)))
+			return -ENOMEM;
+		b->seen = s->calls; /* with no record too: swept once its cgroup is gone */
+		if (kstat_src_get_at(s, id, rel, &b->rec, &k))
+			continue;
+		if (!(f = idtab_put(out, id, NULL)))
 			return -ENOMEM;
 		f->k = k;
 		f->g = kstat_growth(since_first ? &b->first : &b->last, &k);
 		b->last = k;
-		b->seen = s->calls;
 	}
 	return 0;
 }

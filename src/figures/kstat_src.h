@@ -7,6 +7,7 @@
 #ifndef CGS_KSTAT_SRC_H
 #define CGS_KSTAT_SRC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/idtab.h"
@@ -35,7 +36,14 @@ struct kstat_src {
 	size_t recs_len;
 	uint32_t cap;              /* records the iterator's map holds (grown when a pass fills it) */
 	bool grow_refused;         /* a growth failed: not tried again */
-	struct idtab tab;          /* the last pass: id -> struct kstat_ent */
+	uint32_t n;                /* records of the last pass */
+	/*
+	 * The last pass by id -> struct kstat_ent, made only when a lookup's
+	 * hint misses (kstat_src_get_at): the walk's order stays from pass to
+	 * pass, so most lookups need none.
+	 */
+	struct idtab tab;
+	bool indexed;              /* tab is the last pass's */
 	uint64_t full;             /* cgroups the iterator could not store */
 	uint64_t unread;           /* cgroups whose figures the iterator could not read */
 	struct idtab base;         /* id -> struct kstat_base: the bases of growth */
@@ -57,6 +65,12 @@ const char *kstat_method_name(enum kstat_method m);
 int kstat_src_refresh(struct kstat_src *s);
 /* One cgroup's figures, by id (iterator) or by reading its files at rel. */
 int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k);
+/*
+ * The same, with the caller's hint of where the cgroup's record was in the
+ * last pass (updated; 0 at first is as good as any): a cgroup's record is at
+ * the same place until cgroups are made or removed before it in the walk.
+ */
+int kstat_src_get_at(struct kstat_src *s, uint64_t id, const char *rel, uint32_t *hint, struct kstat *k);
 /* Every cgroup's counters now: the base that kstat_src_figures measures growth from. */
 int kstat_src_prime(struct kstat_src *s);
 /*

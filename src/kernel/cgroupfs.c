@@ -266,8 +266,10 @@ void cgfs_note_removed(struct cgfs *fs, uint64_t id, const char *path)
 		cache_put(fs, id, path);
 		s = idtab_find(&fs->names, id);
 	}
-	if (s)
+	if (s && !s->gone) {
 		s->gone = true;
+		fs->nremoved++;
+	}
 }
 
 bool cgfs_told_removed(struct cgfs *fs, uint64_t id)

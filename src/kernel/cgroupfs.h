@@ -29,6 +29,8 @@ struct cgfs {
 	 * rows (--json), for what the tracer already says.
 	 */
 	bool removals_told;
+	/* Cgroups marked removed so far (cgfs_note_removed): unchanged, no mark need be looked for again. */
+	uint64_t nremoved;
 };
 
 /* One mountinfo line's fields that matter; returns 0 when it parsed. */
