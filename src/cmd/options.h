@@ -34,6 +34,7 @@ enum long_opt {
 	OPT_WHY,
 	/* export (cmd_export.c) */
 	OPT_NO_CAUSES,
+	OPT_CAUSES,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
 	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS, OPT_HEALTH_OPEN, OPT_NO_NAME_LABELS,
 	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them); watch its own --long-wait */

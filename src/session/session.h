@@ -24,7 +24,7 @@ struct session_opts {
 	uint32_t max_task_rows;    /* --max-tasks */
 	bool tasks_one;            /* with tasks: one cgroup's at a time (top's screen, tracer_tasks_follow) */
 	bool why;                  /* --why: the causes of the waits (top, record) */
-	bool causes;               /* without --why, the split of waits by what ran (export's default) */
+	bool causes;               /* without --why, the split of waits by what ran (export --causes) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
 	/*
 	 * How long removed cgroups' figures are kept (0: a minute; UINT64_MAX:

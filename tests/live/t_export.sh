@@ -176,16 +176,18 @@ test_export_formats_monotonic() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
 
-# The split of waits by what ran is on by default: two cgroups on one CPU,
-# each waits behind the other; the causes add up to the run-queue waits,
-# exactly (the same waits, the same read, after the burns ended), and
-# --why's waiting time is not there. --no-causes leaves the split out.
-test_export_causes_default() {
+# The split of waits by what ran, asked for with --causes: two cgroups on
+# one CPU, each waits behind the other; the causes add up to the run-queue
+# waits, exactly (the same waits, the same read, after the burns ended),
+# and --why's waiting time is not there. By default (its cost is over the
+# budget of causes on by default, docs/performance.md) the split is not
+# there, and the run-queue waits are.
+test_export_causes() {
 	exp_need curl
 	P1=$(exp_port 0)
 	cg_create exp-ca && A=$CG
 	cg_create exp-cb && B=$CG
-	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	cgs_start export --causes --listen "127.0.0.1:$P1" || fail "export --causes refused"
 	burn_in "$B" 1 1 0 >/dev/null &
 	pb=$!
 	burn_in "$A" 1 1 0 >/dev/null || fail "burn failed"
@@ -204,12 +206,15 @@ test_export_causes_default() {
 	[ $((parts - own)) = "$rq" ] || fail "the causes sum to $((parts - own)) ns, the run-queue waits are $rq ns"
 	[ $((other * 10)) -ge $((rq * 9)) ] || fail "only $other of $rq ns behind other cgroups"
 	! grep -q "^cgsched_waiting_seconds_total{" "$TMP/m.txt" || fail "--why's waiting time without --why"
-	cgs_start export --no-causes --listen "127.0.0.1:$P1" || fail "export --no-causes refused"
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	burn_in "$B" 1 0.3 0 >/dev/null &
+	pb=$!
 	burn_in "$A" 1 0.3 0 >/dev/null || fail "burn failed"
+	wait_bounded "$pb" 20 "B's burn"
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
 	cgs_stop TERM || fail "export did not stop cleanly"
-	! grep -q 'cause="\(same_cgroup\|other_cgroups\|idle_cpu\|unattributed\)"' "$TMP/m2.txt" || fail "--no-causes: the split's causes are there"
-	grep -q "^cgsched_runqueue_latency_seconds_count{cgroup=\"$A\"" "$TMP/m2.txt" || fail "--no-causes: no run-queue waits"
+	! grep -q 'cause="\(same_cgroup\|other_cgroups\|idle_cpu\|unattributed\)"' "$TMP/m2.txt" || fail "by default: the split's causes are there"
+	grep -q "^cgsched_runqueue_latency_seconds_count{cgroup=\"$A\"" "$TMP/m2.txt" || fail "by default: no run-queue waits"
 }
 
 # A burner under QUOTA_US per 100 ms in a cgroup of NAME, the exporter's
@@ -678,7 +683,8 @@ kube_fixture() {
 	export CGSCHED_HOST_ROOT="$TMP/host"
 	# nginx at 5 % of a CPU among eight burners sharing CPU 0 (12.5 % each): throttled.
 	cg_quota "$C1" 5000 100000 || fail "quota"
-	cgs_start export --listen "127.0.0.1:$P1" --cgroup "$T" || fail "export refused"
+	# --causes: the dashboard's causes panel shows the split where it is asked for.
+	cgs_start export --causes --listen "127.0.0.1:$P1" --cgroup "$T" || fail "export refused"
 	EXP=$CGS_PID
 	"$CGSCHED" export --listen "127.0.0.1:$P3" --cgroup "$T" --no-name-labels >/dev/null 2>"$TMP/plain.err" &
 	PLAIN=$!
