@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/fmt_g17.h"
 #include "lib/json_writer.h"
 #include "lib/util.h"
 
@@ -300,10 +301,12 @@ void jw_double(struct jw *w, double v)
 	else if (v == 0 && !signbit(v))
 		put(w, "0.0", 3); /* most rows' throttled share: no printf for it */
 	else {
-		int n = snprintf(b, sizeof(b), "%.17g", v);
+		size_t n = fmt_g17(v, b);
+		if (!n)
+			n = (size_t)snprintf(b, sizeof(b), "%.17g", v);
 		put(w, b, n);
 		/* A whole number still reads as a double. */
-		if (!strpbrk(b, ".e"))
+		if (!memchr(b, '.', n) && !memchr(b, 'e', n))
 			put(w, ".0", 2);
 	}
 	done(w);

@@ -227,6 +227,34 @@ static int cmp_ent(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * e[0..n) in order, a merge sort with the comparison inline: qsort's calls
+ * through a pointer and its copies were 4 % of a --json refresh of 10,000
+ * rows (perf). tmp holds n entries. Stable, as the order is total anyway.
+ */
+static void sort_ents(struct sort_ent *e, struct sort_ent *tmp, size_t n)
+{
+	struct sort_ent *from = e, *to = tmp;
+
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				to[k++] = cmp_ent(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		struct sort_ent *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != e)
+		memcpy(e, from, n * sizeof(*e));
+}
+
 static void swap_ent(struct sort_ent *a, struct sort_ent *b)
 {
 	struct sort_ent t = *a;
@@ -258,7 +286,7 @@ static void select_first(struct sort_ent *e, size_t n, size_t k)
 
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first)
 {
-	struct sort_ent *e = malloc((r->n ? r->n : 1) * sizeof(*e));
+	struct sort_ent *e = malloc((r->n ? 2 * r->n : 1) * sizeof(*e));
 
 	if (k == SORT_PATH)
 		report_resolve(r, fs, 0);
@@ -271,7 +299,7 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 	size_t n = first && first < r->n && k != SORT_PATH ? first : r->n;
 	if (n < r->n)
 		select_first(e, r->n, n);
-	qsort(e, n, sizeof(*e), cmp_ent);
+	sort_ents(e, e + r->n, n);
 	/*
 	 * Into the second array, written in order, and the two swapped: both
 	 * kept for the next refresh (report_rebuild), so a refresh allocates
