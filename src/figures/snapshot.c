@@ -7,6 +7,7 @@
 
 #include "trace/maputil.h"
 #include "figures/snapshot.h"
+#include "lib/msort.h"
 #include "trace/tracer.h"
 #include "lib/util.h"
 
@@ -101,6 +102,24 @@ static int cmp_pre(const void *a, const void *b)
 	if (x->victim != y->victim)
 		return x->victim < y->victim ? -1 : 1;
 	return x->preemptor < y->preemptor ? -1 : x->preemptor > y->preemptor;
+}
+
+static inline bool pre_before(const struct preempt_sample *x, const struct preempt_sample *y)
+{
+	return cmp_pre(x, y) < 0;
+}
+
+MSORT_DEFINE(sort_pre_in, struct preempt_sample, pre_before)
+
+/* s->pre in (victim, preemptor) order: the array's room past npre is the sort's (kept for the next read). */
+static int sort_pre(struct snapshot *s)
+{
+	if (s->npre < 2)
+		return 0;
+	if (ROOM_FOR(s->pre, 2 * s->npre, s->precap))
+		return -ENOMEM;
+	sort_pre_in(s->pre, s->pre + s->npre, s->npre);
+	return 0;
 }
 
 static struct cg_sample *cg_init(struct snapshot *s, struct cg_sample *c, uint64_t id)
@@ -515,8 +534,8 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 			     take_pre, s)) ||
 	    (err = take_drops(t, s)))
 		return err;
-	if (s->npre) /* no preemption seen: s->pre is NULL, which qsort must not be given */
-		qsort(s->pre, s->npre, sizeof(*s->pre), cmp_pre);
+	if ((err = sort_pre(s)))
+		return err;
 	size_t j = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cg_sample *c = &s->cg[i];
@@ -802,8 +821,8 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 	if (err)
 		return err;
 	/* Two members' preemptions by members of one other group are one pair now. */
-	if (out->npre) /* no qsort of a NULL array: undefined even for 0 elements */
-		qsort(out->pre, out->npre, sizeof(*out->pre), cmp_pre);
+	if ((err = sort_pre(out)))
+		return err;
 	size_t w = 0;
 	for (size_t i = 0; i < out->npre; i++) {
 		if (w && !cmp_pre(&out->pre[w - 1], &out->pre[i])) {
