@@ -87,7 +87,7 @@ int cmd_export(int argc, char **argv)
 	common_init(&o.c);
 	/*
 	 * The split of waits by what ran is asked for (--causes): it costs
-	 * 0.31-0.35 of runqlat's program time, over the 0.3 that causes on by
+	 * 0.30-0.35 of runqlat's program time, at or over the 0.3 that causes on by
 	 * default may cost (docs/performance.md). The quota causes are in
 	 * the default path.
 	 */
