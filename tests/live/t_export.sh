@@ -498,6 +498,46 @@ test_export_bad_input() {
 	kill $HOLD
 }
 
+# The kernel's figures follow their cgroups while the walk's places move:
+# three cgroups under distinct quotas, the first removed and a fourth made
+# between two scrapes of one exporter, so every later cgroup's record sits
+# at another place in the cgroup iterator's pass than before (or, the
+# fourth, at a place another cgroup had). Each cgroup's quota on /metrics
+# must be its own at both scrapes.
+test_export_kernel_figures_follow_churn() {
+	exp_need curl
+	P1=$(exp_port 0)
+	cg_create exp-churn && P=$CG
+	for x in a:10000 b:20000 c:30000 d:40000; do
+		cg_create "${x%%:*}" "$P"
+		eval "C_${x%%:*}=\$CG Q_${x%%:*}=${x#*:}"
+	done
+	rmdir "$CG_ROOT$C_d" || fail "rmdir $C_d"
+	for x in a b c; do eval "cg_quota \$C_$x \$Q_$x 100000" || fail "quota of $x"; done
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	for x in a b c; do eval "cg_run \$C_$x true"; done
+	nap 0.3
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m1.txt"
+	rmdir "$CG_ROOT$C_a" || fail "rmdir $C_a"
+	mkdir "$CG_ROOT$C_d" || fail "mkdir $C_d"
+	cg_quota "$C_d" "$Q_d" 100000 || fail "quota of d"
+	cg_run "$C_d" true
+	nap 0.3
+	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m2.txt"
+	cgs_stop TERM || fail "export did not stop cleanly"
+	got=""
+	for m in "1:a b c" "2:b c d"; do
+		for x in ${m#*:}; do
+			eval "c=\$C_$x q=\$Q_$x"
+			v=$(metric_value "$TMP/m${m%%:*}.txt" "cgsched_cpu_quota_seconds{cgroup=\"$c\"")
+			got="$got scrape ${m%%:*} $x=$v;"
+			[ "$v" = "$(echo "$q" | awk '{ print $1 / 1e6 }')" ] ||
+				fail "scrape ${m%%:*}: $c's quota on /metrics is '$v' s, its own is $q us ($got)"
+		done
+	done
+	echo "quotas on /metrics:$got"
+}
+
 # A removed cgroup's series leave after the grace period; one made again at
 # the same path is a new series (a new cgroup_id).
 test_export_removed_grace() {
