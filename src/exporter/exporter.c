@@ -388,8 +388,9 @@ static int gather(struct exporter *x, struct view *v)
 	struct mx_cg *cg = v->cg;
 	struct kstat *ks = v->kfig;
 	size_t n = 0, grace = 0;
-	bool removed = s->fs.nremoved != x->nremoved;
-	x->nremoved = s->fs.nremoved;
+	uint64_t nremoved = s->fs.nremoved;
+	bool removed = nremoved != x->nremoved;
+	x->nremoved = nremoved;
 	for (size_t i = 0; i < cur->n; i++) {
 		struct xcg *c = xcg_get(x, cur->cg[i].id);
 		bool first = c && !c->seen;
