@@ -92,7 +92,7 @@ size_t fmt_g17(double v, char *out)
 	while (last > 0 && d[last] == '0')
 		last--;
 	if (e < -4) {
-		/* d.ddd e-XX */
+		/* d.ddde-0X: e is -5 or -6 here (from -6 on), two exponent digits as printf writes */
 		*o++ = d[0];
 		if (last > 0) {
 			*o++ = '.';
@@ -101,11 +101,8 @@ size_t fmt_g17(double v, char *out)
 		}
 		*o++ = 'e';
 		*o++ = '-';
-		int x = -e;
-		if (x >= 100)
-			*o++ = (char)('0' + x / 100);
-		*o++ = (char)('0' + x / 10 % 10);
-		*o++ = (char)('0' + x % 10);
+		*o++ = '0';
+		*o++ = (char)('0' - e);
 		return (size_t)(o - out);
 	}
 	if (e < 0) {
