@@ -46,6 +46,39 @@ void expo_free(struct expo *x);
 void expo_reserve(struct expo *x, size_t n);
 void expo_put_grow(struct expo *x, const char *s, size_t len);
 /*
+ * A copy of the short pieces a sample is made of (names, labels, numbers):
+ * in overlapping fixed-size moves that read only [s, s + len), where a call
+ * to memcpy for each was a third of a render's time (perf).
+ */
+static inline void expo_copy(char *d, const char *s, size_t len)
+{
+	if (len >= 16) {
+		if (len > 128) {
+			__builtin_memcpy(d, s, len);
+			return;
+		}
+		for (size_t i = 0; i + 16 < len; i += 16)
+			__builtin_memcpy(d + i, s + i, 16);
+		__builtin_memcpy(d + len - 16, s + len - 16, 16);
+	} else if (len >= 8) {
+		uint64_t a, b;
+		__builtin_memcpy(&a, s, 8);
+		__builtin_memcpy(&b, s + len - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+		__builtin_memcpy(&a, s, 4);
+		__builtin_memcpy(&b, s + len - 4, 4);
+		__builtin_memcpy(d, &a, 4);
+		__builtin_memcpy(d + len - 4, &b, 4);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			d[i] = s[i];
+	}
+}
+
+/*
  * Append len bytes (kept NUL-terminated). Inline: a scrape of 10,000
  * cgroups is millions of short pieces, and a call with its checks for each
  * was a fifth of the rendering (perf).
@@ -56,7 +89,7 @@ static inline void expo_put(struct expo *x, const char *s, size_t len)
 		expo_put_grow(x, s, len);
 		return;
 	}
-	__builtin_memcpy(x->p + x->n, s, len);
+	expo_copy(x->p + x->n, s, len);
 	x->n += len;
 	x->p[x->n] = 0;
 }
@@ -83,6 +116,9 @@ void expo_sample_begin(struct expo *x, const char *suffix, const char *labels, c
 static inline void expo_sample_end(struct expo *x) { expo_put(x, "\n", 1); }
 void expo_sample_u64(struct expo *x, const char *labels, const char *extra, uint64_t v);
 void expo_sample_sec(struct expo *x, const char *labels, const char *extra, uint64_t ns);
+/* The same with labels' length given (llen: strlen(labels)), where the caller keeps it: each _l below too. */
+void expo_sample_u64_l(struct expo *x, const char *labels, size_t llen, const char *extra, uint64_t v);
+void expo_sample_sec_l(struct expo *x, const char *labels, size_t llen, const char *extra, uint64_t ns);
 void expo_sample_f(struct expo *x, const char *labels, const char *extra, double v);
 /*
  * A histogram of log2 slots in microseconds (slot 0: 0-1 us, slot i:
@@ -93,6 +129,8 @@ void expo_sample_f(struct expo *x, const char *labels, const char *extra, double
  */
 void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, unsigned nslots,
 		  uint64_t sum_ns);
+void expo_hist_us_l(struct expo *x, const char *labels, size_t llen, const uint64_t *slots, unsigned nslots,
+		    uint64_t sum_ns);
 /*
  * A histogram of fixed bounds: counts[i] observations at most le[i] (and
  * above le[i-1]), counts[n] above every bound; le[] as the label's text
@@ -101,6 +139,8 @@ void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, uns
  */
 void expo_hist_fixed(struct expo *x, const char *labels, const char *const *le, const uint64_t *counts, unsigned n,
 		     uint64_t sum, bool sum_ns);
+void expo_hist_fixed_l(struct expo *x, const char *labels, size_t llen, const char *const *le, const uint64_t *counts,
+		       unsigned n, uint64_t sum, bool sum_ns);
 /* The end of the exposition ("# EOF" in OpenMetrics). */
 void expo_finish(struct expo *x);
 

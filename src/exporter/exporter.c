@@ -31,6 +31,7 @@
 struct xcg {
 	uint64_t id;
 	char *labels;          /* cgroup="...",cgroup_id="..." */
+	size_t labels_len;
 	char *by_labels;       /* the same as a preemptor: by_cgroup=... (made when first needed) */
 	char *path;            /* its own copy (a rename or a tree scan replaces the cache's); NULL: never known */
 	struct cgname *who;    /* the same; NULL: nothing known */
@@ -163,6 +164,7 @@ static struct xcg *xcg_get(struct exporter *x, uint64_t id)
 	if (who && (c->who = malloc(sizeof(*who))))
 		*c->who = *who;
 	c->labels = label_block("", c->path, id, x->o.no_name_labels ? NULL : c->who);
+	c->labels_len = c->labels ? strlen(c->labels) : 0;
 	return c;
 }
 
@@ -414,7 +416,8 @@ static int gather(struct exporter *x, struct view *v)
 		grace += !!c->gone_ns;
 		monotonic(c, &cur->cg[i].c);
 		metrics_take_figures(&cur->cg[i].c, v->values, v->runq, cur->n, n);
-		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .s = &cur->cg[i], .who = c->who,
+		cg[n] = (struct mx_cg){ .id = c->id, .labels = c->labels, .labels_len = c->labels_len,
+					.s = &cur->cg[i], .who = c->who,
 					.named = !x->o.no_name_labels };
 		if (kfigs && !c->gone_ns && !kstat_src_get_at(&x->ks, c->id, c->path, &c->krec, &ks[n]))
 			cg[n].k = &ks[n];

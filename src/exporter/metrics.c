@@ -60,6 +60,12 @@ void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uin
 	}
 }
 
+/* Its labels' length: kept by the exporter, counted here where a caller (a test) left it 0. */
+static size_t labels_len(const struct mx_cg *g)
+{
+	return g->labels_len ? g->labels_len : g->labels ? strlen(g->labels) : 0;
+}
+
 /* Whether the cgroup has a quota now: its throttle series start at 0, so increase() sees the first episodes. */
 static bool limited(const struct mx_cg *c)
 {
@@ -187,9 +193,9 @@ static void counter_cg(struct expo *x, const struct metrics_input *in, const str
 		if (!v && !((d->m.flags & MX_LIM) && limited(g)))
 			continue;
 		if (d->m.flags & MX_SEC)
-			expo_sample_sec(x, g->labels, d->m.label, v);
+			expo_sample_sec_l(x, g->labels, labels_len(g), d->m.label, v);
 		else
-			expo_sample_u64(x, g->labels, d->m.label, v);
+			expo_sample_u64_l(x, g->labels, labels_len(g), d->m.label, v);
 	}
 }
 
@@ -229,9 +235,9 @@ static void preemptors_cg(struct expo *x, const struct metrics_input *in, struct
 		if (!by)
 			continue; /* gone past its grace, or out of memory: without its labels it would repeat another's series */
 		if (behind && best[k]->behind_ns)
-			expo_sample_sec(x, g->labels, by, best[k]->behind_ns);
+			expo_sample_sec_l(x, g->labels, labels_len(g), by, best[k]->behind_ns);
 		else if (!behind)
-			expo_sample_u64(x, g->labels, by, best[k]->count);
+			expo_sample_u64_l(x, g->labels, labels_len(g), by, best[k]->count);
 	}
 }
 
@@ -260,7 +266,7 @@ static void info_cg(struct expo *x, struct mx_cursor *c, const struct mx_cg *g)
 		x->oom = true;
 		return;
 	}
-	expo_sample_u64(x, g->labels, t->n ? t->p + 1 : "", 1); /* put_label's first comma is the writer's */
+	expo_sample_u64_l(x, g->labels, labels_len(g), t->n ? t->p + 1 : "", 1); /* put_label's first comma is the writer's */
 }
 
 static void self_metrics(struct expo *x, const struct metrics_input *in)
@@ -471,17 +477,17 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 	case ST_RUNQ: {
 		const struct mx_hist *h = in->runq ? &in->runq[i] : NULL;
 		if (h ? h->count : cc->runq_count)
-			expo_hist_us(x, g->labels, h ? h->slots : cc->runq_slots, CGS_HIST_SLOTS,
+			expo_hist_us_l(x, g->labels, labels_len(g), h ? h->slots : cc->runq_slots, CGS_HIST_SLOTS,
 				     h ? h->sum_ns : cc->runq_sum_ns);
 		return;
 	}
 	case ST_THR:
 		if (cc->thr_count || limited(g))
-			expo_hist_us(x, g->labels, cc->thr_slots, CGS_HIST_SLOTS, cc->thr_ns);
+			expo_hist_us_l(x, g->labels, labels_len(g), cc->thr_slots, CGS_HIST_SLOTS, cc->thr_ns);
 		return;
 	case ST_PSI:
 		if (g->psi_ok)
-			expo_sample_sec(x, g->labels, NULL, g->psi_us * 1000);
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, g->psi_us * 1000);
 		return;
 	case ST_PRE:
 	case ST_BEHIND:
@@ -489,34 +495,34 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 		return;
 	case ST_QUOTA:
 		if (limited(g))
-			expo_sample_sec(x, g->labels, NULL, (uint64_t)k->quota_us * 1000);
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, (uint64_t)k->quota_us * 1000);
 		return;
 	case ST_PERIOD:
 		if (k && k->ok && k->period_us)
-			expo_sample_sec(x, g->labels, NULL, k->period_us * 1000);
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, k->period_us * 1000);
 		return;
 	case ST_BURST:
 		if (limited(g) && k->has_bursts)
-			expo_sample_sec(x, g->labels, NULL, k->burst_us * 1000);
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, k->burst_us * 1000);
 		return;
 	case ST_WEIGHT:
 		if (k && k->ok && k->weight)
-			expo_sample_u64(x, g->labels, NULL, k->weight);
+			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, k->weight);
 		return;
 	case ST_RAN_OUT:
 		period_bounds_text();
 		if (g->per && limited(g))
-			expo_hist_fixed(x, g->labels, ran_out_le, g->per->ran_out, PT_RAN_OUT_BOUNDS, g->per->ran_out_sum_ns,
+			expo_hist_fixed_l(x, g->labels, labels_len(g), ran_out_le, g->per->ran_out, PT_RAN_OUT_BOUNDS, g->per->ran_out_sum_ns,
 					true);
 		return;
 	case ST_RUNS:
 		period_bounds_text();
 		if (g->per && limited(g))
-			expo_hist_fixed(x, g->labels, run_le, g->per->runs, PT_RUN_BOUNDS, g->per->runs_sum, false);
+			expo_hist_fixed_l(x, g->labels, labels_len(g), run_le, g->per->runs, PT_RUN_BOUNDS, g->per->runs_sum, false);
 		return;
 	case ST_IN_A_ROW:
 		if (g->per && limited(g))
-			expo_sample_u64(x, g->labels, NULL, g->per->run);
+			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, g->per->run);
 		return;
 	case ST_INFO:
 		info_cg(x, c, g);
@@ -528,9 +534,9 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 			return;
 		uint64_t v = *(const uint64_t *)((const char *)k + kc->off);
 		if (kc->seconds)
-			expo_sample_sec(x, g->labels, NULL, v);
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, v);
 		else
-			expo_sample_u64(x, g->labels, NULL, v);
+			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, v);
 	}
 	}
 }

@@ -45,6 +45,96 @@ Test(expo, numbers_exact)
 	expo_free(&x);
 }
 
+/* The digits written two at a time, each length found from the bits: every boundary, against printf. */
+Test(expo, numbers_as_printf)
+{
+	struct expo x;
+	char want[64];
+	uint64_t v[200];
+	size_t n = 0;
+
+	v[n++] = 0;
+	v[n++] = UINT64_MAX;
+	for (uint64_t p = 1; n + 3 < 200; p *= 10) {
+		v[n++] = p - 1;
+		v[n++] = p;
+		v[n++] = p + 1;
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	for (uint64_t r = 88172645463325252ULL; n < 200;) { /* xorshift: values of every length */
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		v[n++] = r >> (r % 64);
+	}
+	expo_init(&x, EXPO_TEXT);
+	expo_family(&x, "f_total", EXPO_COUNTER, "h");
+	for (size_t i = 0; i < n; i++) {
+		x.n = 0;
+		expo_u64(&x, v[i]);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
+		cr_assert_str_eq(x.p, want);
+		x.n = 0;
+		expo_sample_u64_l(&x, "a=\"b\"", 5, NULL, v[i]);
+		snprintf(want, sizeof(want), "f_total{a=\"b\"} %llu\n", (unsigned long long)v[i]);
+		cr_assert_str_eq(x.p, want);
+		/* Seconds: the fraction's nine digits less trailing zeros, and no point without one. */
+		x.n = 0;
+		expo_sample_sec(&x, NULL, NULL, v[i]);
+		int len = snprintf(want, sizeof(want), "f_total %llu.%09llu", (unsigned long long)(v[i] / 1000000000ULL),
+				   (unsigned long long)(v[i] % 1000000000ULL));
+		while (want[len - 1] == '0')
+			len--;
+		if (want[len - 1] == '.')
+			len--;
+		want[len] = 0;
+		strcat(want, "\n");
+		cr_assert_str_eq(x.p, want, "%llu ns", (unsigned long long)v[i]);
+	}
+	expo_free(&x);
+}
+
+/* A writer on a buffer of its own gets what fits, and no more is asked of it. */
+Test(expo, fixed_buffer_numbers)
+{
+	char b[8];
+	struct expo t = { .p = b, .cap = sizeof(b) };
+
+	expo_ns_sec(&t, 5000000); /* "0.005" */
+	cr_assert(!t.oom);
+	cr_assert_str_eq(b, "0.005");
+	t.n = 0;
+	expo_u64(&t, 1234567);
+	cr_assert_str_eq(b, "1234567");
+}
+
+/* Bucket lines whose labels are long (a pod's cgroup path): whole, each begun alike. */
+Test(expo, hist_long_labels)
+{
+	struct expo x;
+	char lab[700];
+	uint64_t slots[32] = { [0] = 2, [3] = 1 };
+
+	memset(lab, 'a', sizeof(lab) - 1);
+	lab[sizeof(lab) - 1] = 0;
+	memcpy(lab, "cgroup=\"", 8);
+	lab[sizeof(lab) - 2] = '"';
+	expo_init(&x, EXPO_TEXT);
+	expo_family(&x, "h_seconds", EXPO_HISTOGRAM, "h");
+	size_t head = x.n;
+	expo_hist_us(&x, lab, slots, 32, 17000);
+	char *l = x.p + head;
+	int lines = 0;
+	for (char *e; (e = strchr(l, '\n')); l = e + 1, lines++) {
+		cr_assert(!strncmp(l, "h_seconds_", 10));
+		cr_assert(strstr(l, lab) == strchr(l, '{') + 1, "line %d: %.40s", lines, l);
+	}
+	/* le 2, 4, 8, 16 us, +Inf, _sum, _count */
+	cr_assert_eq(lines, 7);
+	cr_assert(strstr(x.p, "le=\"0.000016\"} 3\n"));
+	cr_assert(strstr(x.p, "_sum{") && strstr(x.p, "} 0.000017\n"));
+	expo_free(&x);
+}
+
 Test(expo, label_escaping)
 {
 	struct expo x;
