@@ -276,6 +276,7 @@ static int take_thr(void *vctx, const void *key, const void *val)
 		return 0;
 	if (!c->thr_cpu && !(c->thr_cpu = calloc(ctx->s->ncpus, sizeof(*c->thr_cpu))))
 		return -ENOMEM;
+	ctx->s->arrays = true;
 	c->thr_cpu[k->cpu].count += v->count;
 	c->thr_cpu[k->cpu].ns += v->ns;
 	if (c->cpu) {
@@ -559,7 +560,7 @@ static void snapshot_clear(struct snapshot *s)
 				 .want_running = s->want_running, .running = s->running,
 				 .no_oncpu_slots = s->no_oncpu_slots };
 
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; (s->arrays || s->per_cpu) && i < s->n; i++) {
 		free(s->cg[i].cpu);
 		free(s->cg[i].thr_cpu);
 		s->cg[i].cpu = NULL;
@@ -685,6 +686,7 @@ static int delta(const struct snapshot *prev, const struct snapshot *cur, struct
 		if (c->thr_cpu) {
 			if (!(o->thr_cpu = calloc(cur->ncpus, sizeof(*o->thr_cpu))))
 				return -ENOMEM;
+			out->arrays = true;
 			for (int k = 0; k < cur->ncpus; k++) {
 				o->thr_cpu[k].count = sub(c->thr_cpu[k].count, p && p->thr_cpu ? p->thr_cpu[k].count : 0);
 				o->thr_cpu[k].ns = sub(c->thr_cpu[k].ns, p && p->thr_cpu ? p->thr_cpu[k].ns : 0);
@@ -803,6 +805,7 @@ int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64
 										   : cg_add(out, e[i].gid);
 		const struct cg_sample *src = &d->cg[e[i].i];
 		err = o ? sample_add(o, src, d->ncpus) : -ENOMEM;
+		out->arrays |= src->thr_cpu != NULL;
 		/*
 		 * Waits held by an ancestor's quota: that ancestor's group is
 		 * named instead. When it is this group (a container held by its
