@@ -26,7 +26,8 @@
 # Prints a table and writes .output/bench.json. Never asserts a timing.
 # CGS_BENCH_ROUNDS (default 6), CGS_BENCH_LOOPS (default 100000),
 # CGS_BENCH_SCALE (default 10000; 0 skips the scale run), CGS_BENCH_BASE
-# (a cgsched binary to time beside this one: mode base), CGS_BENCH_MODES
+# (a cgsched binary to time beside this one: modes base and base-split, and
+# the scale run's figures alternated with it), CGS_BENCH_MODES
 # (the modes of the rounds, default all; "" skips the rounds and startup),
 # CGS_BENCH_LATE (rounds of the late part, default 3; 0 skips it),
 # CGS_BENCH_LATE_BOUND (seconds one command may take there, default 40),
@@ -257,11 +258,34 @@ if [ "$LATE" -gt 0 ]; then
 	echo "late (ms past due: min, median, max): $late" | sed 's/, "unit": "ms"//g'
 fi
 
+# "TABLE JSON SCRAPE": one run's medians (ms of CPU) of a table's refresh
+# (3-10), --json of every row (3-7) and a scrape (3-30) of build $1 on the
+# fleet, as measured below; 0 where a figure is missing.
+scale_medians() {
+	local bin=$1 port=$(( 22000 + $$ % 1000 )) e
+	"$bin" top -v -q -i 1 -n 10 --max-cgroups 16384 >/dev/null 2>"$T/b.top" || true
+	"$bin" top -v -q --json -i 2 -n 7 -r 0 --max-cgroups 16384 >/dev/null 2>"$T/b.topj" || true
+	"$bin" export -q --listen "127.0.0.1:$port" --max-cgroups 16384 2>"$T/b.exp" &
+	e=$!
+	sleep 3
+	: >"$T/b.scr"
+	for i in $(seq 1 30); do
+		curl -sS --max-time 20 "http://127.0.0.1:$port/metrics" 2>/dev/null |
+			awk '/^cgsched_scrape_cpu_seconds / { printf "%.3f\n", $2 * 1000 }' >>"$T/b.scr"
+	done
+	kill -TERM $e 2>/dev/null
+	wait $e 2>/dev/null
+	med() { tail -n +3 | sort -n | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : 0 }'; }
+	echo "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/b.top" | med)" \
+	     "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/b.topj" | med)" "$(med <"$T/b.scr")"
+}
+
 scale="null"
 if [ "$SCALE" -gt 0 ]; then
 	echo "scale: making $SCALE cgroups with a task each..."
 	mkdir -p "$CG_ROOT/cgs-bench-$$-scale"
-	"$CGWORK" fleet "$CG_ROOT/cgs-bench-$$-scale" "$SCALE" 120 500 >"$T/fleet" 2>&1 &
+	# Each task lives 120 s, and 150 s more for the runs against CGS_BENCH_BASE (~30 s each).
+	"$CGWORK" fleet "$CG_ROOT/cgs-bench-$$-scale" "$SCALE" $(( ${CGS_BENCH_BASE:+150} + 120 )) 500 >"$T/fleet" 2>&1 &
 	FP=$!
 	# Bounded by 10 ms a cgroup (a cgroup and a process each: 10,000 took
 	# over 10 s on a slow day here).
@@ -336,6 +360,29 @@ if [ "$SCALE" -gt 0 ]; then
 		scale="${scale%\}}, \"export\": $scrape}"
 	else
 		echo "scale: cgsched export did not answer: $(cat "$T/export.err")"
+	fi
+	# Against another build (CGS_BENCH_BASE, for example the one the issue's
+	# figures came from), on the same fleet and alternated: the three figures
+	# above as ratios taken in one run, which this machine's speed (it moves
+	# by a quarter between sittings) leaves out.
+	if [ -n "${CGS_BENCH_BASE:-}" ]; then
+		: >"$T/vs"
+		for b in base this base this; do
+			bin=$CGSCHED
+			[ $b = base ] && bin=$CGS_BENCH_BASE
+			echo "$b $(scale_medians "$bin")" >>"$T/vs"
+		done
+		vs=$(awk 'function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+				return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
+			function list(x, n,   i, r) { for (i = 1; i <= n; i++) r = r (i > 1 ? ", " : "") x[i]; return "[" r "]" }
+			$1 == "base" { nb++; for (k = 2; k <= 4; k++) B[k, nb] = $k } $1 == "this" { nt++; for (k = 2; k <= 4; k++) H[k, nt] = $k }
+			END { split("refresh_cpu_ms json_refresh_cpu_ms scrape_cpu_ms", name, " ")
+				for (k = 2; k <= 4; k++) { for (i = 1; i <= nb; i++) b[i] = B[k, i]; for (i = 1; i <= nt; i++) h[i] = H[k, i]
+					lh = list(h, nt); lb = list(b, nb); mb = med(b, nb); mh = med(h, nt)
+					printf "%s\"%s\": {\"this\": %s, \"base\": %s, \"ratio\": %.3f}", (k > 2 ? ", " : "{"), name[k-1], lh, lb, (mb > 0 ? mh / mb : 0) }
+				print "}" }' "$T/vs")
+		echo "scale: against CGS_BENCH_BASE ($CGS_BENCH_BASE), alternated, medians of each run (ms CPU) and this/base: $vs"
+		scale="${scale%\}}, \"vs_base\": $vs}"
 	fi
 	kill $FP 2>/dev/null
 	pkill -P $FP 2>/dev/null
