@@ -7,6 +7,7 @@
 
 #include "lib/util.h"
 #include "exporter/expo.h"
+#include "lib/textput.h"
 
 void expo_init(struct expo *x, enum expo_format f)
 {
@@ -66,57 +67,8 @@ void expo_puts(struct expo *x, const char *s)
 	expo_put(x, s, strlen(s));
 }
 
-/* "00" to "99": digits two at a time (a scrape writes ~200,000 numbers). */
-static const char digit_pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* v in decimal, ending just before end; returns where it begins. */
-static char *digits_before(char *end, uint64_t v)
-{
-	while (v >= 100) {
-		end -= 2;
-		memcpy(end, &digit_pairs[(v % 100) * 2], 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		end -= 2;
-		memcpy(end, &digit_pairs[v * 2], 2);
-	} else {
-		*--end = '0' + v;
-	}
-	return end;
-}
-
 /* The longest number a sample ends with: 20 digits, or 11 and a fraction of 9 as seconds. */
 #define NUM_MAX 24
-
-/* The digits of v in decimal: from its bits (log10 2 ~ 1233/4096), then one comparison. */
-static unsigned ndigits(uint64_t v)
-{
-	static const uint64_t pow10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
-		1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-		1000000000000000000ULL, 10000000000000000000ULL,
-	};
-	unsigned n = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* the digits of 2^bits - 1, or one fewer */
-
-	return n + (v >= pow10[n]) + !v; /* 0: one digit */
-}
-
-/*
- * v in decimal at d; returns its end. Written in place: built apart and
- * copied, the copy's wide load stalled on the digits' narrow stores.
- */
-static char *put_u64(char *d, uint64_t v)
-{
-	char *end = d + ndigits(v);
-
-	digits_before(end, v);
-	return end;
-}
 
 /* ns as seconds at d, exactly ("1.5", "0.000002", "3"); returns its end. */
 static char *put_ns_sec(char *d, uint64_t ns)
@@ -124,12 +76,12 @@ static char *put_ns_sec(char *d, uint64_t ns)
 	/* The seconds, then ".", the nine digits of the fraction, less its trailing zeros. */
 	uint32_t frac = ns % 1000000000ULL;
 
-	d = put_u64(d, ns / 1000000000ULL);
+	d = text_u64(d, ns / 1000000000ULL);
 	if (!frac)
 		return d;
 	*d = '.';
 	for (int i = 0; i < 4; i++, frac /= 100)
-		memcpy(d + 8 - 2 * i, &digit_pairs[(frac % 100) * 2], 2);
+		memcpy(d + 8 - 2 * i, &text_digit_pairs[(frac % 100) * 2], 2);
 	d[1] = '0' + frac;
 	d += 10;
 	while (d[-1] == '0')
@@ -140,10 +92,10 @@ static char *put_ns_sec(char *d, uint64_t ns)
 /* Alone (not at a sample's end): room for what it writes only, as a writer on a fixed buffer has no more. */
 void expo_u64(struct expo *x, uint64_t v)
 {
-	size_t len = ndigits(v);
+	size_t len = text_ndigits(v);
 
 	if (room(x, len)) {
-		digits_before(x->p + x->n + len, v);
+		text_digits_before(x->p + x->n + len, v);
 		x->n += len;
 		x->p[x->n] = 0;
 	}
@@ -235,17 +187,17 @@ static size_t head_len(const struct expo *x, size_t slen, size_t llen, size_t el
 static char *put_head(const struct expo *x, char *d, const char *suffix, size_t slen, const char *labels, size_t llen,
 		      const char *extra, size_t elen)
 {
-	expo_copy(d, x->family, x->family_len);
+	text_copy(d, x->family, x->family_len);
 	d += x->family_len;
-	expo_copy(d, suffix, slen);
+	text_copy(d, suffix, slen);
 	d += slen;
 	if (llen || elen) {
 		*d++ = '{';
-		expo_copy(d, labels, llen);
+		text_copy(d, labels, llen);
 		d += llen;
 		if (llen && elen)
 			*d++ = ',';
-		expo_copy(d, extra, elen);
+		text_copy(d, extra, elen);
 		d += elen;
 		*d++ = '}';
 	}
@@ -277,7 +229,7 @@ static void sample_num(struct expo *x, const char *suffix, const char *labels, s
 	if (!room(x, head_len(x, slen, llen, elen) + NUM_MAX + 1))
 		return;
 	char *d = put_head(x, x->p + x->n, suffix, slen, labels, llen, extra, elen);
-	d = sec ? put_ns_sec(d, v) : put_u64(d, v);
+	d = sec ? put_ns_sec(d, v) : text_u64(d, v);
 	*d++ = '\n';
 	*d = 0;
 	x->n = d - x->p;
@@ -355,7 +307,7 @@ void expo_hist_us_l(struct expo *x, const char *labels, size_t llen, const uint6
 		if (!room(x, line))
 			return;
 		char *d = put_head(x, x->p + x->n, "_bucket", 7, labels, llen, le[i], le_len[i]);
-		d = put_u64(d, cum);
+		d = text_u64(d, cum);
 		*d++ = '\n';
 		*d = 0;
 		x->n = d - x->p;

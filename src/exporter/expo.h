@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/textput.h"
+
 enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
 
 #define EXPO_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
@@ -46,39 +48,6 @@ void expo_free(struct expo *x);
 void expo_reserve(struct expo *x, size_t n);
 void expo_put_grow(struct expo *x, const char *s, size_t len);
 /*
- * A copy of the short pieces a sample is made of (names, labels, numbers):
- * in overlapping fixed-size moves that read only [s, s + len), where a call
- * to memcpy for each was a third of a render's time (perf).
- */
-static inline void expo_copy(char *d, const char *s, size_t len)
-{
-	if (len >= 16) {
-		if (len > 128) {
-			__builtin_memcpy(d, s, len);
-			return;
-		}
-		for (size_t i = 0; i + 16 < len; i += 16)
-			__builtin_memcpy(d + i, s + i, 16);
-		__builtin_memcpy(d + len - 16, s + len - 16, 16);
-	} else if (len >= 8) {
-		uint64_t a, b;
-		__builtin_memcpy(&a, s, 8);
-		__builtin_memcpy(&b, s + len - 8, 8);
-		__builtin_memcpy(d, &a, 8);
-		__builtin_memcpy(d + len - 8, &b, 8);
-	} else if (len >= 4) {
-		uint32_t a, b;
-		__builtin_memcpy(&a, s, 4);
-		__builtin_memcpy(&b, s + len - 4, 4);
-		__builtin_memcpy(d, &a, 4);
-		__builtin_memcpy(d + len - 4, &b, 4);
-	} else {
-		for (size_t i = 0; i < len; i++)
-			d[i] = s[i];
-	}
-}
-
-/*
  * Append len bytes (kept NUL-terminated). Inline: a scrape of 10,000
  * cgroups is millions of short pieces, and a call with its checks for each
  * was a fifth of the rendering (perf).
@@ -89,7 +58,7 @@ static inline void expo_put(struct expo *x, const char *s, size_t len)
 		expo_put_grow(x, s, len);
 		return;
 	}
-	expo_copy(x->p + x->n, s, len);
+	text_copy(x->p + x->n, s, len);
 	x->n += len;
 	x->p[x->n] = 0;
 }

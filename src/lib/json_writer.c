@@ -5,6 +5,7 @@
 
 #include "lib/fmt_g17.h"
 #include "lib/json_writer.h"
+#include "lib/textput.h"
 #include "lib/util.h"
 
 /*
@@ -39,7 +40,7 @@ static inline void put(struct jw *w, const char *s, size_t n)
 			return;
 		}
 	}
-	memcpy(w->buf + w->n, s, n);
+	text_copy(w->buf + w->n, s, n);
 	w->n += n;
 }
 
@@ -194,7 +195,7 @@ void jw_key_plain(struct jw *w, const char *key, size_t n)
 	} else {
 		char *b = w->buf + w->n;
 		b[0] = '"';
-		memcpy(b + 1, key, n);
+		text_copy(b + 1, key, n);
 		b[n + 1] = '"';
 		b[n + 2] = ':';
 		w->n += n + 3;
@@ -240,15 +241,12 @@ void jw_name(struct jw *w, const char *s)
 	jw_string(w, utf8_valid(s, buf, sizeof(buf)));
 }
 
-/* Digits by hand: a row has some forty numbers, and printf's parsing would be most of their cost. */
+/* Digits by hand, in place: a row has some forty numbers, and printf's parsing would be most of their cost. */
 static void digits(struct jw *w, uint64_t v)
 {
-	char b[24], *p = b + sizeof(b);
-
-	do
-		*--p = '0' + v % 10;
-	while (v /= 10);
-	put(w, p, b + sizeof(b) - p);
+	if (w->n + TEXT_U64_MAX > sizeof(w->buf))
+		flush(w);
+	w->n = text_u64(w->buf + w->n, v) - w->buf;
 }
 
 void jw_u64(struct jw *w, uint64_t v)
@@ -304,6 +302,8 @@ void jw_double(struct jw *w, double v)
 		size_t n = fmt_g17(v, b);
 		if (!n)
 			n = (size_t)snprintf(b, sizeof(b), "%.17g", v);
+		if (n >= sizeof(b)) /* never (%.17g is at most 24 bytes): the bound is for the compiler */
+			n = sizeof(b) - 1;
 		put(w, b, n);
 		/* A whole number still reads as a double. */
 		if (!memchr(b, '.', n) && !memchr(b, 'e', n))

@@ -224,3 +224,68 @@ Test(json_writer, literal_and_runtime_keys_as_json_c)
 	}
 	json_object_put(o);
 }
+
+/* Numbers of every length and keys of every length (the copies' and digits' paths), past the buffer's end. */
+static uint64_t edge_num(int i)
+{
+	/* 10^k - 1, 10^k, 10^k + 1 for every k, then 2^k for every k */
+	if (i < 60) {
+		uint64_t p = 1;
+		for (int k = 0; k < i / 3 && p <= UINT64_MAX / 10; k++)
+			p *= 10;
+		return p + (i % 3) - 1;
+	}
+	return i - 60 < 64 ? 1ULL << (i - 60) : UINT64_MAX;
+}
+
+static void lengths(struct jw *w, void *arg)
+{
+	char key[200];
+
+	(void)arg;
+	jw_object(w);
+	for (int rep = 0; rep < 8; rep++) { /* ~40 KB: the 16 KB buffer is flushed on the way */
+		for (int i = 0; i < 125; i++) {
+			int n = 1 + (i * 7 + rep) % (int)(sizeof(key) - 1);
+			for (int k = 0; k < n; k++)
+				key[k] = 'a' + (k + i + rep) % 26;
+			key[n] = 0;
+			key[0] = '0' + rep; /* no two alike */
+			key[1 % n] = 'A' + i % 26;
+			if (n > 2)
+				key[2] = 'a' + i / 26;
+			jw_key_plain(w, key, n);
+			if (i & 1)
+				jw_u64(w, edge_num(i));
+			else
+				jw_i64(w, -(int64_t)(edge_num(i) >> 1));
+		}
+	}
+	jw_end_object(w);
+}
+
+Test(json_writer, numbers_and_keys_of_every_length_as_json_c)
+{
+	struct json_object *o = json_object_new_object();
+	char key[200];
+
+	for (int rep = 0; rep < 8; rep++) {
+		for (int i = 0; i < 125; i++) {
+			int n = 1 + (i * 7 + rep) % (int)(sizeof(key) - 1);
+			for (int k = 0; k < n; k++)
+				key[k] = 'a' + (k + i + rep) % 26;
+			key[n] = 0;
+			key[0] = '0' + rep;
+			key[1 % n] = 'A' + i % 26;
+			if (n > 2)
+				key[2] = 'a' + i / 26;
+			json_object_object_add(o, key, (i & 1) ? json_object_new_uint64(edge_num(i))
+							       : json_object_new_int64(-(int64_t)(edge_num(i) >> 1)));
+		}
+	}
+	char *got = written(lengths, NULL, false);
+	cr_assert_gt(strlen(got), 16384);
+	cr_assert_str_eq(got, jc(o, false));
+	free(got);
+	json_object_put(o);
+}
