@@ -258,26 +258,48 @@ if [ "$LATE" -gt 0 ]; then
 	echo "late (ms past due: min, median, max): $late" | sed 's/, "unit": "ms"//g'
 fi
 
-# "TABLE JSON SCRAPE": one run's medians (ms of CPU) of a table's refresh
-# (3-10), --json of every row (3-7) and a scrape (3-30) of build $1 on the
-# fleet, as measured below; 0 where a figure is missing.
-scale_medians() {
-	local bin=$1 port=$(( 22000 + $$ % 1000 )) e
-	"$bin" top -v -q -i 1 -n 10 --max-cgroups 16384 >/dev/null 2>"$T/b.top" || true
-	"$bin" top -v -q --json -i 2 -n 7 -r 0 --max-cgroups 16384 >/dev/null 2>"$T/b.topj" || true
-	"$bin" export -q --listen "127.0.0.1:$port" --max-cgroups 16384 2>"$T/b.exp" &
+# The scale run's commands, for this build and CGS_BENCH_BASE alike.
+# scale_tops BIN TAG: the default view (a table of the top rows), then
+# --json with every row: their -v lines in $T/TAG.top.err and
+# $T/TAG.topj.err, the JSON in $T/TAG.top.json.
+scale_tops() {
+	"$1" top -v -q -i 1 -n 10 --max-cgroups 16384 >/dev/null 2>"$T/$2.top.err"
+	"$1" top -v -q --json -i 2 -n 7 -r 0 --max-cgroups 16384 >"$T/$2.top.json" 2>"$T/$2.topj.err"
+}
+
+# scale_scrapes BIN TAG: cgsched export on the fleet, 30 scrapes; a line a
+# scrape in $T/TAG.scrapes, "CPU_MS WALL_MS LIVE_CGROUPS" (the CPU of the
+# gathering and rendering, as the exporter measures it in its own thread),
+# the last body in $T/TAG.scrape.txt, its stderr in $T/TAG.export.err.
+scale_scrapes() {
+	local port=$(( 21000 + $$ % 1000 )) e
+	"$1" export -q --listen "127.0.0.1:$port" --max-cgroups 16384 2>"$T/$2.export.err" &
 	e=$!
-	sleep 3
-	: >"$T/b.scr"
+	sleep 3 # every fleet task wakes within 500 ms: all of them in the maps
+	: >"$T/$2.scrapes"
 	for i in $(seq 1 30); do
-		curl -sS --max-time 20 "http://127.0.0.1:$port/metrics" 2>/dev/null |
-			awk '/^cgsched_scrape_cpu_seconds / { printf "%.3f\n", $2 * 1000 }' >>"$T/b.scr"
+		curl -sS --max-time 20 "http://127.0.0.1:$port/metrics" >"$T/$2.scrape.txt" || break
+		awk '/^cgsched_scrape_cpu_seconds / { c = $2 } /^cgsched_scrape_duration_seconds / { w = $2 }
+		     /^cgsched_cgroups\{state="live"\}/ { n = $2 } END { printf "%.3f %.3f %d\n", c * 1000, w * 1000, n }' \
+			"$T/$2.scrape.txt" >>"$T/$2.scrapes"
 	done
 	kill -TERM $e 2>/dev/null
 	wait $e 2>/dev/null
-	med() { tail -n +3 | sort -n | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : 0 }'; }
-	echo "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/b.top" | med)" \
-	     "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/b.topj" | med)" "$(med <"$T/b.scr")"
+}
+
+# The median of a column of numbers, the first two (warm-up) left out; 0 for none.
+median_after_warmup() {
+	tail -n +3 | sort -n | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : 0 }'
+}
+
+# "TABLE JSON SCRAPE": one run's medians (ms of CPU) of a table's refresh
+# (3-10), --json of every row (3-7) and a scrape (3-30) of build $1.
+scale_medians() {
+	scale_tops "$1" vs
+	scale_scrapes "$1" vs
+	echo "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/vs.top.err" | median_after_warmup)" \
+	     "$(sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/vs.topj.err" | median_after_warmup)" \
+	     "$(median_after_warmup <"$T/vs.scrapes")"
 }
 
 scale="null"
@@ -290,25 +312,23 @@ if [ "$SCALE" -gt 0 ]; then
 	# Bounded by 10 ms a cgroup (a cgroup and a process each: 10,000 took
 	# over 10 s on a slow day here).
 	wait_for "$T/fleet" ready $(( SCALE / 100 > 10 ? SCALE / 100 : 10 )) || exit 1
-	# The default view (a table of the top rows), then --json with every row.
-	"$CGSCHED" top -v -q -i 1 -n 10 --max-cgroups 16384 >/dev/null 2>"$T/top.err"
-	"$CGSCHED" top -v -q --json -i 2 -n 7 -r 0 --max-cgroups 16384 >"$T/top.json" 2>"$T/topj.err"
-	grep refresh "$T/top.err" "$T/topj.err"
+	scale_tops "$CGSCHED" this
+	grep refresh "$T/this.top.err" "$T/this.topj.err"
 	# Refreshes 3-10 of the table (the first two warm the path cache and
 	# the heap): median, min and max of the CPU, and the median's parts.
 	sed -n 's/.*refresh: \([0-9.]*\) ms CPU, \([0-9.]*\) ms wall, \([0-9]*\) cgroups; CPU: maps \([0-9.]*\), kernel figures \([0-9.]*\), report \([0-9.]*\) ms/\1 \2 \3 \4 \5 \6/p' \
-		"$T/top.err" | tail -n +3 | sort -n >"$T/ref"
+		"$T/this.top.err" | tail -n +3 | sort -n >"$T/ref"
 	ref=$(awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }' "$T/ref")
 	refmin=$(head -n 1 "$T/ref" | cut -d' ' -f1)
 	refmax=$(tail -n 1 "$T/ref" | cut -d' ' -f1)
 	# --json: refreshes 3-7 (a one-refresh figure moved 46-56 ms between runs), their median and range.
-	sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/topj.err" | tail -n +3 | sort -n >"$T/refj"
+	sed -n 's/.*refresh: \([0-9.]*\) ms CPU.*/\1/p' "$T/this.topj.err" | tail -n +3 | sort -n >"$T/refj"
 	refj=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$T/refj")
 	refjmin=$(head -n 1 "$T/refj")
 	refjmax=$(tail -n 1 "$T/refj")
-	mem=$(jq -s '.[0].map_bytes_max' "$T/top.json")
-	rows=$(jq -s '.[-2].cgroups | length' "$T/top.json")
-	drops=$(jq -s '.[-1].drops.cgroup_map_full' "$T/top.json")
+	mem=$(jq -s '.[0].map_bytes_max' "$T/this.top.json")
+	rows=$(jq -s '.[-2].cgroups | length' "$T/this.top.json")
+	drops=$(jq -s '.[-1].drops.cgroup_map_full' "$T/this.top.json")
 	set -- $ref
 	scale="{\"cgroups\": $SCALE, \"refresh_cpu_ms\": {\"min\": $refmin, \"median\": $1, \"max\": $refmax, \"refreshes\": $(wc -l <"$T/ref")}, \"median_parts_ms\": {\"maps\": $4, \"kernel_figures\": $5, \"report\": $6}, \"refresh_wall_ms\": $2, \"refresh_json_cpu_ms\": $refj, \"refresh_json_cpu_ms_range\": [$refjmin, $refjmax], \"cgroups_in_maps\": $3, \"rows_in_interval\": $rows, \"map_bytes_max\": $mem, \"cgroup_map_full\": $drops}"
 	echo "scale: one refresh with $3 cgroups in the maps, as a table: median $1 ms CPU ($refmin-$refmax over $(wc -l <"$T/ref") refreshes; median's parts: maps $4, kernel figures $5, report $6 ms), $2 ms wall; as --json of every row, median $refj ms CPU ($refjmin-$refjmax over $(wc -l <"$T/refj")); map memory bound $mem bytes; map-full drops $drops"
@@ -331,26 +351,13 @@ if [ "$SCALE" -gt 0 ]; then
 		fi
 	fi
 	scale="${scale%\}}, \"screen\": $scr}"
-	# cgsched export with the same cgroups: the CPU of one scrape (gather and
-	# render, as the exporter measures it in its own thread), over many scrapes.
-	EPORT=$(( 21000 + $$ % 1000 ))
-	"$CGSCHED" export -q --listen "127.0.0.1:$EPORT" --max-cgroups 16384 2>"$T/export.err" &
-	EXP=$!
-	sleep 3 # every fleet task wakes within 500 ms: all of them in the maps
-	: >"$T/scrapes"
-	for i in $(seq 1 30); do
-		curl -sS --max-time 20 "http://127.0.0.1:$EPORT/metrics" >"$T/scrape.txt" || break
-		awk '/^cgsched_scrape_cpu_seconds / { c = $2 } /^cgsched_scrape_duration_seconds / { w = $2 }
-		     /^cgsched_cgroups\{state="live"\}/ { n = $2 } END { printf "%.3f %.3f %d\n", c * 1000, w * 1000, n }' \
-			"$T/scrape.txt" >>"$T/scrapes"
-	done
-	sbytes=$(wc -c <"$T/scrape.txt")
-	slines=$(grep -vc '^#' "$T/scrape.txt")
-	srss=$(awk '/^process_resident_memory_bytes / { print $2 }' "$T/scrape.txt")
-	kill -TERM $EXP 2>/dev/null
-	wait $EXP 2>/dev/null
+	# cgsched export with the same cgroups: the CPU of one scrape, over many scrapes.
+	scale_scrapes "$CGSCHED" this
+	sbytes=$(wc -c <"$T/this.scrape.txt")
+	slines=$(grep -vc '^#' "$T/this.scrape.txt")
+	srss=$(awk '/^process_resident_memory_bytes / { print $2 }' "$T/this.scrape.txt")
 	# The first two warm the path cache and the heap, as for top.
-	tail -n +3 "$T/scrapes" | sort -n >"$T/scr"
+	tail -n +3 "$T/this.scrapes" | sort -n >"$T/scr"
 	if [ -s "$T/scr" ]; then
 		set -- $(awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }' "$T/scr")
 		smin=$(head -n 1 "$T/scr" | cut -d' ' -f1)
@@ -359,7 +366,7 @@ if [ "$SCALE" -gt 0 ]; then
 		echo "scale: one scrape of cgsched export with $3 cgroups: median $1 ms CPU ($smin-$smax over $(wc -l <"$T/scr") scrapes), $2 ms wall; $slines samples, $sbytes bytes; exporter RSS $srss bytes"
 		scale="${scale%\}}, \"export\": $scrape}"
 	else
-		echo "scale: cgsched export did not answer: $(cat "$T/export.err")"
+		echo "scale: cgsched export did not answer: $(cat "$T/this.export.err")"
 	fi
 	# Against another build (CGS_BENCH_BASE, for example the one the issue's
 	# figures came from), on the same fleet and alternated: the three figures
