@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/textput.h"
+
 #define JW_MAX_DEPTH 32
 
 /*
@@ -76,7 +78,40 @@ void jw_raw(struct jw *w, const char *json);
 
 static inline void jw_kstring(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_string(w, s); }
 static inline void jw_kname(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_name(w, s); }
-static inline void jw_ku64(struct jw *w, const char *k, uint64_t v) { jw_key(w, k); jw_u64(w, v); }
+/*
+ * A key of the program's own (n bytes, nothing to escape) and its number,
+ * in one piece where the text is plain, inside a container, with room: the
+ * comma, the key and the digits after one check, no calls. A row of --json
+ * has some sixty of these; written a call for the comma, one for the key
+ * and one for the value, they were most of its writing (perf,
+ * docs/performance.md). Anywhere else, the general way.
+ */
+static inline void jw_ku64_plain(struct jw *w, const char *k, size_t n, uint64_t v)
+{
+	if (!w->pretty && w->depth && !w->after_key && w->n + n + 4 + TEXT_U64_MAX <= JW_BUF) {
+		char *b = w->buf + w->n;
+		*b = ',';
+		b += w->had[w->depth];
+		w->had[w->depth] = true;
+		*b = '"';
+		text_copy(b + 1, k, n);
+		b[n + 1] = '"';
+		b[n + 2] = ':';
+		w->n = text_u64(b + n + 3, v) - w->buf;
+		return;
+	}
+	jw_key_plain(w, k, n);
+	jw_u64(w, v);
+}
+static inline void jw_ku64(struct jw *w, const char *k, uint64_t v)
+{
+	if (__builtin_constant_p(__builtin_strlen(k)))
+		jw_ku64_plain(w, k, __builtin_strlen(k), v);
+	else {
+		jw_key(w, k);
+		jw_u64(w, v);
+	}
+}
 static inline void jw_ki64(struct jw *w, const char *k, int64_t v) { jw_key(w, k); jw_i64(w, v); }
 static inline void jw_kdouble(struct jw *w, const char *k, double v) { jw_key(w, k); jw_double(w, v); }
 static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }

@@ -66,8 +66,7 @@ void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where
 	for (size_t i = 0; i < l->n; i++) {
 		const struct cg_counter_def *d = &cg_counter_defs[l->def[i]];
 		/* The table's keys are literals of this program: nothing to escape. */
-		jw_key_plain(w, d->key, l->keylen[i]);
-		jw_u64(w, cg_counter(c, d));
+		jw_ku64_plain(w, d->key, l->keylen[i], cg_counter(c, d));
 	}
 }
 
