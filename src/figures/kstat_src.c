@@ -352,6 +352,11 @@ int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_
 	for (size_t i = 0; i < d->n; i++) {
 		uint64_t id = d->cg[i].id;
 		const char *rel = NULL;
+		/* Both tables' entries of a cgroup a few ahead, on their way (idtab_prefetch). */
+		if (i + PREFETCH_AHEAD < d->n) {
+			idtab_prefetch(&s->base, d->cg[i + PREFETCH_AHEAD].id);
+			idtab_prefetch(out, d->cg[i + PREFETCH_AHEAD].id);
+		}
 		struct kstat_base *b;
 		struct kstat_fig *f;
 		struct kstat k;

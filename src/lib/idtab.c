@@ -34,6 +34,12 @@ void *idtab_find(const struct idtab *t, uint64_t id)
 	return *p == id ? p : NULL;
 }
 
+void idtab_prefetch(const struct idtab *t, uint64_t id)
+{
+	if (t->cap)
+		__builtin_prefetch(id_at(t->e, t->esize, home(id, t->cap)));
+}
+
 static int grow(struct idtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 256;

@@ -97,6 +97,9 @@ int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval
 		const struct cg_sample *c = &d->cg[i];
 		struct row *w = &r->rows[r->n++];
 
+		if (kfigs && i + PREFETCH_AHEAD < d->n) /* its kernel figures' entry, a few rows ahead */
+			idtab_prefetch(kfigs, d->cg[i + PREFETCH_AHEAD].id);
+
 		w->id = c->id;
 		w->s = c;
 		w->cpu_pct = pct(c->c.oncpu_ns, interval_ns);
@@ -187,8 +190,12 @@ void report_resolve(struct report *r, struct cgfs *fs, size_t limit)
 {
 	size_t n = limit && limit < r->n ? limit : r->n;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		/* Sorted rows' samples lie in the maps' order: the one it reads, a few rows ahead. */
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&r->rows[i + PREFETCH_AHEAD].s->thr_inh_by);
 		resolve_row(&r->rows[i], fs);
+	}
 }
 
 /* The sort key of a row: larger first. */
@@ -292,8 +299,13 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 		free(e);
 		return; /* out of memory: unsorted */
 	}
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
+		/* Each row read from where it was: its lines a few rows ahead, on their way. */
+		if (i + PREFETCH_AHEAD < r->n)
+			for (size_t o = 0; o < sizeof(struct row); o += 64)
+				__builtin_prefetch((const char *)&r->rows[e[i + PREFETCH_AHEAD].i] + o);
 		r->spare[i] = r->rows[e[i].i];
+	}
 	struct row *t = r->rows;
 	r->rows = r->spare;
 	r->spare = t;
