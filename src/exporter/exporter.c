@@ -394,6 +394,9 @@ static int gather(struct exporter *x, struct view *v)
 	bool removed = nremoved != x->nremoved;
 	x->nremoved = nremoved;
 	for (size_t i = 0; i < cur->n; i++) {
+		/* Its entry in the table, a few cgroups ahead (idtab_prefetch): each was a miss. */
+		if (i + PREFETCH_AHEAD < cur->n)
+			idtab_prefetch(&x->tab, cur->cg[i + PREFETCH_AHEAD].id);
 		struct xcg *c = xcg_get(x, cur->cg[i].id);
 		bool first = c && !c->seen;
 		if (c)
