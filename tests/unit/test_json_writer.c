@@ -254,8 +254,12 @@ static void lengths(struct jw *w, void *arg)
 			key[1 % n] = 'A' + i % 26;
 			if (n > 2)
 				key[2] = 'a' + i / 26;
-			/* The unsigned through the one-piece key and number (jw_ku64_plain), the others apart. */
-			if (i & 1) {
+			/*
+			 * The unsigned through the one-piece key and number
+			 * (jw_ku64_plain), the first member too (no comma), the
+			 * others apart.
+			 */
+			if ((i & 1) || !(rep | i)) {
 				jw_ku64_plain(w, key, n, edge_num(i));
 			} else {
 				jw_key_plain(w, key, n);
@@ -281,8 +285,8 @@ Test(json_writer, numbers_and_keys_of_every_length_as_json_c)
 			key[1 % n] = 'A' + i % 26;
 			if (n > 2)
 				key[2] = 'a' + i / 26;
-			json_object_object_add(o, key, (i & 1) ? json_object_new_uint64(edge_num(i))
-							       : json_object_new_int64(-(int64_t)(edge_num(i) >> 1)));
+			json_object_object_add(o, key, (i & 1) || !(rep | i) ? json_object_new_uint64(edge_num(i))
+									     : json_object_new_int64(-(int64_t)(edge_num(i) >> 1)));
 		}
 	}
 	for (int pretty = 0; pretty < 2; pretty++) {
