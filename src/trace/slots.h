@@ -70,8 +70,9 @@ struct slot_table {
 		char *path;          /* cgroup_rmdir's path; NULL: none */
 	} *note;
 	uint32_t nretiring;
-	/* Per slot: the sum of its event counts at the last read, and since when it is unchanged. */
+	/* Per slot: the sum of its event counts when last looked at, and since when it is unchanged. */
 	uint64_t *sig, *quiet_since;
+	uint64_t sig_ns;            /* when they were last looked at (pick_idle) */
 	uint64_t reads;             /* refreshes so far */
 	uint64_t snaps;             /* of them, snapshot reads (not tracer_maintain's) */
 	struct parked *parked;      /* sorted by id */
