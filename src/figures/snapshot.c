@@ -408,8 +408,7 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 		 */
 		uint32_t ahead = slot + PREFETCH_AHEAD;
 		if (ahead < t->nslots && t->owner[ahead])
-			for (size_t o = 0; o < sizeof(struct cg_sample); o += 64)
-				__builtin_prefetch((char *)&s->cg[t->rank[ahead]] + o, 1);
+			prefetch_lines(&s->cg[t->rank[ahead]], sizeof(struct cg_sample), true);
 		/* 0: claimed and given up in a race, or not yet named */
 		if (t->owner[slot] && (err = take_cg(ctx, t, slot))) {
 			/* Out of memory: free what the slots before it allocated. */

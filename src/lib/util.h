@@ -39,6 +39,16 @@ int grow_room(void *arrayp, size_t *cap, size_t need, size_t size);
  */
 #define PREFETCH_AHEAD 4
 
+/* Ask for every cache line of [p, p + len), to be read or (write) written. */
+static inline void prefetch_lines(const void *p, size_t len, bool write)
+{
+	for (size_t o = 0; o < len; o += 64)
+		if (write)
+			__builtin_prefetch((const char *)p + o, 1);
+		else
+			__builtin_prefetch((const char *)p + o, 0);
+}
+
 /* The release (the Makefile may set it). */
 #ifndef CGS_VERSION
 #define CGS_VERSION "0.1.0"

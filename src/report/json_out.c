@@ -353,8 +353,7 @@ void json_report(FILE *f, const struct report *r, const struct json_meta *m, con
 		 * quarters of json_row's samples on its loads).
 		 */
 		if (i + 1 < r->n)
-			for (size_t o = 0; o < sizeof(*r->rows[i + 1].s); o += 64)
-				__builtin_prefetch((const char *)r->rows[i + 1].s + o);
+			prefetch_lines(r->rows[i + 1].s, sizeof(*r->rows[i + 1].s), false);
 		json_row(&w, &r->rows[i], r->hist_ms, m->ti.ncpus, r->group_by);
 	}
 	jw_end_array(&w);

@@ -299,13 +299,8 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 		free(e);
 		return; /* out of memory: unsorted */
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		/* Each row read from where it was: its lines a few rows ahead, on their way. */
-		if (i + PREFETCH_AHEAD < r->n)
-			for (size_t o = 0; o < sizeof(struct row); o += 64)
-				__builtin_prefetch((const char *)&r->rows[e[i + PREFETCH_AHEAD].i] + o);
+	for (size_t i = 0; i < r->n; i++)
 		r->spare[i] = r->rows[e[i].i];
-	}
 	struct row *t = r->rows;
 	r->rows = r->spare;
 	r->spare = t;

@@ -238,6 +238,30 @@ static uint64_t edge_num(int i)
 	return i - 60 < 64 ? 1ULL << (i - 60) : UINT64_MAX;
 }
 
+/* Key i of round rep in key (room for 200), no two alike; returns its length. */
+static int edge_key(char *key, int rep, int i)
+{
+	int n = 1 + (i * 7 + rep) % 199;
+
+	for (int k = 0; k < n; k++)
+		key[k] = 'a' + (k + i + rep) % 26;
+	key[n] = 0;
+	key[0] = '0' + rep;
+	key[1 % n] = 'A' + i % 26;
+	if (n > 2)
+		key[2] = 'a' + i / 26;
+	return n;
+}
+
+/*
+ * Which members are unsigned: they go through the one-piece key and number
+ * (jw_ku64_plain), the first member too (no comma); the others apart.
+ */
+static bool edge_unsigned(int rep, int i)
+{
+	return (i & 1) || !(rep | i);
+}
+
 static void lengths(struct jw *w, void *arg)
 {
 	char key[200];
@@ -246,20 +270,8 @@ static void lengths(struct jw *w, void *arg)
 	jw_object(w);
 	for (int rep = 0; rep < 8; rep++) { /* ~40 KB: the 16 KB buffer is flushed on the way */
 		for (int i = 0; i < 125; i++) {
-			int n = 1 + (i * 7 + rep) % (int)(sizeof(key) - 1);
-			for (int k = 0; k < n; k++)
-				key[k] = 'a' + (k + i + rep) % 26;
-			key[n] = 0;
-			key[0] = '0' + rep; /* no two alike */
-			key[1 % n] = 'A' + i % 26;
-			if (n > 2)
-				key[2] = 'a' + i / 26;
-			/*
-			 * The unsigned through the one-piece key and number
-			 * (jw_ku64_plain), the first member too (no comma), the
-			 * others apart.
-			 */
-			if ((i & 1) || !(rep | i)) {
+			int n = edge_key(key, rep, i);
+			if (edge_unsigned(rep, i)) {
 				jw_ku64_plain(w, key, n, edge_num(i));
 			} else {
 				jw_key_plain(w, key, n);
@@ -277,16 +289,10 @@ Test(json_writer, numbers_and_keys_of_every_length_as_json_c)
 
 	for (int rep = 0; rep < 8; rep++) {
 		for (int i = 0; i < 125; i++) {
-			int n = 1 + (i * 7 + rep) % (int)(sizeof(key) - 1);
-			for (int k = 0; k < n; k++)
-				key[k] = 'a' + (k + i + rep) % 26;
-			key[n] = 0;
-			key[0] = '0' + rep;
-			key[1 % n] = 'A' + i % 26;
-			if (n > 2)
-				key[2] = 'a' + i / 26;
-			json_object_object_add(o, key, (i & 1) || !(rep | i) ? json_object_new_uint64(edge_num(i))
-									     : json_object_new_int64(-(int64_t)(edge_num(i) >> 1)));
+			edge_key(key, rep, i);
+			json_object_object_add(o, key, edge_unsigned(rep, i)
+							       ? json_object_new_uint64(edge_num(i))
+							       : json_object_new_int64(-(int64_t)(edge_num(i) >> 1)));
 		}
 	}
 	for (int pretty = 0; pretty < 2; pretty++) {
