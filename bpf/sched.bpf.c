@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Scheduler events → per-cgroup, per-CPU aggregates.
+ * Scheduler events into per-cgroup figures.
  *
- * sched_switch:  on-CPU time of the outgoing cgroup (since this CPU's last
- *                switch), voluntary/involuntary switch counts, preemption
- *                attribution, and the end of the incoming task's run-queue wait.
- * sched_wakeup*: a run-queue wait starts (and a wake-up is counted).
- * An involuntary switch-out also starts a wait: the task is still runnable,
- * unless its hierarchy is throttled: then the wait is throttled time, kept
- * apart from run-queue latency (docs/design.md), and with the tracepoint
- * throttle backend it opens a throttle episode (throttle.bpf.h).
+ * sched_switch ends the outgoing task's slice, counts the switch and the
+ * preemptor, and ends the incoming task's run-queue wait. A wake-up or an
+ * involuntary switch-out starts a wait. A wait in a throttled hierarchy is
+ * throttled time, kept apart from run-queue latency (throttle.bpf.h).
  *
- * Every program comes twice: tp_btf (typed pointers, direct loads) and raw_tp
- * (probe reads) for kernels where tp_btf does not attach. The loader enables
- * one set after probing.
+ * A slice is what a CPU runs of one task in one cgroup, between switches or
+ * moves. A slot is the index of a cgroup's entries in the per-cgroup arrays. A
+ * shard is one copy of a slot's rarer figures, which CPUs may share. A seeded
+ * CPU is one that seed_cpu set up at attach: its slice start stays in ktime
+ * until its next switch. A held task was preempted after it set a sleeping
+ * state and before it blocked: it stays queued, and the kernel starts no wait.
+ *
+ * Each program comes twice: tp_btf (direct loads) and raw_tp (probe reads,
+ * where tp_btf does not attach). The loader enables one set.
  */
 #include "common.bpf.h"
 #include "throttle.bpf.h"
@@ -22,42 +24,26 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* How often a CPU re-samples the offset of its rq clock to ktime (cgs_cpu_cur). */
+/* How often a CPU samples the offset of its rq clock to ktime. */
 #define CGS_OFF_REFRESH_NS (100ULL * 1000000ULL)
 
 /*
- * Per-cgroup figures, one slot per cgroup: an array, so the hot path finds
- * a cgroup's figures by the slot cached in its task's storage and in the
- * CPU's cpu_cur, with no hashing. cg_slot maps cgroup ids to slots, and
- * slot_owner (common.bpf.h) slots back to ids.
+ * A cgroup's figures live in arrays indexed by its slot, cached in task storage
+ * and cpu_cur: no hashing on the hot path. The map cg_slot maps ids to slots,
+ * and slot_owner (common.bpf.h) maps back. A pop from free_slots is the one
+ * atomic claim every kernel from 5.8 offers tracing programs; atomics that
+ * return a value came in 5.12. Before it refills free_slots with the slots of
+ * removed or idle cgroups, the loader takes their figures, deletes their
+ * cg_slot entries, advances slot_gen and waits out running programs
+ * (membarrier). A slot cached under an older slot_gen is looked up again
+ * (docs/design.md, "Slots").
  *
- * Slots come from free_slots, a queue the loader fills at start and refills
- * with the slots of removed cgroups (and, when slots run short, of cgroups
- * idle for long), after it has taken their final figures: a pop is the one
- * atomic claim every kernel from 5.8 on offers tracing programs (no
- * fetch-and-add before 5.12). Before it hands a slot back, the loader
- * deletes its cg_slot entry, advances slot_gen and waits for every program
- * running to finish (membarrier: an RCU grace period); a task or CPU whose
- * cached slot is from an older slot_gen looks it up again. docs/design.md,
- * "Slots".
- *
- * A cgroup's figures are split by how often they are written (cgsched.h).
- * cg_hot, what every switch or wait writes, is per CPU by hand: CPU c's
- * figures of slot s are entry c * targ_max_cgroups + s, each CPU's run of
- * slots contiguous. Like a PERCPU_ARRAY, each CPU writes only its own
- * entries (programs do not migrate while they run), but the loader reads
- * the whole map in place through mmap, where a per-CPU array's values must
- * be copied out of the kernel, twice (10,000 cgroups on 2 CPUs: 12.6 MB a
- * refresh). Plain array lookups are also inlined on every kernel; per-CPU
- * array ones only from v6.10.
- *
- * cg_shard, the histograms and the rarer counters (616 of the 688 bytes),
- * has targ_shards entries per slot, not one per CPU: per CPU, the whole
- * was 704 bytes x CPUs x --max-cgroups, 138 MB at the default bound on 192
- * CPUs. CPU c writes shard c % targ_shards, with atomic adds when CPUs share
- * one (targ_shared); where the CPUs are few, or the per-CPU view is asked
- * for, there is a shard per CPU and the adds are plain. docs/design.md,
- * "Memory".
+ * The map cg_hot holds what every switch or wait writes, per CPU and slot, at
+ * index cpu * targ_max_cgroups + slot. Only a CPU's own programs write its
+ * entries. Unlike a PERCPU_ARRAY, the loader reads it in place (mmap), and
+ * lookups are inlined on every kernel, not only from v6.10. The map cg_shard
+ * holds the rarer figures, targ_shards entries a slot, to bound memory
+ * (docs/design.md, "Memory"). Shared shards take atomic adds.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -89,9 +75,9 @@ struct {
 } free_slots SEC(".maps");
 
 /*
- * Only for the loader's wait for running programs where membarrier is
- * refused (nohz_full): an update of a map-in-map from user space returns
- * after an RCU grace period (maybe_wait_bpf_programs). Never used here.
+ * Unused here. Where membarrier is refused (nohz_full), the loader waits out
+ * running programs by updating this map-in-map, which returns after an RCU
+ * grace period (maybe_wait_bpf_programs).
  */
 struct rcu_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -109,40 +95,40 @@ struct {
 	.values = { [0] = &rcu_inner },
 };
 
-/* Removed cgroups, for the loader (cgroup_rmdir), which takes them in at each read. */
+/* Removed cgroups (on_rmdir), which the loader takes in at each read. */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1024); /* 2 x --max-cgroups + 1024 */
 	__type(value, struct cgs_gone);
 } gone SEC(".maps");
 
-/* CPUs seed_cpu set up (the loader checks every CPU was). */
+/* CPUs that seed_cpu set up; the loader checks that every CPU was. */
 __u32 seeded_cpus = 0;
 /* Switches the kernel made without its tracepoint, found and repaired (unseen_switch). */
 __u64 unseen_switches = 0;
-/* Moves of tasks that may be running on another CPU (on_attach): the loader has each CPU looked at. */
+/*
+ * Moves of tasks that may run on another CPU (on_attach); the loader then has
+ * each CPU looked at.
+ */
 __u64 moves_elsewhere = 0;
 /*
- * Moves of a running task by another CPU split at its own record of the
- * move (move_time) where the mover's mark (moved_at) was missing or another
- * move's: a thread that is not its process's leader, or a task that
- * switched out before the mover's tracepoint wrote it.
+ * Moves split by the task's own record (move_time) because the mover's mark
+ * (moved_at) was missing or another task's. That happens for a thread that is
+ * not its process's leader, or a task that switched out before the mark.
  */
 __u64 moves_unmarked = 0;
-/* Wake-ups of tasks preempted before they blocked: no wait begun, as the kernel begins none (switch_out). */
+/* Wake-ups of held tasks: no wait begins, as the kernel begins none. */
 __u64 held_wakeups = 0;
 /* Removals not queued (gone full): the loader then checks each shown cgroup's path itself. */
 __u64 gone_lost_total = 0;
-/* The loader's round of asking every CPU (tracer_sync_cpus): seed_cpu's ran_seen is of this round. */
+/* The loader's round of asking every CPU (tracer_sync_cpus); ran_seen belongs to this round. */
 __u64 sync_round = 0;
 
 /*
- * What the running task p has run since the kernel last picked it, by its
- * own count (as of its last update_curr: at most a tick short), for the
- * loader's credit of the slice this CPU is running (cur->since_ns, which
- * began at that pick or later: a bound, never below the slice's time but
- * for what a later untraced pick hides). Read here, at the loader's asking,
- * so the switch path keeps nothing for it.
+ * Note what the running task has run since the kernel last picked it, by its
+ * own count (at most a tick stale). The loader bounds its credit of the running
+ * slice by it. It is read only when the loader asks, so the switch path pays
+ * nothing for it.
  */
 static __always_inline void ran_note(struct cgs_cpu_cur *cur, struct task_struct *p)
 {
@@ -152,9 +138,8 @@ static __always_inline void ran_note(struct cgs_cpu_cur *cur, struct task_struct
 }
 
 /*
- * The last move of a task running on another CPU, by that CPU (on_attach
- * writes it, the CPU's seed_cpu reads it): the pid and its rq clock at the
- * move, where the slice is split.
+ * Per CPU, the last move of a task running there, by another CPU: its pid and
+ * that CPU's rq clock at the move. on_attach writes it.
  */
 struct cgs_moved {
 	__u32 pid;
@@ -172,10 +157,9 @@ struct {
 const volatile int targ_cpu_hierarchy = 0;
 
 /*
- * A new (victim, preemptor) pair is rare: allocated on first use. One
- * value for all CPUs, added to atomically (two CPUs rarely count one pair
- * at once): per CPU, a pair cost 16 bytes a possible CPU (31 MB for 10,000
- * pairs at 192 CPUs) and a read copied each CPU's.
+ * Preemptions by (victim, preemptor) pair, allocated on first use. One value
+ * for all CPUs, with atomic adds: two CPUs rarely count one pair at once, and
+ * per-CPU values would cost memory and copies on every CPU.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -193,10 +177,9 @@ struct {
 } cpu_cur SEC(".maps");
 
 /*
- * Per-task state. Task storage (v5.11+) lives and dies with the task and
- * costs no pid hashing; where the kernel lacks it the loader turns this map
- * into an LRU hash keyed by pid before load (bpf_map__set_type), and
- * targ_task_storage = false removes the storage calls from the program.
+ * Per-task state. Task storage (v5.11+) lives and dies with the task. Without
+ * it, the loader makes this map an LRU hash keyed by pid (bpf_map__set_type),
+ * and targ_task_storage = false prunes storage calls.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -220,18 +203,16 @@ static __always_inline struct cgs_task *task_get(struct task_struct *p, bool dir
 }
 
 /*
- * current, for the paths that may hand it to task_get. Task storage takes
- * a trusted pointer (bpf_get_current_task_btf, v5.11); the pid hash takes
- * any, and on v5.10 (tp_btf-pidhash) a program that calls the _btf helper
- * is refused whole: targ_task_storage = false prunes that call before the
- * verifier looks at it.
+ * current, for paths that may pass it to task_get. Task storage needs a trusted
+ * pointer (bpf_get_current_task_btf, v5.11). v5.10 refuses a whole program that
+ * calls that helper, so the pid-hash build must prune the call.
  */
 static __always_inline struct task_struct *current_task(void)
 {
 	return targ_task_storage ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
 }
 
-/* A task's state if it has one (for the rarer events: none is made). */
+/* A task's state if it has one; none is made. */
 static __always_inline struct cgs_task *task_find(struct task_struct *p, bool direct)
 {
 	if (targ_task_storage)
@@ -242,9 +223,8 @@ static __always_inline struct cgs_task *task_find(struct task_struct *p, bool di
 }
 
 /*
- * The slot of a cgroup, + 1; 0 when every slot is taken. Slow path: once per
- * task and cgroup it moves to, and after the loader recycled slots (the
- * result is cached in its storage).
+ * A cgroup's slot + 1; 0 when every slot is taken. The slow path: callers cache
+ * the result per task until the task moves or slots are recycled.
  */
 static __always_inline __u32 slot_of(__u64 cgid)
 {
@@ -267,7 +247,7 @@ static __always_inline __u32 slot_of(__u64 cgid)
 	return slot + 1;
 }
 
-/* CPU cpu's hot figures of a slot (slot1: the slot + 1, nonzero), for reading another CPU's. */
+/* CPU cpu's hot figures of a slot. slot1 is the slot + 1, nonzero. */
 static __always_inline struct cgs_cg_hot *cg_on(__u32 cpu, __u32 slot1)
 {
 	__u32 i = cpu * targ_max_cgroups + slot1 - 1;
@@ -285,7 +265,6 @@ static __always_inline struct cgs_cg_hot *cg_at(__u32 slot1)
 	return s;
 }
 
-/* Shard `shard`'s figures of a slot (slot1 nonzero). */
 static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1)
 {
 	__u32 i = shard * targ_max_cgroups + slot1 - 1;
@@ -293,10 +272,7 @@ static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1)
 	return bpf_map_lookup_elem(&cg_shard, &i);
 }
 
-/*
- * The shard this CPU writes of a slot (slot1 nonzero, from a cg_at that
- * found the slot). No division where each CPU has its own.
- */
+/* The shard this CPU writes of a slot (slot1 nonzero). */
 static __always_inline struct cgs_cg_shard *sh_at(__u32 slot1)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -305,12 +281,10 @@ static __always_inline struct cgs_cg_shard *sh_at(__u32 slot1)
 }
 
 /*
- * Whether a task group (its address) or one of its ancestors has a CFS
- * quota (RUNTIME_INF is ~0): only then can its tasks be throttled, and only
- * then are the throttle checks worth their cost on the hot path. Rare (per
- * task, when lim_gen moves): a global function with probe reads, verified
- * once instead of in every state that reaches it (start-up,
- * docs/performance.md).
+ * Whether a task group (its address) or an ancestor has a CFS quota
+ * (RUNTIME_INF is ~0): only then can its tasks be throttled. It runs rarely
+ * (per task, when lim_gen moves), so it is a global function with probe reads,
+ * verified once rather than in every state that reaches it.
  */
 __noinline __u64 tg_limited(__u64 addr)
 {
@@ -325,18 +299,16 @@ __noinline __u64 tg_limited(__u64 addr)
 }
 
 /*
- * Refresh the task's cached cgroup id and filter verdict, recomputed only
- * when the task moved to another task group (sched_task_group changed); and
- * whether it can be throttled, re-checked when the loader's lim_gen moved.
- * Returns the id when the filter admits the task, else 0; t->cgid keeps
- * the id either way (a preemptor outside the filter is still named). tg:
- * the task's sched_task_group, which each program loads once at its top
- * (a load from the trusted task pointer costs 6.18's verifier linear scans
- * of vmlinux BTF at every state that reaches it: docs/performance.md).
+ * Refresh the task's cached cgroup id and filter verdict after it changed task
+ * group, and whether it can be throttled after lim_gen moved. Returns the id if
+ * the filter admits the task, else 0; t->cgid holds the id either way, so a
+ * preemptor outside the filter is still named. Each program loads tg
+ * (sched_task_group) once, at its top: on v6.18 each load from a trusted task
+ * pointer costs the verifier BTF scans (docs/performance.md).
  */
 static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_task *t, bool direct)
 {
-	/* After a recycling, all of it again: a removed group's task_group may be reused. */
+	/* After a recycling, refresh all of it: a removed group's task_group may be reused. */
 	if (t->tg != (__u64)tg || t->slot_gen != slot_gen || t->tg_gen != tg_gen) {
 		t->tg = (__u64)tg;
 		t->slot_gen = slot_gen;
@@ -349,9 +321,9 @@ static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_
 	if (t->lim_gen != lim_gen) {
 		t->lim_gen = lim_gen;
 		/*
-		 * The address as a number, as the function takes it: read back
-		 * from the task state (volatile: clang would pass the pointer
-		 * it holds, which the verifier refuses for a scalar argument).
+		 * Pass the address as a number, read back through volatile.
+		 * Otherwise clang passes the pointer it holds, which the
+		 * verifier refuses as a scalar.
 		 */
 		t->limited = tg_limited(*(volatile __u64 *)&t->tg);
 	}
@@ -359,7 +331,7 @@ static __always_inline __u64 task_cgid_cached(struct task_group *tg, struct cgs_
 }
 
 
-/* A task's wait ended that its group's, or an ancestor's, quota caused. */
+/* A task's wait ended that its group's quota, or an ancestor's, caused. */
 static __always_inline void thr_wait(struct cgs_task *t, __u64 d)
 {
 	struct cgs_cg_hot *s = cg_at(t->slot1);
@@ -391,12 +363,12 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	__u64 cgid = task_cgid_cached(tg, t, direct);
 	if (!cgid)
 		return 0;
-	/* Counted when it runs, with the stats slot the switch-in looks up anyway. */
+	/* Counted when it runs, in the figures the switch-in looks up anyway. */
 	t->woken = 1;
 	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
 	} else if (t->held) {
-		t->queued_ns = 0; /* never left its run queue: no wait (switch_out) */
+		t->queued_ns = 0; /* held: still queued, so no wait */
 		__sync_fetch_and_add(&held_wakeups, 1);
 	} else {
 		t->queued_ns = now;
@@ -413,22 +385,21 @@ struct switch_out {
 	__u64 cg;                  /* its cgroup, 0: none or outside the filter */
 	__u32 slot1;
 	bool preempted;            /* switched out runnable, and not by a throttle */
-	bool preempt;              /* the tracepoint's own: a preemption, not the task's own schedule() */
+	bool preempt;              /* the tracepoint's flag: a preemption, not the task's own schedule() */
 	struct cgs_cg_hot *s;      /* its figures on this CPU, if looked up */
 	struct cgs_cg_shard *sh;   /* and the shard this CPU writes */
 };
 
 /*
- * The loader credits the slice running now with CLOCK_MONOTONIC: keep the
- * offset of this CPU's clock to it fresh (rate drift over 100 ms is
- * microseconds at most).
+ * The loader credits the running slice in CLOCK_MONOTONIC: keep this CPU's
+ * clock offset to it fresh. Rates drift by microseconds at most in 100 ms.
  */
 static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 now)
 {
 	if (now - cur->off_at > CGS_OFF_REFRESH_NS) {
 		__u64 off = bpf_ktime_get_ns() - now;
 
-		/* A seeded CPU's since_ns is ktime (seed_cpu): into this clock, once. */
+		/* A seeded CPU's since_ns is ktime: convert it to this clock, once. */
 		if (cur->seeded) {
 			cur->since_ns -= off;
 			cur->seeded = 0;
@@ -439,13 +410,11 @@ static __always_inline void clock_offset_refresh(struct cgs_cpu_cur *cur, __u64 
 }
 
 /*
- * The loader reads this CPU's figures (cg_hot, mmapped) and what runs now
- * (cpu_cur) in two steps; a switch between them would lose the slice it
- * ended, or count it twice. Like a seqlock: odd while this CPU's switch
- * writes them, even after; the loader reads again when the count moved.
- * Only this CPU writes it (programs do not migrate while they run); the
- * barriers keep the compiler from moving the figures' stores across it
- * (x86 keeps stores in order).
+ * The loader reads this CPU's cg_hot entries and cpu_cur in two steps; a switch
+ * between them would lose its slice or count it twice. The count seq works like
+ * a seqlock: odd while a switch writes, even after. Only this CPU writes it.
+ * The barriers keep the compiler from moving stores across it; x86 keeps them
+ * in order.
  */
 static __always_inline void seq_begin(struct cgs_cpu_cur *cur)
 {
@@ -459,7 +428,7 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
-/* An on-CPU slice of d ns into a cgroup's figures on this CPU: s, and sh if found. */
+/* Add an on-CPU slice of d ns to a cgroup's figures on this CPU: s, and sh if found. */
 static __always_inline void slice_add(struct cgs_cg_hot *s, struct cgs_cg_shard *sh, __u64 d)
 {
 	s->oncpu_ns += d;
@@ -469,13 +438,10 @@ static __always_inline void slice_add(struct cgs_cg_hot *s, struct cgs_cg_shard 
 }
 
 /*
- * The on-CPU time of the slice from since_ns to at, as the kernel counts
- * it: the rq clock's time less the growth of what it counted that was not
- * the task's (sched_stolen: IRQ, a hypervisor's steal), stolen being that
- * count at `at` (or now, for an `at` in the past: the steal between the
- * two then falls to the slice after). Without it a slice holds the steal:
- * on a VM whose host stole 10 % of a CPU, a 50 ms burn read 55.8 ms where
- * schedstat and cpuacct said 50.0.
+ * The on-CPU time of the slice from since_ns to at, as the kernel counts it:
+ * rq-clock time less the growth of sched_stolen (IRQ time and a hypervisor's
+ * steal), which a task's runtime leaves out. Pass stolen as of `at`, or of now
+ * for an earlier `at`: the steal between falls to the next slice.
  */
 static __always_inline __u64 slice_ns(const struct cgs_cpu_cur *cur, __u64 at, __u64 stolen)
 {
@@ -484,27 +450,22 @@ static __always_inline __u64 slice_ns(const struct cgs_cpu_cur *cur, __u64 at, _
 	return s < d ? d - s : 0;
 }
 
-/* A slice starts at `at`; stolen is sched_stolen() there (or now). */
 static __always_inline void slice_start(struct cgs_cpu_cur *cur, __u64 at, __u64 stolen)
 {
 	cur->since_ns = at;
 	cur->stolen = cur->stolen_seen = stolen;
 }
 
-/* Outgoing: everything since this CPU's last switch ran prev. */
+/* The outgoing side: everything since this CPU's last switch ran prev. */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct cgs_cpu_cur *cur,
 				       __u64 now, __u64 stolen, struct switch_out *o, bool direct)
 {
 	bool runnable = task_state(prev, direct) == CGS_TASK_RUNNING, throttled = false;
 	/*
-	 * Preempted after it set its sleeping state and before it blocked: it
-	 * stays on its run queue, and the kernel starts no wait (sched_info_depart
-	 * queues only a running task), nor at its wake-up, which finds it queued
-	 * (ttwu_runnable enqueues nothing). Timed from that wake-up, the 7.3
-	 * guest's raw_tp figures were one wait of 0.6-0.8 ms over the kernel's
-	 * run delay in 2 runs of 20 (test_runq_matches_rundelay), each after a
-	 * move into the cgroup of a task still on its CPU, whose reschedule
-	 * preempted it so.
+	 * A held task (see the file header) gets no wait from the kernel:
+	 * sched_info_depart queues only a running task, and ttwu_runnable finds
+	 * it queued and enqueues nothing. A move of a task still on its CPU
+	 * causes this, as the move's reschedule preempts it.
 	 */
 	bool held = !runnable && o->preempt;
 	struct cgs_cg_hot *s;
@@ -517,8 +478,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 		count_drop(CGS_DROP_ONCPU_NOSTART);
 	}
 	/*
-	 * Its task state is needed when it waits from now, or moved to another
-	 * cgroup while it ran, or its slot may have been recycled meanwhile.
+	 * Look up its task state if it waits from now, changed cgroup while it
+	 * ran, or may hold a recycled slot.
 	 */
 	if (runnable || held || !cur->since_ns || cur->tg != (__u64)tg || cur->slot_gen != slot_gen) {
 		t = task_get(prev, direct);
@@ -527,7 +488,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 			o->slot1 = t->slot1;
 			t->held = held;
 			if (held)
-				t->queued_ns = 0; /* a wake-up while it still ran began nothing either */
+				t->queued_ns = 0; /* a wake-up while it still ran began no wait either */
 			if (runnable && o->cg && t->limited && thr_switch_out(prev, t, now, direct)) {
 				throttled = true;
 			} else if (runnable && o->cg) {
@@ -558,7 +519,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 		else
 			s->sw_vol++;
 	}
-	/* After its slice went into its figures: the mark copies them. */
+	/* After its slice went into its figures, because the mark copies them. */
 	if (runnable && o->cg && t)
 		why_mark(t, bpf_get_smp_processor_id(), o->s, now);
 	if (!runnable)
@@ -576,9 +537,8 @@ struct {
 } waits SEC(".maps");
 
 /*
- * A long wait, for the timeline: who waited, and behind whose task (the one
- * switched out as it got the CPU). Rare by construction (milliseconds), so
- * bpf_ktime_get_ns() here costs nothing on the hot path.
+ * A long wait, for the timeline: who waited, and behind whose task. Waits this
+ * long are rare, so bpf_ktime_get_ns() here costs nothing.
  */
 static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u64 d, struct task_group *prev_tg,
 				      bool direct)
@@ -592,7 +552,7 @@ static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u6
 	w->end_ns = bpf_ktime_get_ns();
 	w->start_ns = w->end_ns - d;
 	w->cgid = cgid;
-	/* Whatever cgroup it is in, filter or not (record traces one): 0 for the idle task. */
+	/* Whatever cgroup it is in, filter or not (record traces one); 0 for the idle task. */
 	w->behind = tg_cgid(prev_tg, direct);
 	w->pid = task_pid(next, direct);
 	w->cpu = bpf_get_smp_processor_id();
@@ -600,10 +560,9 @@ static __always_inline void long_wait(struct task_struct *next, __u64 cgid, __u6
 }
 
 /*
- * A task preempted before it blocked (switch_out) waits only where the
- * kernel began a wait for it since: moved to another CPU while queued
- * (a migration's enqueue starts one). sched_info.last_queued holds it,
- * in this rq's clock, until the switch-in that follows this tracepoint.
+ * A held task waits only if the kernel began a wait since: a move to another
+ * CPU while queued starts one. sched_info.last_queued holds its start, in this
+ * rq's clock, until the switch-in after this tracepoint.
  */
 static __always_inline __u64 held_queued(struct task_struct *p, bool direct)
 {
@@ -612,7 +571,7 @@ static __always_inline __u64 held_queued(struct task_struct *p, bool direct)
 	return direct ? p->sched_info.last_queued : BPF_CORE_READ(p, sched_info.last_queued);
 }
 
-/* A run-queue wait of d ns of task t ended: into its cgroup's figures s, and sh if found. */
+/* Add a run-queue wait of d ns of task t to its cgroup's figures s, and sh if found. */
 static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_hot *s, struct cgs_cg_shard *sh, __u64 d)
 {
 	s->wakeups += t->woken;
@@ -623,7 +582,7 @@ static __always_inline void runq_wait(struct cgs_task *t, struct cgs_cg_hot *s, 
 		SHARD_ADD(sh->runq_slots[log2_slot(d / targ_hist_div)], 1);
 }
 
-/* Incoming: its run-queue (or throttled) wait ends now. Returns its task state, or NULL. */
+/* The incoming side: its run-queue or throttled wait ends now. Returns its task state, or NULL. */
 static __always_inline struct cgs_task *switch_in(struct task_struct *next, struct task_group *tg,
 						  const struct switch_out *o, __u64 now, bool direct)
 {
@@ -640,7 +599,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 		if (thr_switch_in(next, t, now, &d, direct)) {
 			thr_wait(t, d);
 		} else if (t->held && !(t->queued_ns = held_queued(next, direct))) {
-			/* Preempted before it blocked: no wait to end (switch_out); its wake-up counts. */
+			/* Held: no wait to end, but its wake-up counts. */
 			if ((s = cg_at(t->slot1)))
 				s->wakeups += t->woken;
 		} else if (!t->queued_ns) {
@@ -648,7 +607,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 		} else {
 			d = elapsed(now, t->queued_ns);
 			tasks_runq(next, t->cgid, now, d, t->woken, direct);
-			/* Switching within one cgroup (common): its slot is at hand. */
+			/* Switching within one cgroup is common: its figures are at hand. */
 			bool same = t->slot1 == o->slot1 && o->s;
 			if ((s = same ? o->s : cg_at(t->slot1))) {
 				sh = same ? o->sh : sh_at(t->slot1);
@@ -668,10 +627,9 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 }
 
 /*
- * The other half of an untraced switch (unseen_switch): p was switched in
- * at `at` (the hot-path clock) with no event, so a wait it had then ended
- * there, as the kernel's run delay has it. Only a task that was waiting:
- * one that was not has nothing to end (no drop to count).
+ * The switch-in half of an untraced switch: p's wait, if it had one, ended at
+ * `at`, as in the kernel's run delay. A task that was not waiting has nothing
+ * to end, and no drop is counted.
  */
 static __always_inline void unseen_switch_in(struct task_struct *p, struct task_group *tg, __u64 at, bool direct)
 {
@@ -711,17 +669,13 @@ static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns)
 }
 
 /*
- * A switch the kernel made without firing sched_switch: this CPU runs p,
- * not the task it was last seen switching to (cur->pid). Seen on a 6.18
- * host where no switch away from one thread (its sandbox's agent) is
- * traced, ftrace's own sched_switch events included: the task after it ran
- * on with this CPU still recorded as the agent's, and a window attached to
- * it lost most of its time. The recorded slice ended when p last switched
- * in, which the kernel keeps (sched_info.last_arrival, its rq clock, the
- * hot path's clock); rq_to_hot turns that into ktime where since_ns is
- * still in ktime (a CPU seed_cpu marked, before its first switch). The recorded task's cgroup gets its slice up to then, and p's slice
- * starts there. A time that does not fit (no SCHED_INFO, or out of order)
- * leaves since_ns: p is then credited from the recorded start.
+ * Repair a switch the kernel made without firing sched_switch: this CPU runs p,
+ * not the task it last saw switching in (cur->pid). Some kernels skip the
+ * tracepoint for some switches. The recorded slice ended when p switched in
+ * (sched_info.last_arrival, rq clock; rq_to_hot converts it to ktime for a
+ * seeded CPU), and p's slice starts there. If that time does not fit (no
+ * SCHED_INFO, or out of order), p is credited from the recorded start. Returns
+ * the time, or 0.
  */
 static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
 					   __u64 stolen, __u64 rq_to_hot)
@@ -743,9 +697,8 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 }
 
 /*
- * What this CPU runs from now, learnt outside a switch (seed_cpu, a move):
- * task pid (0: the idle task) in group tg. A switch has the task's cached
- * state; these rare paths look the group up (probe reads).
+ * Set what this CPU runs from now, learnt outside a switch (seed_cpu, a move):
+ * task pid (0: idle) in group tg, looked up with probe reads.
  */
 static __always_inline void cur_set(struct cgs_cpu_cur *cur, struct task_group *tg, __u32 pid)
 {
@@ -763,8 +716,8 @@ static __always_inline void cur_set(struct cgs_cpu_cur *cur, struct task_group *
 }
 
 /*
- * The running slice up to at into the cgroup this CPU was recorded running
- * (cpu_cur), whose task p, current, goes on from there in another cgroup.
+ * Give the running slice up to `at` to the cgroup this CPU was recorded
+ * running; its task p, current, goes on from there in another cgroup.
  */
 static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_struct *p, __u64 at, __u64 stolen)
 {
@@ -782,8 +735,8 @@ static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_str
 }
 
 /*
- * When the task recorded running on this CPU was moved by another CPU
- * (on_attach told it), if after its slice began and before now; else 0.
+ * When another CPU moved the task recorded running here (on_attach's mark), if
+ * within its slice and before now; else 0.
  */
 static __always_inline __u64 moved_time(const struct cgs_cpu_cur *cur, __u64 now)
 {
@@ -794,32 +747,21 @@ static __always_inline __u64 moved_time(const struct cgs_cpu_cur *cur, __u64 now
 }
 
 /*
- * When the task p, running on this CPU since cur->since_ns, was moved to
- * another task group (sched_move_task, by itself or by another CPU), from
- * its own record, in the rq clock; 0 if that record does not place it
- * within the slice.
+ * The rq-clock time at which p, running here since cur->since_ns, moved to
+ * another task group (sched_move_task), from p's own record; 0 if that record
+ * does not place the move in the slice. The mover's clocks are worse: the rq
+ * clock may be a tick stale, and a mover's mark comes after the move and names
+ * only a process's leader.
  *
- * The rq clock read at the move is only as fresh as its last update: a
- * tick, or a wake-up onto this CPU, between the move and the program
- * moves it on, and a second cgsched's program, run after this one's, read
- * it 1.7-3 ms later in the emulated guest (test_group_by_sums: two
- * instances split one slice at different times). A mover on another CPU
- * writes its mark (moved_at) only after the move, and the task can switch
- * out before that (the move asks for a reschedule): in a CI run in the 7.3
- * guest a moved burner's whole slice, begun 1.15 s before the move, went
- * to the group it entered (test_moved_by_another_while_running); and the
- * mark names a process's leader only. What the move left in the task is
- * there before either: it put the running task and picked it again
- * (set_next_entity: prev_sum_exec_runtime = sum_exec_runtime, exec_start =
- * rq->clock_task), and every update_curr since added to the sum what it
- * moved exec_start by. So exec_start - (sum_exec_runtime -
- * prev_sum_exec_runtime) is the move in the task clock, and it falls after
- * the slice's start in that clock (since_ns less the stolen count then)
- * only if the task was picked again since: a move. Plus sched_stolen now,
- * it is the rq clock at which slice_ns gives the part before the move its
- * task-clock length exactly, and the part after it the rest. A class other
- * than fair (sched_ext, RT) keeps prev_sum_exec_runtime from its last fair
- * pick: the result falls before the slice, and the caller looks elsewhere.
+ * A move puts the running task and picks it again: set_next_entity sets
+ * prev_sum_exec_runtime = sum_exec_runtime and exec_start = rq->clock_task.
+ * Each update_curr since adds to the sum what it moves exec_start by. So
+ * exec_start - (sum_exec_runtime - prev_sum_exec_runtime) is the last pick, in
+ * the task clock. A pick after the slice's start in that clock (since_ns less
+ * the stolen count then) is a move. Plus sched_stolen now, it is the rq-clock
+ * time at which slice_ns splits the slice exactly. Classes other than fair
+ * (sched_ext, RT) keep an older prev_sum_exec_runtime: the result falls before
+ * the slice, and the caller uses the mark.
  */
 static __always_inline __u64 move_time(const struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
 				       __u64 stolen)
@@ -833,9 +775,8 @@ static __always_inline __u64 move_time(const struct cgs_cpu_cur *cur, struct tas
 }
 
 /*
- * When the task running on this CPU was moved by another CPU: its own
- * record first (move_time), else the mover's mark (a class other than
- * fair); 0 if neither, counted.
+ * When another CPU moved the task running here: by its own record (move_time),
+ * else by the mover's mark; 0, and a drop, if neither has it.
  */
 static __always_inline __u64 moved_by_another(const struct cgs_cpu_cur *cur, struct task_struct *p, __u64 now,
 					      __u64 stolen)
@@ -850,14 +791,11 @@ static __always_inline __u64 moved_by_another(const struct cgs_cpu_cur *cur, str
 }
 
 /*
- * The task running on this CPU (p, current) is in another group now, tg:
- * moved while it ran (cpu_cgroup_attach -> sched_move_task, no switch).
- * The kernel charged the old group up to the move (the dequeue's
- * update_curr) and charges the new one from there; so does this, at `at`.
- * Unsplit, the slice went on as the old cgroup's (and the loader credited
- * it so) until the task switched out, and all of it to the new one then: a
- * cgroup made for a running burner was not seen until it switched, which
- * alone on its CPU could be never (docs/design.md, "Moves").
+ * The task running here (p, current) moved to group tg while it ran
+ * (sched_move_task, no switch). The kernel charges the old group up to the move
+ * (the dequeue's update_curr) and the new one after; so does this, at `at`.
+ * Unsplit, a task alone on its CPU might never be seen in its new cgroup
+ * (docs/design.md, "Moves").
  */
 static __always_inline void moved_while_running(struct cgs_cpu_cur *cur, struct task_struct *p,
 						 struct task_group *tg, __u32 pid, __u64 at, __u64 stolen)
@@ -874,7 +812,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	__u32 zero = 0;
 	struct cgs_cpu_cur *cur = bpf_map_lookup_elem(&cpu_cur, &zero);
 	__u64 now = sched_now(next, direct), stolen = sched_stolen(next, direct);
-	/* Each task's group loaded once, here (task_cgid_cached says why). */
+	/* Each task's group is loaded once, here (task_cgid_cached says why). */
 	struct task_group *ptg = task_tg(prev, direct), *ntg = task_tg(next, direct);
 	bool prev_task = task_pid(prev, direct); /* not the idle task */
 	struct switch_out o = { .tg = prev_task ? ptg : NULL, .preempt = preempt };
@@ -891,11 +829,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 			unseen_switch_in(prev, ptg, at, direct);
 	} else if (cur->tg != (__u64)ptg && prev_task && cur->since_ns) {
 		/*
-		 * Moved by another CPU while it ran, and switched out before
-		 * a read split its slice (the move asks for a reschedule):
-		 * the part before the move is the old cgroup's; switch_out
-		 * gives the rest (all of it, if the move's time is not known)
-		 * to the new one.
+		 * Moved by another CPU while it ran, and switched out before a
+		 * read split its slice. The old cgroup gets the part before the
+		 * move; switch_out gives the new one the rest (all of it, if
+		 * the move's time is unknown).
 		 */
 		__u64 at = moved_by_another(cur, prev, now, stolen);
 
@@ -924,22 +861,14 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 }
 
 /*
- * What each CPU runs now, told by the loader (BPF_PROG_TEST_RUN with
- * BPF_F_TEST_RUN_ON_CPU, raw_tp programs since v5.10: in that IPI, current
- * is the task the CPU was running).
- *
- * When tracing begins: on-CPU time is counted from a CPU's switch-in, and a
- * task that was running when the programs attached (a burner alone on its
- * CPU switches never) would be seen only from its next switch, or not at
- * all. A CPU that has switched since the attach is left as it is. since_ns
- * is set in ktime (the rq clock is only as fresh as its last update here)
- * and marked, and the first offset refresh of a switch turns it into the rq
- * clock (clock_offset_refresh); off_at 0 makes that the next switch.
- *
- * At each read after that: a CPU that runs another task than the one it was
- * last seen switching to made a switch the kernel did not trace
- * (unseen_switch), and its running slice, which the loader credits up to
- * the read, would be the wrong task's.
+ * Tell each CPU what it runs now. The loader runs this on every CPU with
+ * BPF_F_TEST_RUN_ON_CPU (raw_tp, v5.10+); in that IPI, current is the task the
+ * CPU was running. On-CPU time counts from a switch-in, and a task alone on its
+ * CPU may never switch. So at attach this seeds each CPU that has not switched
+ * yet. Its since_ns is set in ktime, as the rq clock may be stale here; off_at
+ * 0 makes the next switch convert it. At later reads this finds untraced
+ * switches (unseen_switch), whose running slice the loader would credit to the
+ * wrong task.
  */
 SEC("raw_tp")
 int seed_cpu(void *ctx)
@@ -953,11 +882,9 @@ int seed_cpu(void *ctx)
 	if (!cur)
 		return 0;
 	/*
-	 * The steal of the slice running here so far, for the loader's credit
-	 * of it up to its read (snapshot.c take_running), which cannot read
-	 * the task clock: record's last read asks every CPU, so an attached
-	 * window ends in the kernel's clock too (a burner alone on a CPU read
-	 * 100 % where schedstat said 80.2: the hypervisor took the rest).
+	 * The same task runs on: note the steal of its slice so far. The loader
+	 * credits the slice up to its read (snapshot.c take_running) without
+	 * the task clock, and leaves this steal out.
 	 */
 	if (cur->since_ns && cur->pid == pid && cur->tg == (__u64)tg) {
 		seq_begin(cur);
@@ -975,8 +902,8 @@ int seed_cpu(void *ctx)
 
 		/*
 		 * The same task, moved by another CPU while it ran (on_attach):
-		 * split at the move (moved_by_another), else here. (A slice
-		 * still in ktime has no rq-clock start to place it in.)
+		 * split at the move, else here. A slice still in ktime cannot
+		 * place the move.
 		 */
 		if (cur->pid == pid) {
 			__u64 at = 0;
@@ -993,7 +920,7 @@ int seed_cpu(void *ctx)
 		}
 		__u64 at = unseen_switch(cur, p, now, stolen, ktime ? kt - rq : 0);
 
-		/* Its wait, timed in the hot-path clock: the rq clock, as last_arrival is. */
+		/* Its wait is timed in the hot-path clock: the rq clock, as last_arrival is. */
 		if (at && pid)
 			unseen_switch_in(p, tg, BPF_CORE_READ(p, sched_info.last_arrival), false);
 	} else {
@@ -1068,11 +995,9 @@ int BPF_PROG(raw_migrate, struct task_struct *p)
 }
 
 /*
- * A cgroup removed: tell the loader, which takes the final figures of its
- * slot and recycles it, or lets go of its parked figures (a cgroup idle for
- * long may have none here). Only the cpu controller's hierarchy: on v1 each
- * hierarchy numbers its cgroups on its own, so another one's id can equal a
- * cpu cgroup's.
+ * A cgroup was removed: the loader takes the final figures of its slot and
+ * recycles it, or drops its parked figures. Only the cpu hierarchy counts: on
+ * v1 each hierarchy numbers its cgroups alone, so ids can collide.
  */
 static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool direct)
 {
@@ -1081,7 +1006,7 @@ static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool di
 
 	if (hier != targ_cpu_hierarchy)
 		return 0;
-	__sync_fetch_and_add(&tg_gen, 1); /* every task's cached group looked at again (common.bpf.h) */
+	__sync_fetch_and_add(&tg_gen, 1); /* every task's cached group is looked at again (common.bpf.h) */
 	g.cgid = direct ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
 	/* Its name, which the loader can no longer read from the cgroupfs. */
 	bpf_probe_read_kernel_str(g.path, sizeof(g.path), path);
@@ -1105,15 +1030,12 @@ int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
 }
 
 /*
- * Tasks moved into a cgroup (cgroup_attach_task: after the move, on the CPU
- * of the task that wrote cgroup.procs or tasks; once per write, for the
- * leader alone when a whole process moved). A task that moved itself
- * (systemd-run --scope, cgexec, `echo $$ > cgroup.procs; exec ...`) runs on
- * this CPU: its slice is split here, at the move (moved_while_running). One
- * that may be running on another CPU, or other threads of a process, cannot
- * be split from here: counted, and the loader has every CPU look at what it
- * runs before its next read (seed_cpu), where IPIs can; elsewhere, or if it
- * switches out first, it is split at its next switch (moved_by_another).
+ * Tasks moved into a cgroup: fired after the move, on the writer's CPU, once
+ * per write of cgroup.procs or tasks (for the leader alone when a whole process
+ * moved). A task that moved itself (systemd-run --scope, cgexec) runs here: its
+ * slice is split now. Other moves are counted, and the loader has every CPU
+ * look at what it runs (seed_cpu) before its next read; if the task switches
+ * out first, its switch splits the slice.
  */
 static __always_inline int on_attach(struct cgroup *dst, struct task_struct *task, bool threadgroup,
 				     struct task_struct *me, bool direct)
