@@ -1,32 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CFS bandwidth throttling: episodes of a cgroup's quota running out on one
- * CPU, from start to end, by one of three backends (rodata targ_thr):
+ * CFS bandwidth throttling. An episode is one throttle of one cfs_rq, from the
+ * throttle to the unthrottle. A task held by a throttle is runnable but waits
+ * for the unthrottle. A limited task is one whose group, or an ancestor, has a
+ * CFS quota (tg_limited). One of three backends (targ_thr) finds the episodes.
  *
- *  fentry      fexit on throttle_cfs_rq (throttled when cfs_rq->throttled is
- *              set on return: it can find runtime after all and return
- *              false), fentry on unthrottle_cfs_rq.
- *  kprobe      the same with a kprobe+kretprobe pair (the argument is kept
- *              per CPU between them: the rq lock is held, nothing nests) and
- *              a kprobe; the loader attaches compiler clones too (.isra.0).
- *  tracepoint  no hooks on the throttle path (this needs neither fentry nor
- *              kprobes): a runnable task switched out in a throttled
- *              hierarchy opens an episode for the throttled cfs_rq; every
- *              later switch on that CPU, while an episode is open, checks
- *              whether the cfs_rq is still throttled and closes it if not,
- *              and so does the switch-in of a task it held, on any CPU.
+ * The fentry backend hooks the return of throttle_cfs_rq, which throttled only
+ * if cfs_rq->throttled is set then, and the entry of unthrottle_cfs_rq. The
+ * kprobe backend does the same with kprobes. It keeps the argument per CPU from
+ * entry to return: the rq lock is held, so nothing nests. The loader attaches
+ * compiler clones too (.isra.0). Both time episodes in ktime, as
+ * unthrottle_cfs_rq runs from the period timer before it updates the rq clock,
+ * which may be stale.
  *
- * Clocks: the fentry and kprobe hooks time episodes with bpf_ktime_get_ns(),
- * not rq->clock: unthrottle_cfs_rq runs from the period timer on another
- * CPU before it updates the (NOHZ idle, stale) rq clock. The tracepoint
- * backend opens and closes episodes at switches, with the hot path's clock
- * (sched_now). thr_last holds each backend's own clock; wait_throttled_by
- * converts a wait's start to it.
+ * The tracepoint backend has no throttle hooks. A runnable task switched out
+ * throttled opens an episode. A later switch on that CPU that finds the cfs_rq
+ * unthrottled ends it, as does the switch-in of a task it held, on any CPU. It
+ * uses the hot path's clock (sched_now). The map thr_last is in each backend's
+ * clock; wait_throttled_by converts a wait's start to it.
  *
- * The switch path meets the backends only through the hooks at the end of
- * this file (thr_switch, thr_switch_out, thr_switch_out_asleep,
- * thr_switch_in, thr_wakeup, thr_migrate): a new backend is a new implementation of
- * those. Included by sched.bpf.c: one object, one load.
+ * Up to v6.17 a throttled cfs_rq is dequeued whole (the per-cfs_rq model); from
+ * v6.18 each task is held when it next stops. The switch path calls the
+ * backends only through the hooks at the end of this file.
  */
 #ifndef CGS_THROTTLE_BPF_H
 #define CGS_THROTTLE_BPF_H
@@ -38,8 +33,8 @@ const volatile __u32 targ_thr = CGS_THR_NONE;
 __u64 thr_moved_waits = 0;
 
 /*
- * Written once per episode, not per event: allocated on first use rather than
- * preallocated, which would make start-up grow with --max-cgroups.
+ * Written once per episode: allocated on use, as preallocation would make
+ * start-up grow with --max-cgroups.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -49,7 +44,7 @@ struct {
 	__type(value, struct cgs_thr_stats);
 } thr_stats SEC(".maps");
 
-/* fentry/kprobe: throttle start per cfs_rq (pointer), until unthrottle. */
+/* fentry/kprobe: the start of each throttle, by cfs_rq address, until its unthrottle. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -67,8 +62,8 @@ struct {
 } thr_stash SEC(".maps");
 
 /*
- * tracepoint: the throttled cfs_rqs each CPU looks at on its switches (its
- * own, and those a wake-up here found throttled).
+ * tracepoint: the throttled cfs_rqs each CPU checks at its switches: its own,
+ * and those a wake-up here found.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -78,17 +73,12 @@ struct {
 } thr_open SEC(".maps");
 
 /*
- * tracepoint: the open episodes themselves, one per cfs_rq, shared by every
- * CPU. Whoever sees an episode over first ends it: a switch on a CPU that
- * looks at it (check_episodes), or the switch-in of a task it held, on any
- * CPU (thr_switch_in). The delete is the claim (only one deleter succeeds,
- * on every kernel from 5.8; compare-and-swap came in 5.12), so it is
- * counted once (close_episode says the one window where it is not). Per CPU alone, an episode ended only at a switch of the
- * CPU that opened it, which need not be the throttled one: a wake-up into
- * a throttled cfs_rq opens it on the waker's CPU (thr_wakeup), and that
- * CPU may then idle through the unthrottle; and a held task pulled away by
- * an idle CPU's balancing leaves its own CPU picking idle again, which
- * fires no switch.
+ * tracepoint: the open episodes, one per cfs_rq, shared by all CPUs. The first
+ * CPU to see one over ends it (check_episodes, thr_switch_in), and the delete
+ * is the claim: one deleter wins on every kernel from 5.8, with no
+ * compare-and-swap. Any CPU must be able to end it: the waker's CPU that opened
+ * it may idle through the unthrottle, and a held task pulled to another CPU
+ * leaves no switch behind.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -100,12 +90,9 @@ struct {
 
 /*
  * The last episode of each cfs_rq, for waits that overlapped one without the
- * task itself being switched out throttled (per-cfs_rq model: a task queued
- * behind the one that was running stops with the whole cfs_rq). A plain
- * hash, not an LRU: an LRU's eviction is silent, and an evicted entry turned
- * a throttled wait into run-queue latency (which drives soft caps) without a
- * count. Entries go with their cgroup (the loader, slots.c forget_maps); a
- * full map is counted (throttle_last_full).
+ * task being switched out throttled (per-cfs_rq model). Not an LRU: an eviction
+ * would silently turn a throttled wait into run-queue latency. The loader
+ * deletes entries with their cgroup; a full map is counted.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -145,18 +132,12 @@ static __always_inline __u64 overlapped(__u64 cfs_rq, __u64 since)
 }
 
 /*
- * The episodes' figures of a cgroup on a CPU, made if need be; made at the
- * throttle too (thr_begin), on the throttled run queue's own CPU, not only
- * at the first unthrottle. This map is allocated on use
- * (BPF_F_NO_PREALLOC), and since 6.1 such an element comes from a per-CPU
- * cache refilled from an irq_work, prefilled with few elements of a size
- * over 256 bytes (this one is). The period timer unthrottles the group's
- * run queues of every CPU in one interrupt on one CPU: their first
- * unthrottles there ask that one cache for two elements before its refill
- * can run. The likely cause of 90 episodes listed and 89 counted, the one
- * missing a first-period ~88 ms one (test_throttle_matches_cpustat, 6.1
- * guest, the project's CI of 1cd873e; not seen in 20 runs alone, where the
- * refill wins the race). A failure is counted (throttle_map_full).
+ * The episodes' figures of a cgroup on a CPU, made if missing. thr_begin makes
+ * them at the throttle, on the throttled CPU. Since v6.1 an element of this map
+ * comes from a small per-CPU cache refilled by irq_work. The period timer
+ * unthrottles every CPU's run queues in one interrupt on one CPU, and making
+ * all their figures there could empty that cache. A failure is counted
+ * (throttle_map_full).
  */
 static __always_inline struct cgs_thr_stats *thr_stats_of(__u64 cgid, __u32 cpu)
 {
@@ -171,7 +152,7 @@ static __always_inline struct cgs_thr_stats *thr_stats_of(__u64 cgid, __u32 cpu)
 	return s;
 }
 
-/* An episode of d ns that ended ago ns before now. */
+/* Count an episode of d ns that ended `ago` ns before now, and send it to the timeline. */
 static __always_inline void thr_account_ago(__u64 cgid, __u32 cpu, __u64 d, __u64 ago)
 {
 	struct cgs_episode *e = bpf_ringbuf_reserve(&episodes, sizeof(*e), 0);
@@ -212,8 +193,8 @@ static __always_inline void thr_account_shown(struct cfs_rq *c, __u64 cgid, __u6
 }
 
 /*
- * A throttle the kernel counted no time for (no task held: see thr_end),
- * whose refills it counted all the same: sent for the periods only.
+ * A throttle the kernel counted no time for, as it held no task (thr_end): sent
+ * for the periods it counted, only.
  */
 static __always_inline void thr_period_only(struct cfs_rq *c, __u64 cgid, __u64 start, __u64 end, bool direct)
 {
@@ -234,12 +215,10 @@ static __always_inline void thr_period_only(struct cfs_rq *c, __u64 cgid, __u64 
 }
 
 /*
- * tracepoint backend, per-cfs_rq model: a throttle that no switch saw (the
- * cfs_rq throttled as a task was enqueued: woken, or moved here by the load
- * balancer, onto a CPU whose share of the quota was spent) but that began
- * within this task's wait. Counted now, ending now (the first switch that
- * sees it over, as for the others), and remembered so that the other tasks
- * it held find it in thr_last. Returns the throttled cgroup's id, or 0.
+ * tracepoint backend, per-cfs_rq model: a throttle within this task's wait that
+ * no switch saw, as the cfs_rq throttled at an enqueue (a wake-up or a
+ * load-balancer move). Counted as ending now, and remembered in thr_last for
+ * the other tasks it held. Returns the throttled cgroup's id, or 0.
  */
 static __always_inline __u64 unseen_throttle(struct cfs_rq *c, __u64 now, __u64 wait, bool direct)
 {
@@ -255,24 +234,18 @@ static __always_inline __u64 unseen_throttle(struct cfs_rq *c, __u64 now, __u64 
 }
 
 /*
- * The two rare paths that walk a task's hierarchy (a long wait of a limited
- * task, a throttled task) are global functions, verified once, not at each
- * of the many verifier states that reach their call sites; they take numbers
- * and read with probe reads. Both cut start-up (docs/performance.md,
- * "Start-up"): inlined with direct loads, 6.18's verifier walked them in
- * ~12,000 of btf_switch's 31,000 processed instructions, and each direct
- * load of a pointer from the trusted task cost it four linear scans of
- * vmlinux BTF (the *__safe_trusted lookups). The cost is a few probe reads
- * on these paths only.
+ * The two rare paths that walk a task's hierarchy are global functions:
+ * verified once, not at every state that reaches their call sites. They take
+ * numbers and use probe reads. Inlined with direct loads, they made up much of
+ * the switch's verification on v6.18 (docs/performance.md, "Start-up").
  */
 
 /*
- * Did a throttle of the task's group, or of an ancestor, overlap its wait
- * (since: its start, on the clock of episodes)? Returns the throttling
- * cgroup's id, or 0. Ongoing episodes count too (their end is still 0 in
- * thr_last: see thr_begin). The cfs_rq it was queued on (queued_rq) is
- * checked first: after an unthrottle it may have been pulled to another CPU
- * before it ran. cfs_rq and group_se: the task's se.cfs_rq and se.parent.
+ * The cgroup whose throttle overlapped the task's wait (from since, in the
+ * episodes' clock), or 0. Ongoing episodes count too: their end in thr_last is
+ * still 0. The cfs_rq the task was queued on (queued_rq) comes first, as the
+ * task may have been pulled to another CPU after the unthrottle. The arguments
+ * cfs_rq and group_se are the task's se.cfs_rq and se.parent.
  */
 __noinline __u64 thr_wait_by(__u64 cfs_rq, __u64 group_se, __u64 queued_rq, __u64 since, __u64 now)
 {
@@ -297,7 +270,7 @@ static __always_inline __u64 wait_throttled_by(struct task_struct *p, struct cgs
 {
 	__u64 since = t->queued_ns;
 
-	/* fentry/kprobe episodes are in ktime: so must the wait's start be (rare path). */
+	/* fentry/kprobe episodes are in ktime, so the wait's start must be too (rare path). */
 	if (targ_thr != CGS_THR_TRACEPOINT)
 		since += bpf_ktime_get_ns() - now;
 	return thr_wait_by((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false), t->queued_rq, since, now);
@@ -324,16 +297,16 @@ __noinline __u64 thr_holder(__u64 cfs_rq, __u64 group_se)
 	return cfs_rq;
 }
 
-/* Read with probe reads, as every use of the result must be: it is a number to the verifier. */
+/* Use the result with probe reads only: to the verifier it is a number. */
 static __always_inline struct cfs_rq *throttler(struct task_struct *p)
 {
 	return (void *)thr_holder((__u64)task_cfs_rq(p, false), (__u64)task_group_se(p, false));
 }
 
 /*
- * An open episode given up: not seen over in 30 s, or its entry found on a
- * cfs_rq address another cgroup has now. No figure to trust; its last
- * record ends where it began, so no later wait finds it ongoing.
+ * Give up an open episode: not seen over in 30 s, or its cfs_rq address now
+ * another cgroup's. Its record ends where it began, so no wait finds it
+ * ongoing.
  */
 static __always_inline void give_up(__u64 key, const struct cgs_opened *e)
 {
@@ -342,13 +315,8 @@ static __always_inline void give_up(__u64 key, const struct cgs_opened *e)
 }
 
 /*
- * Open the episode of cfs_rq key. This and close_episode are global
- * functions, verified once per program (see thr_wait_by), not at each of
- * their five call sites. With one scan that carried the matching and free
- * indices into the map updates below, the verifier walked every pair of
- * them through the rest: the wake-up program's 3,700 processed
- * instructions became 38,200, and start-up's verification 100 -> 340 ms
- * on 6.18 (now 3,230 and 18,379 for the switch's 21,150).
+ * Open the episode of cfs_rq key. This and close_episode are global functions,
+ * verified once per program, not at each call site.
  */
 __noinline __u64 open_episode(__u64 key, __u64 cgid, __u64 now, __u64 end_cap)
 {
@@ -361,14 +329,14 @@ __noinline __u64 open_episode(__u64 key, __u64 cgid, __u64 now, __u64 end_cap)
 	if (!o)
 		return 0;
 	/*
-	 * Open unless it is: another of its tasks stopped, here or elsewhere.
-	 * Ended by another CPU between the insert and the lookup: once more.
+	 * Open unless open already (another of its tasks stopped). If another
+	 * CPU ended it between the insert and the lookup, try once more.
 	 */
 	bool opened = !(err = bpf_map_update_elem(&thr_opened, &key, &v, BPF_NOEXIST));
 	if (err == -EEXIST && !(e = bpf_map_lookup_elem(&thr_opened, &key)))
 		opened = !(err = bpf_map_update_elem(&thr_opened, &key, &v, BPF_NOEXIST));
 	if (e && (e->cgid != cgid || now - e->start > CGS_STALE_NS)) {
-		/* Left by a cgroup whose cfs_rq address this one has now, or never seen over. */
+		/* Left by a cgroup that had this cfs_rq address before, or never seen over. */
 		give_up(key, e);
 		*e = v;
 		opened = true;
@@ -380,9 +348,9 @@ __noinline __u64 open_episode(__u64 key, __u64 cgid, __u64 now, __u64 end_cap)
 	else if (!e)
 		count_drop(CGS_DROP_THR_OPEN_FULL);
 	/*
-	 * Looked at here from now: a new episode restarts this CPU's 30 s.
-	 * Two passes that carry no index out (one that did made the verifier
-	 * walk every pair of them through the rest: 10x the instructions).
+	 * Check it here from now; a new episode restarts this CPU's 30 s. Two
+	 * passes carry no index out: one pass that did cost the verifier ten
+	 * times the instructions.
 	 */
 	for (int i = 0; i < CGS_OPEN_MAX; i++) {
 		if (o->cfs_rq[i] != key)
@@ -407,12 +375,11 @@ __noinline __u64 open_episode(__u64 key, __u64 cgid, __u64 now, __u64 end_cap)
 }
 
 /*
- * The open episode of cfs_rq key, seen over at now (throttled: false) or
- * still throttled after this CPU looked at it 30 s: ended, if nobody else
- * has. The delete decides who counts it; the figures go to the cfs_rq's
- * CPU, whichever CPU ends it. Not proof against the cfs_rq throttling
- * again within the microsecond between another CPU's lookup and delete:
- * then one episode is lost and one counted to the later end.
+ * End the open episode of cfs_rq key, seen over at now, unless another CPU did:
+ * the delete decides. If still throttled after this CPU checked it for 30 s,
+ * stop checking. The figures go to the cfs_rq's CPU. If the cfs_rq throttles
+ * again between another CPU's lookup and delete, one episode is lost and the
+ * other runs to the later end.
  */
 __noinline __u64 close_episode(__u64 key, __u64 now, __u64 throttled)
 {
@@ -472,13 +439,11 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 		return; /* it found runtime after all */
 	st.cgid = cfs_rq_cgid(c, direct);
 	/*
-	 * A start of its group's left from the last throttle: that
-	 * unthrottle's probe did not run (a kprobe is skipped while the CPU's
-	 * bpf_prog_active is held, as by any BPF syscall's map access there,
-	 * and up to 6.6 the kernel counts no such miss). That episode is
-	 * lost: counted, not guessed; likely what put the kprobe backend ~90
-	 * ms short in 1 run of 20 in the 6.1 and 7.3 guests (docs/testing.md).
-	 * Another group's: a removed group's cfs_rq address, reused.
+	 * A start of its group's left from the last throttle: that unthrottle's
+	 * kprobe was skipped. That happens while bpf_prog_active is held, as by
+	 * a BPF syscall on that CPU, and kernels up to v6.6 count no such miss.
+	 * The episode is lost, and counted. A start of another group's is a
+	 * removed group's cfs_rq address, reused.
 	 */
 	struct cgs_thr_start *old = bpf_map_lookup_elem(&thr_start, &key);
 	if (old && old->cgid == st.cgid)
@@ -486,7 +451,7 @@ static __always_inline void thr_begin(struct cfs_rq *c, bool direct)
 	if (bpf_map_update_elem(&thr_start, &key, &st, BPF_ANY))
 		count_drop(CGS_DROP_THR_FULL);
 	thr_remember(key, st.cgid, st.at, 0);
-	/* Its figures made here, on its own CPU (thr_stats_of); a failure is counted at the end. */
+	/* Make its figures here, on its own CPU (thr_stats_of); a failure is counted at the end. */
 	if (!targ_filter || tg_matches(cfs_rq_tg(c, direct), direct))
 		thr_stats_of(st.cgid, cfs_rq_cpu(c, direct));
 }
@@ -507,22 +472,14 @@ static __always_inline void thr_end(struct cfs_rq *c, bool direct)
 	__u64 cgid = cfs_rq_cgid(c, direct);
 	thr_remember(key, cgid, s0, now);
 	/*
-	 * The throttled time as the kernel counts it: the unthrottle adds
-	 * rq_clock - throttled_clock to cpu.stat (and, since v6.6, zeroes it).
-	 * Up to v6.5 throttled_clock is the throttle's own rq clock (r0): the
-	 * whole span. Since v6.6 (79462e8c879a "sched: don't account throttle
-	 * time for empty groups") it is set only once a task is queued on the
-	 * throttled cfs_rq, and with v6.18's task-based throttle once one is
-	 * held; 0: none was, and the kernel counts nothing. The whole span put
-	 * the 7.3 guest's fentry and kprobe figures 0.3-0.55 s a run over
-	 * cpu.stat (1.3-4.5 %). The rq clock of the unthrottle is not read
-	 * here: the kernel updates it inside, after this fentry, and an idle
-	 * CPU's is stale until then; the span is ktime, less the kernel's late
-	 * start in its own clock. A zero is no time, and no episode of the
-	 * counts (the tracepoint backend, which sees held tasks only, has none
-	 * either); but the refills in its span counted the periods, so it is
-	 * sent for those (the 7.3 guest: cpu.stat 7 throttled periods, cgsched
-	 * 4, as a pulse's burst ran out just as it went to sleep).
+	 * The throttled time as the kernel counts it: rq_clock -
+	 * throttled_clock at the unthrottle. Up to v6.5 throttled_clock is the
+	 * throttle's own rq clock (r0). Since v6.6 (79462e8c879a) it is set
+	 * only once a task is queued, and since v6.18 once one is held. The
+	 * kernel's count then starts late, and that delay comes off the span.
+	 * The span is ktime, as the rq clock is updated only inside the
+	 * unthrottle. A throttled_clock of 0 is no time and no episode. Its
+	 * refills still count as throttled periods, so it is sent for those.
 	 */
 	__u64 tk = direct ? c->throttled_clock : BPF_CORE_READ(c, throttled_clock), d = now - s0;
 
@@ -544,10 +501,9 @@ static __always_inline void thr_switch(__u64 now)
 }
 
 /*
- * A runnable task of a group that can be throttled is switched out: if its
- * hierarchy is throttled, its wait from now is throttled time (thr_since,
- * thr_by), not a run-queue wait; the tracepoint backend opens the episode.
- * Returns whether it was throttled.
+ * A runnable, limited task is switched out. If its hierarchy is throttled, its
+ * wait from now is throttled time, and the tracepoint backend opens the
+ * episode. Returns whether it was throttled.
  */
 static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_task *t, __u64 now,
 					   bool direct)
@@ -564,10 +520,9 @@ static __always_inline bool thr_switch_out(struct task_struct *prev, struct cgs_
 }
 
 /*
- * A task of the filter (cg) stopped not running (blocked, or preempted
- * before it could): with the tracepoint backend and the
- * per-cfs_rq model, the quota may have run out as it went to sleep; tasks
- * queued behind it are held, and no runnable task stops to show it.
+ * A task of the filter (cg) stopped while not runnable. With the tracepoint
+ * backend and the per-cfs_rq model, the quota may have run out as it stopped:
+ * tasks behind it are held, and no runnable task stops to show it.
  */
 static __always_inline void thr_switch_out_asleep(struct task_struct *prev, const struct cgs_cpu_cur *cur,
 						  __u64 cg, __u64 now, bool direct)
@@ -577,17 +532,12 @@ static __always_inline void thr_switch_out_asleep(struct task_struct *prev, cons
 		return;
 	struct cfs_rq *c = throttler(prev);
 	/*
-	 * The kernel's count of it: since v6.6 (79462e8c879a "sched: don't
-	 * account throttle time for empty groups") only from when a task is
-	 * queued on it (throttled_clock set then): none yet, nothing to count;
-	 * the wake-up that queues one opens it (thr_wakeup). Before, from the
-	 * throttle on, held tasks or not; and with none held, the unthrottle
-	 * reschedules nothing and no switch on its CPU shows the end: its last
-	 * task exiting as the quota ran out, the 6.1 guest's episode ran on to
-	 * that CPU's next switch, 82-102 ms late in 3 runs of 20 traced beside
-	 * fentry (test_throttle_at_sleep: 5.2 % over cpu.stat in 2 runs of 20).
-	 * It ends by its group's next refill then (the period timer's expiry),
-	 * unless a task it holds by then shows the end itself.
+	 * Up to v6.5 the kernel counts a throttle from its start, tasks held or
+	 * not. Since v6.6 (79462e8c879a) it counts only from when a task is
+	 * queued, which sets throttled_clock; that wake-up opens the episode.
+	 * With no task held, the unthrottle reschedules nothing and no switch
+	 * shows the end. So the episode ends by the group's next refill, unless
+	 * a held task shows it first.
 	 */
 	if (!BPF_CORE_READ(c, throttled_clock))
 		return;
@@ -601,17 +551,20 @@ static __always_inline void thr_switch_out_asleep(struct task_struct *prev, cons
 }
 
 /*
- * A task of the filter is switched in: whether the wait that ends now was
- * throttled time, and its length in *d. Switched out throttled; or queued
- * long enough for a throttle to matter, behind a task when its cfs_rq (or an
- * ancestor's) throttled (then t->thr_by names the throttling cgroup).
+ * A task of the filter is switched in: whether its wait was throttled time, and
+ * its length in *d. It was if the task was switched out throttled, or waited
+ * long enough and its cfs_rq or an ancestor's throttled meanwhile (t->thr_by
+ * names the throttling cgroup).
  */
 static __always_inline bool thr_switch_in(struct task_struct *next, struct cgs_task *t, __u64 now,
 					  __u64 *d, bool direct)
 {
 	if (t->thr_since) {
 		*d = elapsed(now, t->thr_since);
-		/* Held by a quota, it runs: that throttle is over, wherever it was (thr_opened). */
+		/*
+		 * Held by a quota, it runs now: that throttle is over, wherever
+		 * it was (thr_opened).
+		 */
 		if (targ_thr == CGS_THR_TRACEPOINT && t->thr_rq && !cfs_rq_throttled_at(t->thr_rq))
 			close_episode(t->thr_rq, now, false);
 		return true;
@@ -625,9 +578,8 @@ static __always_inline bool thr_switch_in(struct task_struct *next, struct cgs_t
 }
 
 /*
- * A task that can be throttled is woken: if into a throttled hierarchy
- * (per-cfs_rq model), it waits for the quota, not for a CPU. Returns whether
- * it did (thr_since and thr_by set).
+ * A limited task is woken into a throttled hierarchy (per-cfs_rq model): it
+ * waits for the quota, not for a CPU. Returns whether it does.
  */
 static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t, __u64 now, bool direct)
 {
@@ -638,9 +590,9 @@ static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t
 	t->thr_by = cfs_rq_cgid(c, false);
 	t->thr_rq = (__u64)c;
 	/*
-	 * tracepoint backend: its cfs_rq may have throttled as it was enqueued,
+	 * tracepoint backend: its cfs_rq may have throttled at this enqueue,
 	 * which no switch shows. Open the episode from the kernel's own start
-	 * where that is kept (see cfs_rq_throttle_age).
+	 * if kept.
 	 */
 	if (targ_thr == CGS_THR_TRACEPOINT)
 		open_episode((__u64)c, t->thr_by, now - cfs_rq_throttle_age(c, CGS_STALE_NS, false), 0);
@@ -648,16 +600,11 @@ static __always_inline bool thr_wakeup(struct task_struct *p, struct cgs_task *t
 }
 
 /*
- * A task waiting with a quota is moved to another CPU (sched_migrate_task
- * fires before the move: its se.cfs_rq is still the one it leaves). The
- * switch-in looks only where the wait began (queued_rq) and where it ends:
- * a cfs_rq the task was held on between them must be looked at now, or the
- * wait counts as run-queue latency. The 5.10 guest showed it (1 run in 6 of
- * test_throttle_matches_cpustat): a forked worker queued on CPU 1, moved to
- * CPU 0 whose cfs_rq throttled at its enqueue, and pulled back to the idle
- * CPU 1 by the load balancer after the period's unthrottle: a 97 ms wait
- * that no cfs_rq it began or ended on had seen throttled. The wait from its
- * start becomes throttled time, as at the switch-in (thr_switch_in).
+ * A waiting, limited task moves to another CPU (the tracepoint fires before the
+ * move). The switch-in checks only the cfs_rqs where the wait began and ends,
+ * so a cfs_rq that held the task in between is checked now. Else a task moved
+ * onto a throttling CPU and pulled back after the unthrottle counts its wait as
+ * run-queue latency.
  */
 static __always_inline void thr_migrate(struct task_struct *p, struct cgs_task *t, bool direct)
 {
