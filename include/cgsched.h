@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Types shared by the BPF programs and the loader. Plain __u32/__u64 and
- * constants only: this header is compiled both for the BPF target and for
- * the host, so it must never include vmlinux or kernel headers.
+ * Types shared by the BPF programs and the loader. This header is compiled for
+ * both the BPF target and the host, so it holds plain __u32/__u64 types and
+ * constants only, and never includes vmlinux or kernel headers.
  */
 #ifndef CGSCHED_H
 #define CGSCHED_H
@@ -10,7 +10,7 @@
 #include <linux/types.h>
 
 /*
- * log2 histogram of microseconds, bcc layout: slot 0 counts 0..1 us,
+ * A log2 histogram of microseconds, in bcc's layout. Slot 0 counts 0..1 us, and
  * slot i (i >= 1) counts [2^i, 2^(i+1) - 1] us. 32 slots reach ~71 min.
  */
 #define CGS_HIST_SLOTS 32
@@ -22,10 +22,10 @@
 #define CGS_MAX_FILTERS 64
 
 /*
- * The per-interval maximum is kept in two slots picked by the parity of a
- * global epoch the loader advances before each read: BPF writes the slot of
- * the current epoch while the loader reads the finished one, so neither
- * resets nor deletes are needed on the hot path.
+ * A per-interval maximum, kept in two slots picked by the parity of a global
+ * epoch. The loader advances the epoch before each read. BPF writes the current
+ * epoch's slot while the loader reads the finished one, so the hot path needs
+ * no resets or deletes.
  */
 struct cgs_max {
 	__u64 epoch;
@@ -33,13 +33,12 @@ struct cgs_max {
 };
 
 /*
- * The interval maximum of cg_hot, packed in 8 bytes a slot where struct
- * cgs_max takes 16 (3 MiB at 192 CPUs and the default bound): the epoch's
- * low 24 bits over the value's 40 (ns: up to 18 min 19 s; a longer wait is
- * kept as that). Read as a cgs_max is, by the epoch's parity; a slot last
- * written 2^24 epochs before (16.7 million reads) would pass for the
- * current one. Both halves use these: the BPF side writes (max_pupdate in
- * common.bpf.h), the loader reads and merges.
+ * The interval maximum of cg_hot, packed in 8 bytes a slot instead of struct
+ * cgs_max's 16. The epoch's low 24 bits sit above the value's 40 bits. The
+ * value is in ns, up to 18 min 19 s; a longer wait is kept as that. It is read
+ * like a cgs_max, by the epoch's parity. A slot last written 2^24 epochs
+ * earlier would pass for the current one. BPF writes it (max_pupdate in
+ * common.bpf.h); the loader reads and merges it.
  */
 #define CGS_PMAX_VBITS 40
 #define CGS_PMAX_VMAX ((1ULL << CGS_PMAX_VBITS) - 1)
@@ -69,27 +68,29 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 }
 
 /*
- * The counters of a cgroup that its rows sum and subtract, one entry each:
- * the one list the BPF structs below, the snapshot's sums and deltas, the
- * JSON keys, the `top` table's columns and the exporter's counter families
- * are made from, in two parts: the hot one (what every switch or wait
- * writes: per CPU) and the shard one (struct cgs_cg_hot and cgs_cg_shard).
- * A new counter is an entry here, the BPF line that counts it, and its line
- * in docs/json.md (and docs/metrics.md when exported).
+ * The counters of a cgroup that its rows sum and subtract, one entry each. This
+ * one list generates the BPF structs below, the snapshot's sums and deltas, the
+ * JSON keys, the `top` columns and the exporter's counter families. It has two
+ * parts: hot counters, which every switch or wait writes (struct cgs_cg_hot),
+ * and shard counters (struct cgs_cg_shard). To add a counter, add its entry
+ * here, the BPF line that counts it, and its line in docs/json.md (and
+ * docs/metrics.md if exported).
  *
  * X(field, json object, json key, column title or 0, in record's summary,
  *   metric)
- *   The JSON object is one of enum cg_json (src/figures/snapshot.h): where the
- *   key goes, after the earlier counters of that object. The column, if any,
- *   follows RUNQ_MAX in list order, as wide as its title plus one.
- *   The metric (src/exporter/metrics.c), MX(family, label, flags, help) or
- *   MX_NONE: the counter family "cgsched_<family>" it is a series of, with
- *   the label that tells it from the family's other counters; the help on
- *   the family's first entry. Flags: MX_SEC (ns shown as seconds), MX_SPLIT
- *   (with the split of waits), MX_WHY
- *   (traced only with --why), MX_LIM (shown from 0 on while the cgroup has a
- *   quota), MX_OWNQ (its own quota's part: less thr_inh_ns). Only userspace
- *   expands it.
+ *   The JSON object is one of enum cg_json (src/figures/snapshot.h). The key
+ *   goes after the earlier counters of that object. A column follows
+ *   RUNQ_MAX in list order, as wide as its title plus one.
+ *   The metric (src/exporter/metrics.c) is MX(family, label, flags, help)
+ *   or MX_NONE. The family is the counter family "cgsched_<family>" the
+ *   counter is a series of. The label tells it from the family's other
+ *   counters. The help goes on the family's first entry. Flags:
+ *     MX_SEC    ns, shown as seconds.
+ *     MX_SPLIT  part of the split of waits by what ran on the CPU.
+ *     MX_WHY    traced only with --why.
+ *     MX_LIM    shown from 0 on while the cgroup has a quota.
+ *     MX_OWNQ   its own quota's part: less thr_inh_ns.
+ *   Only userspace expands it.
  */
 #define CGS_CG_HOT_COUNTERS(X)                                                             \
 	X(oncpu_ns,       CGJ_ROW_TIME, "oncpu_ns",     0,         1, /* time its tasks ran */ \
@@ -114,7 +115,10 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 	     "or what ran on the CPU meanwhile")) \
 	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1, /* of them, an ancestor's quota */ \
 	  MX("wait_seconds_total", "cause=\"ancestor_quota\"", MX_SEC, 0)) \
-	/* Why run-queue waits lasted (the split: export's default, --why): what ran on the CPU meanwhile (docs/design.md). */ \
+	/*
+	 * Why waits lasted: what ran on the CPU meanwhile (export's default,
+	 * --why; docs/design.md).
+	 */ \
 	X(wb_same_ns,     CGJ_WHY,      "same_cgroup_ns",    0,  1, /* its own cgroup's other tasks */ \
 	  MX("wait_seconds_total", "cause=\"same_cgroup\"", MX_SEC | MX_SPLIT, 0)) \
 	X(wb_other_ns,    CGJ_WHY,      "other_cgroups_ns",  0,  1, /* tasks of other cgroups */ \
@@ -134,18 +138,18 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 #define CGS_CG_COUNTERS(X) CGS_CG_HOT_COUNTERS(X) CGS_CG_SHARD_COUNTERS(X)
 
 /*
- * A cgroup's figures live in two arrays (sched.bpf.c, docs/design.md
- * "Memory"). What every switch or wait writes, per CPU, so that no two
- * CPUs write one cache line: cg_hot, CPU x slot.
+ * A cgroup's figures live in two arrays (sched.bpf.c; docs/design.md,
+ * "Memory"). cg_hot, indexed by CPU and slot, holds what every switch or wait
+ * writes. It is per CPU, so no two CPUs write one cache line.
  */
 #define CGS_CG_HOT_FIELDS                                          \
 	CGS_CG_HOT_COUNTERS(CGS_CG_FIELD)                          \
 	__u64 runq_max[2];   /* packed (epoch, max): cgs_pmax_of */
 /*
- * The rest, the histograms' 512 bytes above all, in a few shards (cg_shard,
- * shard x slot): CPU c writes shard c % shards, with atomic adds where
- * CPUs share one. As many shards as CPUs where there are few CPUs or the
- * per-CPU view is asked for.
+ * cg_shard, indexed by shard and slot, holds the rest, mostly the histograms.
+ * CPU c writes shard c % shards, with atomic adds where CPUs share one. There
+ * are as many shards as CPUs when CPUs are few, or when the per-CPU view is
+ * asked for.
  */
 #define CGS_CG_SHARD_FIELDS                                        \
 	CGS_CG_SHARD_COUNTERS(CGS_CG_FIELD)                        \
@@ -177,12 +181,12 @@ struct cgs_cg_stats {
 	struct cgs_cg_shard sh;
 };
 
-/* Shards of cg_shard where the CPUs are more (docs/design.md "Memory"). */
+/* Shards of cg_shard when there are more CPUs than this (docs/design.md, "Memory"). */
 #define CGS_SHARDS_DEFAULT 8
 
 /*
- * Throttle episodes of a cgroup's own quota on one CPU (HASH, atomics:
- * an episode can end on another CPU than its own, from the period timer).
+ * Throttle episodes of a cgroup's own quota on one CPU. A HASH with atomic
+ * adds: an episode can end on another CPU than its own, from the period timer.
  */
 struct cgs_thr_key {
 	__u64 cgid;          /* the cgroup whose quota ran out */
@@ -197,7 +201,7 @@ struct cgs_thr_stats {
 	__u64 slots[CGS_HIST_SLOTS];
 };
 
-/* The last throttle episode of a cfs_rq (LRU_HASH, key = cfs_rq pointer). */
+/* The last throttle episode of a cfs_rq (HASH, key: the cfs_rq's address). */
 struct cgs_thr_last {
 	__u64 start, end;
 	__u64 cgid;
@@ -211,11 +215,11 @@ struct cgs_episode {
 	__u32 flags;         /* CGS_EP_* */
 };
 /*
- * Throttled, but no task was held, so the kernel counted no time (since
- * v6.6 an empty cfs_rq's throttle, since v6.18 one whose tasks slept
- * before they could be held), while its refills still count the periods
- * (nr_throttled): in the periods only, not in the episodes' count, time,
- * list or slices (episode_timed).
+ * Throttled, but no task was held, so the kernel counted no time: since v6.6
+ * for an empty cfs_rq's throttle, since v6.18 for one whose tasks slept before
+ * they could be held. Its refills still count the periods (nr_throttled). Such
+ * an episode counts in the periods only, not in the episodes' count, time, list
+ * or slices (episode_timed).
  */
 #define CGS_EP_NO_TIME 1
 
@@ -242,15 +246,15 @@ struct cgs_gone {
 #define CGS_OPEN_MAX 8
 struct cgs_open {
 	__u64 cfs_rq[CGS_OPEN_MAX]; /* 0: free */
-	__u64 start[CGS_OPEN_MAX];  /* when it was looked at from: 30 s on, given up */
+	__u64 start[CGS_OPEN_MAX];  /* when it was first looked at: given up 30 s on */
 	__u32 n;
 	__u32 pad;
 };
 
 /*
  * A throttle's start (fentry and kprobe backends; HASH by cfs_rq, until its
- * unthrottle): ktime, the rq clock, the throttled cgroup. Read by the
- * loader too: the episodes still open at record's end (tracer_open_episodes).
+ * unthrottle): ktime, the rq clock and the throttled cgroup. The loader reads
+ * it too, for the episodes still open at record's end (tracer_open_episodes).
  */
 struct cgs_thr_start {
 	__u64 at;
@@ -262,7 +266,7 @@ struct cgs_thr_start {
 struct cgs_opened {
 	__u64 start;
 	__u64 cgid;
-	__u64 end_cap;  /* holding no task: it ends by then at the latest (its next refill); 0: none */
+	__u64 end_cap;  /* with no task held: it ends by then at the latest (its next refill); 0: none */
 };
 
 /* Throttle backends (rodata targ_thr). */
@@ -274,8 +278,8 @@ enum cgs_thr_backend {
 };
 
 /*
- * Preemption attribution and, with --why, waits behind another cgroup
- * (PERCPU_HASH): victim, the waiting cgroup; preemptor, the one that ran.
+ * Preemptions and, with --why, waits behind another cgroup (HASH). The victim
+ * is the waiting cgroup, the preemptor the one that ran.
  */
 struct cgs_preempt_key {
 	__u64 victim;        /* cgroup of the task switched out runnable, or waiting */
@@ -288,20 +292,21 @@ struct cgs_preempt_val {
 };
 
 /*
- * What ran on a CPU, by kind, for the wait causes (--why; docs/design.md):
- * each switch adds the slice that ended to its kind's total, and a slice of
- * a cgroup's task also to a ring of the latest ones, which name the cgroups
- * a wait was spent behind. An ARRAY indexed by CPU: each CPU writes its own
- * entry, a wait that began on another CPU reads that CPU's.
+ * What ran on a CPU, by kind, for the causes of waits (--why; docs/design.md).
+ * Each switch adds the slice that ended to its kind's total. A slice of a
+ * cgroup's task also goes into a ring of the latest slices, which names the
+ * cgroups a wait was spent behind. It is an ARRAY indexed by CPU: each CPU
+ * writes its own entry, and a wait that began on another CPU reads that CPU's.
  */
 enum cgs_kind { CGS_KIND_CG, CGS_KIND_KTHREAD, CGS_KIND_RT, CGS_KIND_IDLE, CGS_KIND__COUNT };
 
 /*
- * The parts of --why (rodata targ_why_parts), each with its own cost on the
- * hot path (docs/performance.md): the split of a wait by what ran on its
- * CPU (idle, real-time, kernel threads, its own cgroup, other cgroups); the
- * cgroup's count of waiting tasks (its "some" time); the other cgroups
- * named (each CPU's ring of slices, the pairs' behind_ns). Names need the split.
+ * The parts of --why (rodata targ_why_parts). Each has its own cost on the hot
+ * path (docs/performance.md). SPLIT splits a wait by what ran on its CPU: idle,
+ * real-time, kernel threads, its own cgroup, other cgroups. COUNT keeps the
+ * cgroup's count of waiting tasks, for its "some" time. NAMES names the other
+ * cgroups, from each CPU's ring of slices into the pairs' behind_ns. NAMES
+ * needs SPLIT.
  */
 enum cgs_why_part {
 	CGS_WHY_SPLIT = 1,
@@ -329,7 +334,7 @@ struct cgs_cpu_cur {
 	__u64 clock_off;     /* bpf_ktime_get_ns() - that clock, sampled every <= 100 ms */
 	__u64 off_at;        /* when clock_off was sampled (hot-path clock) */
 	__u64 stolen;        /* the CPU's sched_stolen() at since_ns: not the task's time */
-	__u64 stolen_seen;   /* sched_stolen() when seed_cpu last looked: the loader leaves it out */
+	__u64 stolen_seen;   /* sched_stolen() when seed_cpu last looked: the loader leaves the growth out */
 	__u64 cgid;          /* 0: idle, or a task outside the filter */
 	__u64 tg;            /* its task_group then: a move while running shows as a change */
 	__u32 limited;       /* its hierarchy has a quota (cgs_task.limited) */
@@ -338,17 +343,18 @@ struct cgs_cpu_cur {
 	__u32 seeded;        /* 1: since_ns is ktime, set at attach (seed_cpu), not yet converted */
 	/*
 	 * Odd while a switch on this CPU updates its figures and this record,
-	 * even between: the loader reads cg_hot between two reads of it, and
-	 * again when one of them changed (snapshot.c read_consistent).
+	 * even between. The loader reads cg_hot between two reads of it, and
+	 * again when it changed (snapshot.c read_consistent).
 	 */
 	__u32 seq;
 	__u32 pid;           /* the task running, as traced: a switch whose prev is another was not traced */
 	/*
 	 * What the running task had run since its pick, by its own count, when
-	 * seed_cpu last looked (sched.bpf.c ran_note), for the slice that began
-	 * at ran_since, in the loader's sync round ran_round. The loader credits
-	 * that slice no more than this: a credit above what the slice comes to
-	 * stays in the rows (interval figures do not go below 0).
+	 * seed_cpu last looked (sched.bpf.c ran_note). It is for the slice that
+	 * began at ran_since, in the loader's sync round ran_round. The loader
+	 * credits that slice no more than this. A credit above what the slice
+	 * comes to would stay in the rows, as interval figures never go below
+	 * zero.
 	 */
 	__u64 ran_seen;
 	__u64 ran_since;
@@ -356,14 +362,14 @@ struct cgs_cpu_cur {
 };
 
 /*
- * Per-task state (task storage, or LRU hash by pid where unavailable).
+ * Per-task state (task storage, or an LRU hash by pid where unavailable).
  *
- * What every wake-up and switch reads or writes, the split's mark
- * included, comes first: 120 bytes, the two cache lines a task storage's
- * value starts in (it begins 8 bytes into a line, after its map pointer).
- * A wake-up on one CPU writes them and the switch-in on another reads them;
- * a third line there was one more miss on each side of every wait
- * (docs/performance.md). What only throttles and --why's count use follows.
+ * What every wake-up and switch reads or writes comes first, the --why mark
+ * included. Those 120 bytes fill the two cache lines a task storage value
+ * starts in: it begins 8 bytes into a line, after its map pointer. A wake-up on
+ * one CPU writes them and the switch-in on another reads them, so a third line
+ * would cost one more miss on each side of every wait (docs/performance.md).
+ * What only throttles and --why's count use follows.
  */
 struct cgs_task {
 	__u64 queued_ns;     /* when it became runnable (hot-path clock); 0: not waiting */
@@ -383,7 +389,7 @@ struct cgs_task {
 	__u32 w_cpu1;
 	__u64 w_cum[CGS_KIND__COUNT];
 	__u64 w_own;         /* its own cgroup's on-CPU time on that CPU then */
-	/* Only while throttled, or with --why's count. */
+	/* Used only while throttled, or with --why's count. */
 	__u64 thr_by;        /* cgroup whose quota throttled it */
 	__u64 thr_rq;        /* the cfs_rq whose throttle held it (tracepoint backend: its episode) */
 	__u64 w_cgid;        /* the cgroup it raised wait_n for */
@@ -395,11 +401,12 @@ _Static_assert(__builtin_offsetof(struct cgs_task, thr_by) == 120,
 
 /*
  * Per-task figures, with top --tasks or hist --per-task only (PERCPU_HASH,
- * --max-tasks entries): one entry per process, or per thread with --threads,
- * and cgroup (a process whose threads sit in two cgroups has two).
+ * --max-tasks entries). There is one entry per process and cgroup, or per
+ * thread and cgroup with --threads: a process whose threads sit in two cgroups
+ * has two.
  */
 enum cgs_tasks_mode { CGS_TASKS_OFF, CGS_TASKS_PROCESS, CGS_TASKS_THREAD };
-/* task_cg (tasks.bpf.h, one cgroup's tasks at a time) for every cgroup's. */
+/* The value of task_cg (tasks.bpf.h) that selects every cgroup's tasks, not one cgroup's. */
 #define CGS_TASK_CG_ALL (~0ULL)
 
 struct cgs_task_key {
@@ -421,8 +428,8 @@ struct cgs_task_stats {
 };
 
 /*
- * Everything the BPF side could not record, one counter each
- * (PERCPU_ARRAY indexed by this enum). The loader prints all of them.
+ * Everything the BPF side could not record, one counter each (PERCPU_ARRAY
+ * indexed by this enum). The loader prints all of them.
  */
 enum cgs_drop {
 	CGS_DROP_CG_FULL,       /* cgroup stats map full: events lost */
@@ -466,9 +473,10 @@ struct cgs_kstat {
 	__u32 nr_burst;      /* cfs_bandwidth.nr_burst (an int in the kernel) */
 	__u32 has_bursts;    /* 1: the kernel has nr_burst/burst_time (5.14+) */
 	/*
-	 * The period timer's expiry (ktime), with a quota: an end of one of its
-	 * periods, which the timer keeps on one grid (forwarded by whole
-	 * periods, also when it restarts after idling); 0: unknown or none.
+	 * The period timer's expiry (ktime), with a quota; 0: unknown or none.
+	 * It is the end of one of the quota's periods: the timer keeps its
+	 * expiries on one grid, forwarded by whole periods, also when it
+	 * restarts after idling.
 	 */
 	__u64 period_end_ns;
 };
