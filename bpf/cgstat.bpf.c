@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The kernel's bandwidth figures of every cgroup in one pass: a cgroup
- * iterator (v6.1+) walks the cpu hierarchy and copies each task group's
- * cfs_bandwidth (the fields cpu.stat and cpu.max/cfs_quota_us show) into an
- * array, in walk order, that the loader reads through mmap. It prints
- * nothing: a cgroup iterator cannot resume once its text output fills the
- * seq buffer (32 KB), and 10,000 cgroups' records need more.
+ * The kernel's bandwidth figures of every cgroup, in one pass. A cgroup
+ * iterator (v6.1+) walks the cpu hierarchy. It copies each task group's
+ * cfs_bandwidth, the fields behind cpu.stat and cpu.max (or cfs_quota_us), into
+ * an array in walk order, which the loader reads through mmap. It prints
+ * nothing: a cgroup iterator cannot resume once its text output fills the 32 KB
+ * seq buffer, and the records of many cgroups need more.
  *
- * The walk is a refresh's largest single cost with thousands of cgroups
- * (docs/performance.md), hence: the cgroup's own fields are direct loads
- * through the iterator's BTF pointer; the task group is reached from its
- * css by a cast the verifier cannot follow (bpf_rdonly_cast needs v6.2), so
- * its bandwidth fields come in two probe reads (the limits, the statistics)
- * instead of one per field (its weight, tg->shares, far before them, in a
- * third); and the records go to an
- * array slot per cgroup, with no hash update.
+ * With thousands of cgroups, the walk is a refresh's largest single cost
+ * (docs/performance.md). So the cgroup's own fields are direct loads through
+ * the iterator's BTF pointer. The task group is reached from its css by a cast
+ * the verifier cannot follow (bpf_rdonly_cast needs v6.2). Its bandwidth fields
+ * therefore come in two probe reads, the limits and the statistics, rather than
+ * one per field; its weight (tg->shares), far before them, takes a third. Each
+ * record goes to an array slot per cgroup, with no hash update.
  */
 #ifdef CGS_VMLINUX_H
 #include CGS_VMLINUX_H
@@ -42,8 +41,8 @@ __u64 unread = 0;
 #define CFSB_END(f) (CFSB_OFF(f) + bpf_core_field_size(struct cfs_bandwidth, f))
 /*
  * The block read in one go: from period to throttled_time, or to burst_time
- * where the kernel counts bursts (5.14+; ~230 B on 6.1-6.18). Each end is
- * the running kernel's (CO-RE), the block reaches the last field read.
+ * where the kernel counts bursts (5.14+). Each end is the running kernel's
+ * (CO-RE), so the block reaches the last field read.
  */
 #define CFSB_MAX 1024
 __u8 cfsb[CFSB_MAX] = {};
@@ -66,9 +65,9 @@ static __always_inline __u64 cfsb_get(__u32 off, __u32 size)
 #define CFSB(f) cfsb_get(CFSB_OFF(f), bpf_core_field_size(struct cfs_bandwidth, f))
 
 /*
- * The cgroup's cpu css (NULL on v2 where the controller is not enabled
- * there) and the record for it at the walk's place i: NULL when either is
- * missing, a record missing counted (full).
+ * Find the cgroup's cpu css and the record for walk place i. The css is NULL on
+ * v2 where the cpu controller is not enabled for the cgroup. Returns NULL when
+ * either is missing; a missing record is counted (full).
  */
 static __always_inline struct cgs_kstat *record_of(struct cgroup *cg, __u32 i, struct cgroup_subsys_state **css)
 {
@@ -84,10 +83,10 @@ static __always_inline struct cgs_kstat *record_of(struct cgroup *cg, __u32 i, s
 }
 
 /*
- * A record's end, the same in both programs: the period grid (limited
- * groups only: the throttles' place in their periods, report/periods.h),
- * the bursts where the kernel counts them (callers pass 0 where it does
- * not), and the record counted.
+ * Finish a record, the same way in both programs. Fill in the period grid,
+ * which places the throttles in their periods (limited groups only;
+ * report/periods.h). Fill in the bursts where the kernel counts them: callers
+ * pass 0 where it does not. Then count the record.
  */
 static __always_inline int record_done(struct cgs_kstat *v, struct task_group *tg, __u32 i, bool bursts,
 				       __u64 nr_burst, __u64 burst_time)
@@ -114,11 +113,11 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 	if (!cg)
 		return 0;
 	/*
-	 * Two blocks: the limits (period to burst) and the statistics
-	 * (nr_periods to throttled_time or burst_time), not the two timers
-	 * between them: a probe read copies 8 bytes a step, and 64 bytes
-	 * cost less than the 230 from end to end (perf: the copy was a
-	 * quarter of the walk's time).
+	 * Read two blocks: the limits (period to burst) and the statistics
+	 * (nr_periods to throttled_time or burst_time). The two timers between
+	 * them are skipped. A probe read copies 8 bytes a step, so the two
+	 * blocks' 64 bytes cost less than the ~230 of the whole span
+	 * (docs/performance.md).
 	 */
 	if (CFSB_END(quota) > a_end)
 		a_end = CFSB_END(quota);
@@ -172,12 +171,12 @@ int cgroup_bw(struct bpf_iter__cgroup *ctx)
 }
 
 /*
- * The same figures where the kernel has bpf_rdonly_cast (v6.2+): the task
- * group as a typed read-only pointer, its fields direct loads instead of
- * three probe reads a cgroup (the probe reads were 5 % of a 10,000-cgroup
- * scrape's samples, perf). Loaded first; where the kernel refuses it (no
- * such kfunc), cgroup_bw instead (kstat_src.c). Weak: libbpf resolves
- * every extern of the object at load, also those of a program not loaded.
+ * The same figures where the kernel has bpf_rdonly_cast (v6.2+). The task group
+ * becomes a typed read-only pointer, and its fields are direct loads instead of
+ * three probe reads a cgroup. The loader loads this program first, and
+ * cgroup_bw where the kernel refuses it (no such kfunc; kstat_src.c). The
+ * extern is weak because libbpf resolves every extern of the object at load,
+ * also those of a program not loaded.
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
@@ -204,7 +203,10 @@ int cgroup_bw_cast(struct bpf_iter__cgroup *ctx)
 	v->nr_throttled = tg->cfs_bandwidth.nr_throttled;
 	v->throttled_ns = tg->cfs_bandwidth.throttled_time;
 	v->shares_raw = tg->shares;
-	/* The burst fields' loads only where they exist (CO-RE leaves the others poisoned, never reached). */
+	/*
+	 * Load the burst fields only where they exist; CO-RE poisons the
+	 * others, which are never reached.
+	 */
 	if (bpf_core_field_exists(struct cfs_bandwidth, nr_burst) &&
 	    bpf_core_field_exists(struct cfs_bandwidth, burst_time))
 		return record_done(v, tg, i, true, tg->cfs_bandwidth.nr_burst, tg->cfs_bandwidth.burst_time);

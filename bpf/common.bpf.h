@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the scheduler programs (sched.bpf.c) and the throttle backends
- * (throttle.bpf.h) share: kernel types, settings, the drop counters, the
- * --cgroup filter and small helpers. One object is built from them (one
- * load), so the maps and globals here are defined once.
+ * (throttle.bpf.h) share: kernel types, settings, drop counters, the --cgroup
+ * filter and small helpers. They build into one object, loaded once, so the
+ * maps and globals here are defined once.
  */
 #ifndef CGS_COMMON_BPF_H
 #define CGS_COMMON_BPF_H
@@ -29,9 +29,9 @@ const volatile __u32 targ_shards = 1;
 const volatile bool targ_shared = false;
 
 /*
- * Add to a field of cg_shard: atomically where CPUs share the shard (a
- * fetch-less add, which every kernel from 5.8 on allows tracing programs),
- * plainly where the shard is one CPU's own.
+ * Add to a field of cg_shard. The add is atomic where CPUs share the shard: a
+ * fetch-less add, which every kernel from 5.8 allows tracing programs. It is
+ * plain where the shard is one CPU's own.
  */
 #define SHARD_ADD(field, v)                                     \
 	do {                                                    \
@@ -48,10 +48,10 @@ __u64 lim_gen = 0;
 /* Advanced by the loader each time it hands slots back for reuse (sched.bpf.c). */
 __u32 slot_gen = 0;
 /*
- * Advanced at each cpu cgroup's removal (on_rmdir): a task's cached id is
- * keyed by its task_group's address, and a cgroup made later can get a
- * removed one's address (kmalloc reuses it: seen 4 times in 10 here), so a
- * task moved into it while asleep kept the removed one's id.
+ * Advanced at each cpu cgroup's removal (on_rmdir). A task's cached id is keyed
+ * by its task_group's address, and kmalloc may give a removed group's address
+ * to a new one. Without this, a task moved into the new group while asleep
+ * would keep the removed group's id.
  */
 __u32 tg_gen = 0;
 
@@ -102,8 +102,9 @@ static __always_inline bool tg_matches(struct task_group *tg, bool direct)
 }
 
 /*
- * A wait that began on another CPU compares two CPUs' rq clocks: with an
- * unstable sched_clock they can disagree by up to a tick; never negative.
+ * Time since then, never negative. A wait that began on another CPU compares
+ * two CPUs' rq clocks, and with an unstable sched_clock they can disagree by up
+ * to a tick.
  */
 static __always_inline __u64 elapsed(__u64 now, __u64 then)
 {
@@ -116,9 +117,9 @@ _Static_assert((CGS_HIST_SLOTS & (CGS_HIST_SLOTS - 1)) == 0, "log2_slot masks wi
 #define CGS_GT(us, c) (((__u64)(c) - (us)) >> 63)
 
 /*
- * floor(log2(us)) for us >= 1, slot 0 for 0..1: bcc's layout; us < 2^63
- * (ns / 1000 here). Without branches: five if-steps made 32 paths per call
- * that the verifier walked one by one, each with its own constant slot
+ * floor(log2(us)) for us >= 1, and slot 0 for 0..1, as in bcc; us < 2^63 (ns /
+ * 1000 here). It has no branches: five if-steps made 32 paths per call, which
+ * the verifier walked one by one, each with its own constant slot
  * (docs/performance.md, "Start-up").
  */
 static __always_inline __u32 log2_slot(__u64 us)
