@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Per-task figures for top --tasks and hist --per-task: a cgroup's rows, per
- * process (or thread). Off unless asked: with targ_tasks zero the verifier
- * prunes both hooks, and the map has one entry.
+ * process or per thread. Off unless asked: with targ_tasks zero the verifier
+ * prunes every hook, and the map has one entry.
  *
- * Hooks from the switch path: tasks_oncpu (a slice of prev ended) and
- * tasks_runq (a run-queue wait of next ended); tasks_ran from a move.
+ * The switch path calls tasks_oncpu when a slice of prev ends, and tasks_runq
+ * when a run-queue wait of next ends. A move calls tasks_ran.
  */
 #ifndef CGS_TASKS_BPF_H
 #define CGS_TASKS_BPF_H
@@ -14,18 +14,19 @@
 
 const volatile __u32 targ_tasks = CGS_TASKS_OFF; /* enum cgs_tasks_mode */
 /*
- * The tasks of one cgroup only (top's screen: the detail view's): the
- * loader sets task_cg to the cgroup shown, 0 while none is, or
- * CGS_TASK_CG_ALL for every cgroup's (the screen's task rows). Every other
- * task costs a compare, and the map holds one cgroup's tasks, not a host's.
+ * With targ_tasks_one, only the tasks of one cgroup are kept: the one top's
+ * detail view shows. The loader sets task_cg to that cgroup, to 0 while none is
+ * shown, or to CGS_TASK_CG_ALL for every cgroup's tasks (the screen's task
+ * rows). Every other task then costs one compare, and the map holds one
+ * cgroup's tasks, not a host's.
  */
 const volatile bool targ_tasks_one = false;
 __u64 task_cg = 0;
 
 /*
  * Per CPU, so that threads of one process on two CPUs never race on one
- * counter; preallocated (the hash's default): no allocation in the switch
- * path, and the bound is --max-tasks.
+ * counter. Preallocated (the hash's default), so the switch path never
+ * allocates, and the bound is --max-tasks.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -56,7 +57,10 @@ static __always_inline struct cgs_task_stats *tasks_entry(struct task_struct *p,
 		return s;
 	if (!(z = bpf_map_lookup_elem(&task_stats_new, &zero)))
 		return NULL;
-	/* The scratch entry is this CPU's alone: fill it, insert a copy, leave it with the last name. */
+	/*
+	 * The scratch entry is this CPU's alone: fill it, insert a copy, and
+	 * leave it holding the last name.
+	 */
 	z->tgid = task_tgid(p, direct);
 	z->comm_ns = now;
 	bpf_probe_read_kernel_str(z->comm, sizeof(z->comm), p->comm);
@@ -68,10 +72,10 @@ static __always_inline struct cgs_task_stats *tasks_entry(struct task_struct *p,
 }
 
 /*
- * A slice of p ended: d ns on CPU in cgroup cg; switched out runnable or
- * asleep (tasks_oncpu), or went on in another cgroup (tasks_ran: it was
- * moved while it ran). p is still current: its name is had cheaply, and
- * kept fresh (a process named "sh" until it exec'd shows under its new name).
+ * A slice of p ended: d ns on a CPU in cgroup cg. The task switched out
+ * runnable or asleep (tasks_oncpu), or went on in another cgroup after a move
+ * while it ran (tasks_ran). It is still current, so its name is cheap to take
+ * and stays fresh: a process named "sh" until it exec'd shows its new name.
  */
 static __always_inline struct cgs_task_stats *tasks_ran(struct task_struct *p, __u64 cg, __u64 now, __u64 d,
 							 bool direct)

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Why a run-queue wait lasted (--why): what ran on the CPU the task waited
- * on, from the wait's start to its end, split by kind (another task of its
- * cgroup, other cgroups' tasks, kernel threads, real-time tasks, nothing),
- * and the other cgroups named. Definitions and costs: docs/design.md.
+ * Why a run-queue wait lasted (--why). The split of a wait says what ran on the
+ * CPU the task waited on, from the wait's start to its end, by kind: another
+ * task of its cgroup, other cgroups' tasks, kernel threads, real-time tasks, or
+ * nothing. The other cgroups are also named. Definitions and costs:
+ * docs/design.md.
  *
- * Each CPU keeps running totals of what ran on it by kind (cpu_tl). A wait
- * takes a copy of its CPU's totals when it begins (why_mark) and, when it
- * ends, the difference is the split (why_split): no per-waiter work while
- * it waits, however many switches it spans. Its own cgroup's share comes
- * from the same difference of the cgroup's on-CPU time on that CPU
- * (cg_hot); the other cgroups are named from the ring of that CPU's latest
- * slices. The same marks keep each cgroup's count of waiting tasks, whose
- * time above zero is cgsched's own "some" (PSI's word).
+ * Each CPU keeps running totals of what ran on it, by kind (cpu_tl). A wait
+ * copies its CPU's totals when it begins (the mark, why_mark). When it ends,
+ * the difference of the totals is the split (why_split). So a waiter costs
+ * nothing while it waits, however many switches it spans. Its own cgroup's
+ * share is the same difference of the cgroup's on-CPU time on that CPU
+ * (cg_hot). The other cgroups are named from the ring of that CPU's latest
+ * slices. The marks also keep each cgroup's count of waiting tasks. The time
+ * that count is above zero is cgsched's "some" time, as in PSI.
  *
  * Off unless asked: with targ_why false the verifier prunes every hook here.
  */
@@ -22,7 +23,7 @@
 #include "common.bpf.h"
 
 const volatile bool targ_why = false;
-/* Which parts (enum cgs_why_part): all with --why; make bench times them one by one. */
+/* Which parts (enum cgs_why_part): all with --why; make bench times them one at a time. */
 const volatile __u32 targ_why_parts = 0;
 #define WHY_HAS(part) (targ_why && (targ_why_parts & (part)))
 
@@ -36,7 +37,7 @@ struct {
 #define CGS_PF_KTHREAD 0x00200000 /* include/linux/sched.h, unchanged since v2.6 */
 #define CGS_MAX_RT_PRIO 100       /* prio below it: real-time, deadline (-1) or stop class */
 
-/* Kind of a task for the split: its priority first (that is why it ran first). */
+/* The kind of a task for the split. Priority comes first, because that is why it ran first. */
 static __always_inline __u32 task_kind(struct task_struct *p, bool direct)
 {
 	if (!task_pid(p, direct))
@@ -54,9 +55,9 @@ static __always_inline struct cgs_cpu_tl *tl_of(__u32 cpu)
 }
 
 /*
- * How long each kind has run on a CPU, up to now (the running slice
- * included), into v: the entry's fields read once (a store to v could alias
- * them, and the compiler would read them again after each).
+ * How long each kind has run on a CPU up to now, the running slice included,
+ * into v. The entry's fields are read once: a store to v could alias them, and
+ * the compiler would read them again after each store.
  */
 static __always_inline void tl_read(const struct cgs_cpu_tl *tl, __u64 now, __u64 *v)
 {
@@ -76,9 +77,9 @@ static __always_inline struct cgs_cg_hot *cg_on(__u32 cpu, __u32 slot1);
 static __always_inline struct cgs_cg_shard *sh_on(__u32 shard, __u32 slot1);
 
 /*
- * How long a cgroup's tasks have run on a CPU, up to now. at: the
- * cgroup's figures on that CPU where the caller has them (the switch looked
- * them up), else NULL: looked up here.
+ * How long a cgroup's tasks have run on a CPU, up to now. The argument at is
+ * the cgroup's figures on that CPU if the caller has them (the switch looked
+ * them up), else NULL, and they are looked up here.
  */
 static __always_inline __u64 own_at(const struct cgs_cpu_tl *tl, __u32 cpu, __u64 cgid, __u32 slot1,
 				    const struct cgs_cg_hot *at, __u64 now)
@@ -92,9 +93,9 @@ static __always_inline __u64 own_at(const struct cgs_cpu_tl *tl, __u32 cpu, __u6
 }
 
 /*
- * At each switch, before anything else: the slice that ends now goes to
- * its kind's total (and to the ring, if a cgroup's task ran it). Returns
- * this CPU's entry for why_switch_end, or NULL.
+ * At each switch, before anything else: the slice that ends now goes to its
+ * kind's total, and to the ring if a cgroup's task ran it. Returns this CPU's
+ * entry for why_switch_end, or NULL.
  */
 static __always_inline struct cgs_cpu_tl *why_switch_begin(__u64 now)
 {
@@ -135,10 +136,10 @@ static __always_inline struct cgs_cg_shard *some_of(__u32 slot1)
 }
 
 /*
- * A wait of task t (run-queue or throttled) begins now on `cpu`. Plain
- * fetch-less atomics only (every kernel from 5.8 on): the read after the add
- * can race with another CPU's add for the same cgroup, which at worst moves
- * one start of a waiting stretch (docs/design.md).
+ * A wait of task t (run-queue or throttled) begins now on `cpu`. It uses plain
+ * fetch-less atomics only, which every kernel from 5.8 allows. So the read
+ * after the add can race with another CPU's add for the same cgroup. At worst
+ * that moves the start of one stretch of waiting (docs/design.md).
  */
 static __always_inline void why_mark(struct cgs_task *t, __u32 cpu, const struct cgs_cg_hot *at, __u64 now)
 {
@@ -176,10 +177,10 @@ static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 	if (!g)
 		return;
 	/*
-	 * Recycled since the mark? The loader zeroed the count when it took the
-	 * slot back: a slot that changed hands is not ours to decrement. (The
-	 * same cgroup can get the same slot back, when few are free: hence the
-	 * check of the count too.)
+	 * Was the slot recycled since the mark? The loader zeroed the count
+	 * when it took the slot back, and a slot that changed hands is not ours
+	 * to decrement. The same cgroup can get the same slot back when few are
+	 * free, hence the check of the count too.
 	 */
 	if (t->w_gen != slot_gen) {
 		__u32 k = some1 - 1;
@@ -196,10 +197,10 @@ static __always_inline void why_unmark(struct cgs_task *t, __u64 now)
 static __always_inline void behind_add(__u64 victim, __u64 other, __u64 ns);
 
 /*
- * Name the other cgroups a wait of [ws, now] on this tl was spent behind:
- * the two with the most time among the CPU's latest CGS_TL_RING slices
- * (and its running one), at most `budget` ns between them; the rest stays
- * unnamed (other_cgroups_ns less the named pairs).
+ * Name the other cgroups that a wait of [ws, now] on this tl was spent behind.
+ * They are the two with the most time among the CPU's latest CGS_TL_RING slices
+ * and its running one, with at most `budget` ns between them. The rest stays
+ * unnamed: other_cgroups_ns less the named pairs.
  */
 static __always_inline void why_name(const struct cgs_cpu_tl *tl, __u64 own, __u64 ws, __u64 now,
 				     __u64 budget)
@@ -242,12 +243,11 @@ static __always_inline void why_name(const struct cgs_cpu_tl *tl, __u64 own, __u
 }
 
 /*
- * A run-queue wait of d ns of task t ends now (the switch-in): split it into
- * s (the shard of t's cgroup's figures this CPU writes; NULL: not found).
- * at: t's cgroup's figures on this CPU, for a wait that began here.
- * The parts add up to d by
- * construction: each part is at most what is left, and what the totals do
- * not explain is unattributed.
+ * A run-queue wait of d ns of task t ends now, at the switch-in: split it into
+ * s, the shard of t's cgroup's figures that this CPU writes (NULL: not found).
+ * The argument at is t's cgroup's figures on this CPU, for a wait that began
+ * here. The parts add up to d by construction: each part is at most what is
+ * left, and what the totals do not explain is unattributed.
  */
 static __always_inline void why_split(struct cgs_task *t, const struct cgs_cg_hot *at, struct cgs_cg_shard *s,
 				      __u64 d, __u64 now)
