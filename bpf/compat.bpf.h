@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The one place for differences between kernel versions. Each flavour
- * (struct foo___name) names the kernel change it handles; each accessor
- * returns a normalised value. `direct` is a compile-time constant: true in
- * tp_btf programs, whose task pointers the verifier trusts for plain loads
- * (cheaper than bpf_probe_read_kernel), false in raw_tp programs.
+ * The one place for differences between kernel versions. Each flavour (struct
+ * foo___name) names the kernel change it handles, and each accessor returns a
+ * normalised value. The argument `direct` is a compile-time constant. It is
+ * true in tp_btf programs, whose task pointers the verifier trusts for plain
+ * loads, which are cheaper than bpf_probe_read_kernel. It is false in raw_tp
+ * programs.
  */
 #ifndef CGS_COMPAT_BPF_H
 #define CGS_COMPAT_BPF_H
@@ -32,10 +33,10 @@ static __always_inline struct task_group *task_tg(struct task_struct *p, bool di
 }
 
 /*
- * The cgroup id of a task group: the kernfs node id of the cgroup its cpu
- * css belongs to. On v1 that is the cpu hierarchy's cgroup, on v2 the
- * nearest ancestor with the cpu controller enabled: the level where CFS
- * bandwidth applies. kernfs_node.id is u64 since v5.5 (67c0496e87d1).
+ * The cgroup id of a task group: the kernfs node id of the cgroup its cpu css
+ * belongs to. On v1 that is the cpu hierarchy's cgroup. On v2 it is the nearest
+ * ancestor with the cpu controller enabled, the level where CFS bandwidth
+ * applies. kernfs_node.id is u64 since v5.5 (67c0496e87d1).
  */
 static __always_inline u64 tg_cgid(struct task_group *tg, bool direct)
 {
@@ -86,10 +87,11 @@ static __always_inline bool cfs_rq_throttled_at(__u64 addr)
 }
 
 /*
- * Was this runnable task switched out because its hierarchy is throttled?
- * Task-based model (v6.18+): the task itself is marked throttled once it
- * stopped (a task in the kernel keeps running after its cfs_rq throttles).
- * Per-cfs_rq model: its cfs_rq counts throttled ancestors, itself included.
+ * Was this runnable task switched out because its hierarchy is throttled? In
+ * the task-based model (v6.18+), the task itself is marked throttled once it
+ * stopped; a task in the kernel keeps running after its cfs_rq throttles. In
+ * the per-cfs_rq model, its cfs_rq counts its throttled ancestors, itself
+ * included.
  */
 static __always_inline bool task_throttled(struct task_struct *p, bool direct)
 {
@@ -107,12 +109,12 @@ static __always_inline bool per_cfs_rq_model(void)
 }
 
 /*
- * How long ago this cfs_rq's latest throttle began, if less than `within`
- * ns ago; else 0. From the kernel's own cfs_rq.throttled_clock (the rq clock
- * at the throttle) against the rq clock now (updated by every schedule()).
+ * How long ago this cfs_rq's latest throttle began, if less than `within` ns
+ * ago; else 0. It compares the kernel's own cfs_rq.throttled_clock (the rq
+ * clock at the throttle) with the rq clock now, which every schedule() updates.
  * Up to v6.5 the kernel leaves throttled_clock in place after the unthrottle.
  * v6.6 (79462e8c879a "sched: don't account throttle time for empty groups")
- * zeroes it at the unthrottle: there this sees only ongoing throttles.
+ * zeroes it at the unthrottle, so there this sees only ongoing throttles.
  */
 static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, bool direct)
 {
@@ -127,17 +129,18 @@ static __always_inline u64 cfs_rq_throttle_age(struct cfs_rq *c, u64 within, boo
 }
 
 /*
- * The hot path's clock: the run-queue clock of the task's CPU (rq->clock),
- * which __schedule() and the wake-up path have just updated, under the rq
- * lock, before these tracepoints fire. It is the clock the kernel's own
- * schedstat run_delay is measured with, and in tp_btf it is three plain
- * loads of cache-hot lines instead of a bpf_ktime_get_ns() call (its cost:
- * docs/performance.md); raw_tp reads it through three probe reads. Not
- * ktime: right after a wake-up preempts, the kernel skips the clock update
- * of the switch that follows (RQCF_REQ_SKIP), and both ends of the waits
- * there are the wake-up's time in the kernel's account; ktime would differ
- * by the wake-up-to-switch latency (docs/design.md). Every task is on some
- * cfs_rq of its CPU (set_task_rq), so the chain holds.
+ * The hot path's clock: the run-queue clock of the task's CPU (rq->clock).
+ * __schedule() and the wake-up path update it, under the rq lock, just before
+ * these tracepoints fire. The kernel's own schedstat run_delay uses this clock.
+ * In tp_btf it costs three plain loads of cache-hot lines instead of a
+ * bpf_ktime_get_ns() call (docs/performance.md); raw_tp needs three probe
+ * reads.
+ *
+ * Not ktime: right after a wake-up preempts, the kernel skips the clock update
+ * of the switch that follows (RQCF_REQ_SKIP). Both ends of the waits there
+ * carry the wake-up's time in the kernel's account, and ktime would differ by
+ * the wake-up-to-switch latency (docs/design.md). Every task is on some cfs_rq
+ * of its CPU (set_task_rq), so the chain of pointers holds.
  */
 static __always_inline u64 sched_now(struct task_struct *p, bool direct)
 {
@@ -147,11 +150,12 @@ static __always_inline u64 sched_now(struct task_struct *p, bool direct)
 /*
  * What the rq clock counted that was not the running task's: IRQ time
  * (CONFIG_IRQ_TIME_ACCOUNTING) and time the hypervisor stole
- * (CONFIG_PARAVIRT_TIME_ACCOUNTING), which update_rq_clock_task leaves out
- * of rq->clock_task, the clock of sum_exec_runtime and so of schedstat,
- * cpuacct.usage and cpu.stat's usage. Updated with rq->clock (same
- * cache line); it only grows. A slice is its rq-clock length less this
- * one's growth (sched.bpf.c slice_ns): on-CPU time as the kernel counts it.
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING). The kernel leaves these out of
+ * rq->clock_task (update_rq_clock_task). That is the clock of sum_exec_runtime,
+ * and so of schedstat, cpuacct.usage and cpu.stat's usage. It is updated with
+ * rq->clock, in the same cache line, and only grows. A slice is its rq-clock
+ * length less this count's growth (sched.bpf.c slice_ns): on-CPU time as the
+ * kernel counts it.
  */
 static __always_inline u64 sched_stolen(struct task_struct *p, bool direct)
 {
@@ -199,10 +203,11 @@ static __always_inline u64 cfs_rq_cgid(struct cfs_rq *c, bool direct)
 
 /*
  * Runnable tasks queued on this cfs_rq and below it: those a throttle of it
- * holds. v6.12's delayed dequeue leaves sleeping tasks queued until they
- * are picked, counted in h_nr_running; v6.13 counts them apart
- * (h_nr_delayed); v6.14 (7b8a702d9438 "sched/fair: Rename h_nr_running
- * into h_nr_queued") keeps h_nr_runnable. v6.12 itself counts them in.
+ * holds. Since v6.12, delayed dequeue leaves sleeping tasks queued until they
+ * are picked. In v6.12 they count in h_nr_running, and nothing tells them
+ * apart. In v6.13 h_nr_delayed counts them. Since v6.14 (7b8a702d9438
+ * "sched/fair: Rename h_nr_running into h_nr_queued") h_nr_runnable leaves them
+ * out.
  */
 struct cfs_rq___v614 {
 	unsigned int h_nr_runnable;
