@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The few kernel types cgsched reads, declared by hand instead of a full
- * vmlinux.h so the build never depends on the build machine's kernel.
- * Every struct is preserve_access_index: clang emits CO-RE relocations and
- * libbpf fixes the offsets against the running kernel's BTF at load time,
- * so only the field names (not layout or completeness) must be right.
- * Fields that differ between kernels are in compat.bpf.h as flavours.
- * Set VMLINUX_H=path/to/vmlinux.h to build against a full header instead.
+ * vmlinux.h, so the build never depends on the build machine's kernel. Every
+ * struct is preserve_access_index. Clang emits CO-RE relocations, and libbpf
+ * fixes the offsets against the running kernel's BTF at load time. So only the
+ * field names must be right, not the layout or completeness. Fields that differ
+ * between kernels are in compat.bpf.h as flavours. Set
+ * VMLINUX_H=path/to/vmlinux.h to build against a full header instead.
  */
 #ifndef CGS_KERNEL_TYPES_H
 #define CGS_KERNEL_TYPES_H
