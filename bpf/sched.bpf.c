@@ -139,7 +139,8 @@ static __always_inline void ran_note(struct cgs_cpu_cur *cur, struct task_struct
 
 /*
  * Per CPU, the last move of a task running there, by another CPU: its pid and
- * that CPU's rq clock at the move. on_attach writes it.
+ * that CPU's rq clock at the move. on_attach writes it; seed_cpu and the next
+ * switch there read it (moved_time).
  */
 struct cgs_moved {
 	__u32 pid;
