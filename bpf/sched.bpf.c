@@ -13,6 +13,8 @@
  * CPU is one that seed_cpu set up at attach: its slice start stays in ktime
  * until its next switch. A held task was preempted after it set a sleeping
  * state and before it blocked: it stays queued, and the kernel starts no wait.
+ * The hot-path clock is the rq clock of the task's CPU (sched_now in
+ * compat.bpf.h).
  *
  * Each program comes twice: tp_btf (direct loads) and raw_tp (probe reads,
  * where tp_btf does not attach). The loader enables one set.

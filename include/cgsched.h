@@ -3,6 +3,11 @@
  * Types shared by the BPF programs and the loader. This header is compiled for
  * both the BPF target and the host, so it holds plain __u32/__u64 types and
  * constants only, and never includes vmlinux or kernel headers.
+ *
+ * A slot is the index of a cgroup's entries in the per-cgroup arrays, and slot1
+ * is the slot + 1, with 0 for none. A shard is one copy of a slot's rarer
+ * figures, which CPUs may share (sched.bpf.c). The hot-path clock is the rq
+ * clock of the task's CPU (compat.bpf.h sched_now).
  */
 #ifndef CGSCHED_H
 #define CGSCHED_H
