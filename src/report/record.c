@@ -295,7 +295,7 @@ void record_repeat_print(FILE *f, const struct record_repeat *rep)
 		free(v);
 		return;
 	}
-	fprintf(f, "\n %zu runs (and %zu to warm up); medians with their %.0f%% intervals (order statistics)\n\n",
+	fprintf(f, "\n %zu runs (after %zu to warm up): each figure's median and %.0f%% interval\n\n",
 		rep->n, rep->warmup, 100 * rep->conf);
 	fprintf(f, "  %-16s %12s  %25s  %12s %12s\n", "", "median", "interval", "min", "max");
 	for (size_t k = 0; k < ARRAY_SIZE(rep_figs); k++) {
@@ -315,7 +315,7 @@ void record_repeat_print(FILE *f, const struct record_repeat *rep)
 			fprintf(f, "  %-16s %12.2f  %25s  %12.2f %12.2f\n", rep_figs[k].label, st.median, iv, st.min, st.max);
 		}
 		if (k == 0 && st.coverage < rep->conf)
-			fprintf(f, "  %-16s (%zu runs cover the median at %.1f%% at most: more runs for %.0f%%)\n", "",
+			fprintf(f, "  %-16s (%zu runs give at most %.1f%% confidence; %.0f%% needs more runs)\n", "",
 				rep->n, 100 * st.coverage, 100 * rep->conf);
 	}
 	free(v);
@@ -469,9 +469,9 @@ void record_print(FILE *f, const struct record_summary *rs)
 	if (scx_active(&rs->ti.scx))
 		fprintf(f, "  %s\n\n", scx_describe(&rs->ti.scx, esc, sizeof(esc)));
 	fprintf(f, "  %12s  wall time\n", fmt_duration(a, sizeof(a), rs->wall_ns));
-	fprintf(f, "  %12s  on CPU              # summed over CPUs: %.1f%% of one CPU per wall second\n",
+	fprintf(f, "  %12s  on CPU              # summed over CPUs; %.1f%% of one CPU\n",
 		fmt_duration(a, sizeof(a), rs->c.oncpu_ns), record_cpu_pct(rs));
-	fprintf(f, "  %12s  throttled (wall)    # wall time with a CPU of it throttled: %.1f%%; %llu episodes, p99 %s\n",
+	fprintf(f, "  %12s  throttled (wall)    # %.1f%% of wall time; %llu episodes, p99 %s\n",
 		fmt_duration(a, sizeof(a), record_thr_wall_ns(rs)),
 		record_thr_pct(rs), (unsigned long long)rs->c.thr_count,
 		fmt_duration(b, sizeof(b), (uint64_t)pctl(rs->c.thr_slots, 99, rs->thr_max_ns)));
@@ -483,37 +483,41 @@ void record_print(FILE *f, const struct record_summary *rs)
 		(unsigned long long)(rs->c.sw_vol + rs->c.sw_invol), (unsigned long long)rs->c.sw_vol,
 		(unsigned long long)rs->c.sw_invol, (unsigned long long)rs->c.wakeups);
 	if (rs->k_ok)
-		fprintf(f, "  %12s  kernel cpu.stat     # throttled time summed over CPUs; in %llu of %llu periods (quota %s)\n",
+		fprintf(f, "  %12s  kernel cpu.stat     # throttled, summed over CPUs; %llu of %llu periods; quota %s\n",
 			fmt_duration(a, sizeof(a), rs->k_throttled_ns), (unsigned long long)rs->k_throttled,
 			(unsigned long long)rs->k_periods,
 			rs->k.quota_us < 0 ? "max" : fmt_duration(b, sizeof(b), rs->k.quota_us * 1000));
-	if (rs->per.known && rs->per.throttled)
-		fprintf(f, "  %12llu  throttled periods   # at most %llu in a row; quota out %s into a period (median; p99 %s)%s%s\n",
+	/* A line of the comment column per fact: each stays short enough to read at a glance. */
+	if (rs->per.known && rs->per.throttled) {
+		fprintf(f, "  %12llu  throttled periods   # up to %llu in a row; quota out at %s p50, %s p99\n",
 			(unsigned long long)rs->per.throttled, (unsigned long long)rs->per.longest_run,
-			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns),
-			rs->per.underused ? "; under half its quota on average: bursts outran it" : "",
-			rs->nopen ? "; still throttled at the end (those periods counted, the episode's time not)" : "");
-	if (rs->demand && demand_periods(rs->demand))
-		fprintf(f, "  %12s  demand per period   # of %s%s, %zu periods: p90 %s, p99 %s, max %s (use + throttled waits)\n",
-			fmt_duration(a, sizeof(a), demand_quantile_us(rs->demand, 50) * 1000),
-			fmt_duration(b, sizeof(b), rs->demand->period_ns), rs->demand->aligned ? " (the quota's)" : "",
-			demand_periods(rs->demand), fmt_duration(c, sizeof(c), demand_quantile_us(rs->demand, 90) * 1000),
+			fmt_duration(a, sizeof(a), rs->per.ran_out_p50_ns), fmt_duration(b, sizeof(b), rs->per.ran_out_p99_ns));
+		if (rs->per.underused)
+			fprintf(f, "%36s# bursty: it used under half its quota on average\n", "");
+		if (rs->nopen)
+			fprintf(f, "%36s# still throttled at the end: last episode not timed\n", "");
+	}
+	if (rs->demand && demand_periods(rs->demand)) {
+		fprintf(f, "  %12s  demand per period   # p50 of %zu periods of %s%s\n",
+			fmt_duration(a, sizeof(a), demand_quantile_us(rs->demand, 50) * 1000), demand_periods(rs->demand),
+			fmt_duration(b, sizeof(b), rs->demand->period_ns), rs->demand->aligned ? ", aligned to the quota" : "");
+		fprintf(f, "%36s# p90 %s, p99 %s, max %s\n", "", fmt_duration(c, sizeof(c), demand_quantile_us(rs->demand, 90) * 1000),
 			fmt_duration(d1, sizeof(d1), demand_quantile_us(rs->demand, 99) * 1000),
 			fmt_duration(e1, sizeof(e1), demand_quantile_us(rs->demand, 100) * 1000));
+	}
 	if (rs->k_ok && rs->k.has_bursts && rs->k_bursts)
-		fprintf(f, "  %12llu  burst periods       # ran into its burst allowance (%s of it), as cpu.stat counts\n",
+		fprintf(f, "  %12llu  burst periods       # ran on the burst allowance: %s (cpu.stat)\n",
 			(unsigned long long)rs->k_bursts, fmt_duration(a, sizeof(a), rs->k_burst_ns));
 	if (rs->k_oncpu_source) {
-		fprintf(f, "  %12s  kernel on CPU       # %s over the same window", fmt_duration(a, sizeof(a), rs->k_oncpu_ns),
+		fprintf(f, "  %12s  kernel on CPU       # from %s, over the same window\n", fmt_duration(a, sizeof(a), rs->k_oncpu_ns),
 			rs->k_oncpu_source);
 		if (rs->k_oncpu_moved)
-			fprintf(f, "; %u thread%s came or went, their time not in it", rs->k_oncpu_moved,
+			fprintf(f, "%36s# leaves out %u thread%s that came or went\n", "", rs->k_oncpu_moved,
 				rs->k_oncpu_moved == 1 ? "" : "s");
-		/* Worth a word from 0.1 % on (a host's is microseconds): how exactly it is known. */
+		/* Shown from 0.1 % of the figure up: a host's spread is microseconds. */
 		if (rs->k_oncpu_spread_ns * 1000 >= rs->k_oncpu_ns && rs->k_oncpu_spread_ns)
-			fprintf(f, "; within %s either way (it moved on while cgsched read)",
+			fprintf(f, "%36s# within %s either way (it ran while read)\n", "",
 				fmt_duration(b, sizeof(b), rs->k_oncpu_spread_ns / 2));
-		fputc('\n', f);
 	}
 	for (int i = 0; i < rs->npre; i++)
 		fprintf(f, "  %12llu  preempted by %s\n", (unsigned long long)rs->pre[i].count,

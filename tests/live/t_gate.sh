@@ -25,7 +25,7 @@ gate_record() {
 # the report is the last run's; the warm-up is not kept; nothing left.
 test_gate_repeat_report() {
 	gate_record rep "$TMP/r.json" "$GATE_WORK" $GATE_Q50 6
-	cat "$TMP/rep.err" | grep -E "^cgsched record: (run|warm-up)|median|wall time|runs cover" | head -12
+	cat "$TMP/rep.err" | grep -E "^cgsched record: (run|warm-up)|median|wall time|runs give" | head -12
 	[ "$(grep -c '^cgsched record: run [1-5] of 6' "$TMP/rep.err")" = 5 ] || fail "not a line for each of runs 1-5"
 	grep -q '^cgsched record: warm-up 1 of 1' "$TMP/rep.err" || fail "no line for the warm-up"
 	jq -e '.repeat.runs == 6 and .repeat.warmup == 1 and (.repeat.per_run | length) == 6' "$TMP/r.json" >/dev/null ||

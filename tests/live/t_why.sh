@@ -156,7 +156,7 @@ test_why_record_verdict() {
 	grep -A1 "its tasks waited" "$TMP/e"
 	grep -q "waited .* in all (summed over tasks): [0-9]*% its own quota" "$TMP/e" || fail "no verdict line naming its quota"
 	grep -q "throttled (wall)" "$TMP/e" || fail "the throttled line does not say it is wall time"
-	grep -q "throttled time summed over CPUs" "$TMP/e" || fail "cpu.stat's line does not say it is summed over CPUs"
+	grep -q "kernel cpu.stat  *# throttled, summed over CPUs" "$TMP/e" || fail "cpu.stat's line does not say it is summed over CPUs"
 	top=$(jq -r '.waited.causes[0].cause' "$TMP/r.json")
 	[ "$top" = own_quota ] || fail "record's report: dominant cause $top"
 	sum=$(jq '[.waited.causes[].ns] | add' "$TMP/r.json")
