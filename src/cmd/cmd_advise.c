@@ -273,38 +273,38 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	size_t n = ad->n, allowed = (size_t)(ad->target * n);
 	double P = ad->period_us;
 
-	printf("cgsched advise: %s: %zu periods of %s%s; demand a period p50 %s, p90 %s, p99 %s, max %s, mean %s\n",
-	       path, n, dur(a, sizeof(a), ad->period_us), aligned ? " (on its quota's grid)" : "",
-	       dur(b, sizeof(b), u64_rank(sorted, n, 50)), dur(c, sizeof(c), u64_rank(sorted, n, 90)),
-	       dur(d, sizeof(d), u64_rank(sorted, n, 99)), dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
-	printf("target: throttled in at most %.4g%% of periods (%zu of %zu), replayed over the demand\n\n",
+	/* Each paragraph opens with what the limit gives: the throttled periods in the replay. */
+	printf("cgsched advise: %s: %zu periods of %s%s\n", path, n, dur(a, sizeof(a), ad->period_us),
+	       aligned ? ", aligned to its quota" : "");
+	printf("demand per period: p50 %s, p90 %s, p99 %s, max %s, mean %s\n", dur(b, sizeof(b), u64_rank(sorted, n, 50)),
+	       dur(c, sizeof(c), u64_rank(sorted, n, 90)), dur(d, sizeof(d), u64_rank(sorted, n, 99)),
+	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
+	printf("target: at most %.4g%% of periods throttled (%zu of %zu), in a replay of the demand\n\n",
 	       ad->target * 100, allowed, n);
-	printf("  cpu.max %llu %llu      # %.2f CPUs; covers demand up to its p%.4g; throttled in %zu periods (%.1f%%) replayed\n",
-	       (unsigned long long)ad->quota_us, (unsigned long long)ad->period_us, ad->quota_us / P,
-	       100 - ad->target * 100, ad->throttled, 100.0 * ad->throttled / n);
+	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g\n",
+	       (unsigned long long)ad->quota_us, (unsigned long long)ad->period_us, ad->throttled,
+	       100.0 * ad->throttled / n, ad->quota_us / P, 100 - ad->target * 100);
 	if (ad->headroom_us)
-		printf("      (%s of it is headroom: while one CPU runs out of quota, others may hold part of it:\n"
-		       "       a slice, sched_cfs_bandwidth_slice_us, on each other CPU it runs on, and 1 ms on\n"
-		       "       each it left, such as the one it started on)\n",
-		       dur(a, sizeof(a), ad->headroom_us));
+		printf("      (with %s of headroom for quota held on other CPUs)\n", dur(a, sizeof(a), ad->headroom_us));
 	if (ad->burst_ok && ad->bq_burst_us)
-		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # %.2f CPUs on average; the burst carries what light periods leave over to the heavy ones; throttled in %zu (%.1f%%)\n",
+		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs on average\n",
 		       (unsigned long long)ad->bq_quota_us, (unsigned long long)ad->period_us,
-		       (unsigned long long)ad->bq_burst_us, ad->bq_quota_us / P, ad->bq_throttled,
-		       100.0 * ad->bq_throttled / n);
+		       (unsigned long long)ad->bq_burst_us, ad->bq_throttled, 100.0 * ad->bq_throttled / n,
+		       ad->bq_quota_us / P);
 	else if (ad->burst_ok)
-		printf("  (a burst would not lower the quota: its demand is as heavy in most periods as in the worst)\n");
+		printf("  (no burst: it would not lower the quota for this demand)\n");
 	printf("  v1: cpu.cfs_quota_us %llu, cpu.cfs_period_us %llu%s\n\n", (unsigned long long)ad->quota_us,
 	       (unsigned long long)ad->period_us, ad->burst_ok && ad->bq_burst_us ? " (or with cpu.cfs_burst_us as above)" : "");
-	printf("the average-based limit, cpu.max %llu %llu (its mean demand, %.2f CPUs): throttled in %zu periods (%.1f%%) replayed\n",
-	       (unsigned long long)ad->mean_us, (unsigned long long)ad->period_us, ad->mean_us / P, ad->mean_throttled,
+	printf("average-based limit: throttled in %zu periods (%.1f%%)\n", ad->mean_throttled,
 	       100.0 * ad->mean_throttled / n);
+	printf("  cpu.max %llu %llu      # the mean demand, %.2f CPUs\n", (unsigned long long)ad->mean_us,
+	       (unsigned long long)ad->period_us, ad->mean_us / P);
 	if (v && v->ran) {
-		printf("\nverified (%s): target at most %.4g%%, measured %.2f%% (%lld of %lld periods throttled, cpu.stat); "
-		       "the chance of so many at the target: %.3g: %s\n",
-		       verified_burst ? "with the burst" : "the quota", ad->target * 100,
-		       100.0 * v->throttled / v->periods, (long long)v->throttled, (long long)v->periods, v->chance,
-		       v->missed ? "MISSED" : "met");
+		printf("\nverify: %s: %.2f%% of periods throttled (%lld of %lld, cpu.stat); target %.4g%%\n",
+		       v->missed ? "MISSED" : "met", 100.0 * v->throttled / v->periods, (long long)v->throttled,
+		       (long long)v->periods, ad->target * 100);
+		printf("  run %s; the chance of so many at the target: %.3g\n",
+		       verified_burst ? "with the burst" : "with the quota alone", v->chance);
 	}
 }
 
