@@ -454,32 +454,32 @@ void report_throttle_lines(FILE *f, const struct report *r)
 {
 	char name[PATH_MAX + 32], a[16], b[16], dur[16];
 
+	/* A cgroup's first line, then a short indented line per fact. */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
 		if (!w->k_throttled && !w->s->c.thr_count)
 			continue;
-		fprintf(f, "%s: throttled %s in %llu episodes (%.1f%% of the time);",
+		fprintf(f, "%s: throttled %s in %llu episodes (%.1f%% of the time)\n",
 			row_name(w, name, sizeof(name)), fmt_duration(dur, sizeof(dur), w->s->c.thr_ns),
 			(unsigned long long)w->s->c.thr_count, w->thr_pct);
 		if (w->k.ok && w->k_periods)
-			fprintf(f, " kernel: throttled in %llu of %llu periods, %s", (unsigned long long)w->k_throttled,
+			fprintf(f, "  kernel: throttled in %llu of %llu periods, %s\n", (unsigned long long)w->k_throttled,
 				(unsigned long long)w->k_periods, fmt_duration(a, sizeof(a), w->k_throttled_ns));
 		if (w->quota_used_pct >= 0)
-			fprintf(f, ", using %.0f%% of its quota (%s per %s)", w->quota_used_pct,
+			fprintf(f, "  quota: %.0f%% used of %s per %s\n", w->quota_used_pct,
 				fmt_duration(a, sizeof(a), w->k.quota_us * 1000),
 				fmt_duration(b, sizeof(b), w->k.period_us * 1000));
 		if (w->per.known && w->per.throttled) {
-			fprintf(f, "; by period: throttled in %llu, at most %llu in a row, its quota out %s into a period "
-				"(median; p99 %s)", (unsigned long long)w->per.throttled,
-				(unsigned long long)w->per.longest_run, fmt_duration(a, sizeof(a), w->per.ran_out_p50_ns),
+			fprintf(f, "  periods: %llu throttled, up to %llu in a row; quota out at %s p50, %s p99\n",
+				(unsigned long long)w->per.throttled, (unsigned long long)w->per.longest_run,
+				fmt_duration(a, sizeof(a), w->per.ran_out_p50_ns),
 				fmt_duration(b, sizeof(b), w->per.ran_out_p99_ns));
 			if (w->per.underused)
-				fprintf(f, ", all while it used under half its quota on average: bursts outran it");
+				fprintf(f, "  bursty: it used under half its quota on average\n");
 		}
 		if (w->k.has_bursts && w->k_bursts)
-			fprintf(f, "; ran into its burst allowance in %llu periods (%s on it)", (unsigned long long)w->k_bursts,
+			fprintf(f, "  burst allowance: ran on it in %llu periods, %s\n", (unsigned long long)w->k_bursts,
 				fmt_duration(a, sizeof(a), w->k_burst_ns));
-		fputc('\n', f);
 	}
 }
 
@@ -506,7 +506,7 @@ void report_why_lines(FILE *f, const struct report *r)
 		if (!w->why || !w->why->total_ns)
 			continue;
 		if (!any)
-			fputs("\nWhy they waited (--why: what ran on the CPU meanwhile, or the quota that held them)\n", f);
+			fputs("\nWhy they waited (what ran instead, or the quota that held them)\n", f);
 		any = true;
 		why_print(f, row_name(w, name, sizeof(name)), w->why);
 	}

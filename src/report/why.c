@@ -137,11 +137,10 @@ void why_print(FILE *f, const char *name, const struct why *w)
 	fputc('\n', f);
 	if (!w->interval_ns)
 		return;
-	fprintf(f, "  with a task waiting %s of %s wall time (%.1f%%, cgsched's \"some\")",
-		fmt_duration(a, sizeof(a), w->some_ns), fmt_duration(b, sizeof(b), w->interval_ns),
-		100.0 * w->some_ns / w->interval_ns);
+	fprintf(f, "  wall time with a task waiting: %s of %s (%.1f%%)", fmt_duration(a, sizeof(a), w->some_ns),
+		fmt_duration(b, sizeof(b), w->interval_ns), 100.0 * w->some_ns / w->interval_ns);
 	if (w->psi.ok)
-		fprintf(f, "; kernel PSI %s some: %s (%.1f%%)", w->psi.host ? "/proc/pressure/cpu (host)" : "cpu.pressure",
-			fmt_duration(a, sizeof(a), w->psi.some_ns), 100.0 * w->psi.some_ns / w->interval_ns);
+		fprintf(f, "; kernel PSI some %s (%.1f%%, %s)", fmt_duration(a, sizeof(a), w->psi.some_ns),
+			100.0 * w->psi.some_ns / w->interval_ns, w->psi.host ? "whole host" : "cpu.pressure");
 	fputc('\n', f);
 }
