@@ -281,7 +281,7 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
 	printf("target: at most %.4g%% of periods throttled (%zu of %zu), in a replay of the demand\n\n",
 	       ad->target * 100, allowed, n);
-	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g\n",
+	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g demand\n",
 	       (unsigned long long)ad->quota_us, (unsigned long long)ad->period_us, ad->throttled,
 	       100.0 * ad->throttled / n, ad->quota_us / P, 100 - ad->target * 100);
 	if (ad->headroom_us)
