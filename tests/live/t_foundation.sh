@@ -190,11 +190,33 @@ ARGS
 	rc=$?
 	echo "as nobody -> exit $rc: $(cat "$TMP/e")"
 	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "not root should exit 2 with one line"
-	# Help texts are printed as they are, not through printf: no doubled %.
-	for c in top hist record check apply enforce stat probe; do
+}
+
+# Every command's --help: printed as it is, not through printf (no doubled
+# %), at most 80 columns, ending with EXAMPLES. Each command's page,
+# docs/commands/NAME.md, holds that --help verbatim as its options
+# (dist/man/mkpages.sh writes it); the man page is made of it too. The
+# guests carry no docs: there the pages are not checked.
+test_help_texts() {
+	"$CGSCHED" --help >"$TMP/h" || fail "cgsched --help failed"
+	awk 'length > 80 { print "cgsched --help: " length " columns: " $0; bad = 1 } END { exit bad }' \
+		"$TMP/h" || fail "cgsched --help is wider than 80 columns"
+	for c in $("$CGSCHED" --list-commands); do
 		"$CGSCHED" $c --help >"$TMP/h" 2>&1 || fail "$c --help failed"
 		! grep -n '%%' "$TMP/h" || fail "$c --help prints a doubled percent sign"
+		awk -v c=$c 'length > 80 { print c ": " length " columns: " $0; bad = 1 } END { exit bad }' \
+			"$TMP/h" || fail "$c --help is wider than 80 columns"
+		grep -qx EXAMPLES "$TMP/h" || fail "$c --help has no EXAMPLES section"
+		# Its last section: below it only indented lines, an example or more.
+		sed '1,/^EXAMPLES$/d' "$TMP/h" >"$TMP/ex"
+		grep -q '^  cgsched ' "$TMP/ex" || fail "$c --help: no example under EXAMPLES"
+		! grep -v '^  ' "$TMP/ex" || fail "$c --help: EXAMPLES is not its last section"
 	done
+	if [ -d "$ROOT/docs/commands" ]; then
+		sh "$ROOT/dist/man/mkpages.sh" "$CGSCHED" --check "$ROOT/docs/commands" ||
+			fail "a page of docs/commands is out of date: run dist/man/mkpages.sh $CGSCHED"
+		echo "each command's page holds its --help"
+	fi
 }
 
 # SIGTERM: a summary, exit 0, and no BPF program or link left behind.
