@@ -30,34 +30,38 @@
 #include "session/refresh.h"
 
 static const char usage[] =
-	"Usage: cgsched enforce FILE [-i INTERVAL] [--contention-p99 DUR] [--min-waits N]\n"
-	"                       [--journal JOURNAL]\n"
-	"Keep the limits of FILE (docs/limits.md) in force until SIGTERM or Ctrl-C:\n"
-	"applies them to matching cgroups that appear later, restores values someone\n"
-	"else changed, and enforces soft caps: while another cgroup's run-queue p99\n"
-	"is above --contention-p99, a soft-capped group is held to its soft_max; two\n"
-	"quiet intervals later the cap is lifted. SIGHUP reloads FILE (a bad file\n"
-	"keeps the old one). On exit, every value found at start is restored.\n"
+	"Usage: cgsched enforce FILE [-i INTERVAL] [--contention-p99 DUR]\n"
+	"                       [--min-waits N] [--journal JOURNAL]\n"
+	"Keep the limits of FILE (docs/limits.md) in force until SIGTERM or Ctrl-C.\n"
+	"enforce applies them to matching cgroups that appear later, and puts back\n"
+	"values that someone else changed. It also drives soft caps: while another\n"
+	"cgroup's run-queue p99 is above --contention-p99, a soft-capped group is\n"
+	"held to its soft_max. Two quiet intervals later the cap is lifted. SIGHUP\n"
+	"reloads FILE (a bad file keeps the old one). On exit, every value found at\n"
+	"the start is put back.\n"
 	"\n"
-	"Before it first changes a file, its value is written to a journal (fsync'd,\n"
-	"renamed into place), removed again after a clean exit. After a SIGKILL, an\n"
-	"OOM kill or a power cut, the next enforce puts the journal's values back\n"
-	"before anything else (or 'cgsched apply --restore JOURNAL' does). One enforce\n"
-	"per journal: a second is refused. Drops (events the BPF side could not\n"
-	"record) are logged in each interval that has some.\n"
+	"Before enforce first changes a file, it writes the old value to a journal,\n"
+	"and removes the journal after a clean exit. After a SIGKILL, an OOM kill or\n"
+	"a power cut, the next enforce puts the journal's values back first (so does\n"
+	"'cgsched apply --restore JOURNAL'). One enforce runs per journal: a second\n"
+	"is refused. Drops (events the BPF side could not record) are logged in each\n"
+	"interval that has some.\n"
 	"\n"
-	"  -i, --interval DUR      how often (default 1s)\n"
-	"  --contention-p99 DUR    run-queue p99 that means contention (default 2ms)\n"
-	"  --min-waits N           waits a cgroup needs in an interval to count (default 20)\n"
-	"  --journal JOURNAL       the journal (default " JOURNAL_DEFAULT ";\n"
-	"                          its lock: JOURNAL.lock)\n"
-	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
-	"                          (not --cgroup: contention is judged across every cgroup)\n"
-	"  --priority P            as for top (with --listen, the HTTP thread too)\n"
-	"  -v, --verbose\n"
+	"  -i, --interval DUR     how often to look (default 1s)\n"
+	"      --contention-p99 DUR\n"
+	"                         the run-queue p99 that means contention (default 2ms)\n"
+	"      --min-waits N      the waits a cgroup needs in an interval to count\n"
+	"                         (default 20)\n"
+	"      --journal JOURNAL  the journal (default " JOURNAL_DEFAULT ").\n"
+	"                         Its lock is JOURNAL.lock\n"
+	"      --sched-backend B, --throttle-backend B, --max-cgroups N\n"
+	"                         as for top. There is no --cgroup: contention is\n"
+	"                         judged across every cgroup\n"
+	"      --priority P       as for top; with --listen, the HTTP thread too\n"
+	"  -v, --verbose          libbpf's messages and debug lines on stderr\n"
 	"\n"
-	"With --listen, also serves /metrics as cgsched export does (one daemon\n"
-	"enforces and exports; docs/metrics.md):\n"
+	"With --listen, enforce also serves /metrics as 'cgsched export' does, so one\n"
+	"daemon enforces and exports (docs/metrics.md):\n"
 	EXPORT_OPTS_HELP
 	"\n"
 	"EXAMPLES\n"
@@ -177,11 +181,11 @@ static void enforcer_log(void *ctx, const char *line)
 }
 
 /*
- * Before anything is traced or changed: the limits file checked, the
- * journal locked (held until exit: the fd closes with us), the port and web
- * config, and a journal left by a killed enforce put back, so that the
- * values found next, and restored at our exit, are the true ones. 0 with
- * *lock; else the exit status, with all of it undone (fs closed either way).
+ * Before anything is traced or changed: check the limits file, the port and
+ * the web config, and lock the journal (held until exit: the fd closes with
+ * us). A journal left by a killed enforce is put back first. So the values
+ * found next, and restored at our exit, are the true ones. 0 with *lock;
+ * else the exit status, with all of it undone (fs closed either way).
  */
 static int enforce_prepare(const struct enforce_opts *eo, const char *path, struct cgfs *fs, struct limits_file *lf,
 			   struct exporter **x, int *lock)

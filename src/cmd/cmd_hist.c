@@ -16,32 +16,35 @@
 
 static const char usage[] =
 	"Usage: cgsched hist [OPTIONS]\n"
-	"Trace until Ctrl-C (or for -d seconds), then print one log2 histogram per\n"
-	"cgroup, in the layout of bcc's runqlat: run-queue latency (default), the\n"
-	"lengths of throttle episodes, or of on-CPU slices.\n"
+	"Trace until Ctrl-C, or for -d seconds. Then print one log2 histogram per\n"
+	"cgroup, in the layout of bcc's runqlat. It shows run-queue latency (the\n"
+	"default), the lengths of throttle episodes, or the lengths of on-CPU slices.\n"
 	"\n"
-	"  -d, --duration DUR     trace this long: seconds, or 500ms, 2m (default: until Ctrl-C)\n"
+	"  -d, --duration DUR     trace this long: seconds, or 500ms, 2m (default: until\n"
+	"                         Ctrl-C)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --metric M         runq (default), throttle or oncpu\n"
 	"      --per-cpu          one histogram per cgroup and CPU\n"
 	"      --per-task         one run-queue histogram per process and cgroup\n"
-	"      --threads          with --per-task: per thread\n"
-	"      --max-tasks N      bound of the per-task map (default 4096; beyond: drops)\n"
+	"      --threads          with --per-task: one per thread\n"
+	"      --max-tasks N      size of the per-task map (default 4096). Tasks beyond\n"
+	"                         it are counted as drops\n"
 	"  -m, --milliseconds     histogram in ms instead of us\n"
 	"      --json             the summary as JSON (docs/json.md)\n"
-	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --max-cgroups N    size of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
 	"                         (default: the first that works)\n"
-	"      --throttle-backend B  fentry, kprobe or tracepoint (default: the first that\n"
-	"                         works; --backend is its old name)\n"
+	"      --throttle-backend B\n"
+	"                         fentry, kprobe or tracepoint (default: the first that\n"
+	"                         works). --backend is its old name\n"
 	PRIORITY_HELP
 	"  -q, --quiet            no start-up line on stderr\n"
 	"  -v, --verbose          libbpf's messages on stderr\n"
 	"\n"
 	"EXAMPLES\n"
-	"  cgsched hist -d 10                       # ten seconds, every cgroup\n"
-	"  cgsched hist --cgroup /system.slice -m   # one subtree, in milliseconds\n"
-	"  cgsched hist --cgroup /web --per-task -d 5  # each process of one cgroup\n";
+	"  cgsched hist -d 10                         # ten seconds, every cgroup\n"
+	"  cgsched hist --cgroup /system.slice -m     # one subtree, in milliseconds\n"
+	"  cgsched hist --cgroup /web --per-task -d 5 # each process of one cgroup\n";
 
 struct hist_opts {
 	struct common_opts c;

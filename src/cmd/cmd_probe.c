@@ -16,11 +16,15 @@
 
 static const char usage[] =
 	"Usage: cgsched probe [--json] [-v]\n"
-	"Load and attach every backend once, detach, and report which ones this\n"
-	"kernel accepts and where the cpu controller is mounted.\n"
+	"Load and attach every backend once, then detach. Report which backends\n"
+	"this kernel accepts and where the cpu controller is mounted.\n"
 	"\n"
-	"  --json         one JSON object\n"
-	"  -v, --verbose  libbpf's messages\n";
+	"      --json             one JSON object\n"
+	"  -v, --verbose          libbpf's messages\n"
+	"\n"
+	"EXAMPLES\n"
+	"  cgsched probe\n"
+	"  cgsched probe --json | jq -r '.sched_backends[] | select(.ok) | .name'\n";
 
 /* --json: each kind's array written as the probes come (they may come mixed), put together at the end. */
 struct probe_list {

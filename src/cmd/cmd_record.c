@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * cgsched record -- CMD: like `perf stat -- CMD`, for cgroup scheduling. Makes a
- * transient cgroup where the cpu controller lives, applies limits, starts CMD
- * in it (the child moves itself before exec: no race), traces the cgroup and
- * its descendants until CMD exits, removes the cgroup, reports, and exits
- * with CMD's status. --attach traces an existing cgroup instead. What a
- * killed record left (cmd/record_orphans.h) is cleared at the next start.
+ * cgsched record -- CMD: like `perf stat -- CMD`, for cgroup scheduling. It
+ * makes a transient cgroup where the cpu controller lives, applies limits and
+ * starts CMD in it. The child moves itself into the cgroup before exec, so
+ * no task of CMD runs outside it. record traces the cgroup and its
+ * descendants until CMD exits, removes the cgroup, reports, and exits with
+ * CMD's status. --attach traces an existing cgroup instead. What a killed
+ * record left (cmd/record_orphans.h) is cleared at the next start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,46 +40,59 @@ static const char usage[] =
 	"Usage: cgsched record [OPTIONS] -- CMD [ARGS...]\n"
 	"       cgsched record [OPTIONS] --attach PATH [-d DUR | --pid PID]\n"
 	"       cgsched record --cleanup\n"
-	"Run CMD in a new cgroup with the given limits, trace it and its descendants\n"
-	"until CMD exits, remove the cgroup, print a summary and histograms on stderr,\n"
-	"and exit with CMD's status (128+N for signal N). Ctrl-C reaches CMD.\n"
+	"Run CMD in a new cgroup with the given limits, and trace it and its\n"
+	"descendants until CMD exits. Then remove the cgroup, print a summary and\n"
+	"histograms on stderr, and exit with CMD's status (128+N for signal N).\n"
+	"Ctrl-C reaches CMD.\n"
 	"\n"
-	"  --cpu-max LIMIT      QUOTA[/PERIOD] in us (or 50ms/100ms), PCT% of one CPU, Ncpus\n"
-	"  --cpu-weight N       1..10000 (v1: shares converted with the kernel's formula)\n"
-	"  --cpu-burst DUR      with --cpu-max: CFS burst, quota a period may carry over\n"
-	"                       from idle ones (cpu.max.burst; Linux 5.14+), at most the quota\n"
-	"  --demand             keep the CPU demand period by period, for 'cgsched advise'\n"
-	"                       (the maps read every tenth of a period: ~1 % of a CPU)\n"
-	"  --name NAME          the cgroup's name (default cgsched-record-PID); must not exist\n"
-	"  -o, --output FILE    the report as JSON (docs/json.md), for 'cgsched check'\n"
-	"  --attach PATH        trace this existing cgroup instead of running CMD\n"
-	"  -d, --duration DUR   with --attach: stop after DUR\n"
-	"  --pid PID            with --attach: stop when PID exits\n"
-	"  --why                split the waits into causes: a verdict line, and \"waited\" in the report\n"
-	"  --timeline FILE      also a Perfetto trace of the run (ui.perfetto.dev): a track per\n"
-	"                       cgroup, throttle episodes per CPU, long waits, counters every 0.5 s\n"
-	"  --long-wait DUR      waits at least this long are in the timeline (default 10ms)\n"
-	"  --repeat N           run CMD N times, each in a fresh cgroup with the same limits:\n"
-	"                       the report keeps every run's figures, their medians and\n"
-	"                       intervals (for 'cgsched check --baseline'); the rest of it\n"
-	"                       is the last run's (at most 1000)\n"
-	"  --warmup K           with --repeat: K runs before those, not kept\n"
-	"  --check              apply the rules below after the run (exit 1 when one fails)\n"
-	"  --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
-	"  --baseline OLD.json --max-regression PCT, --confidence PCT,\n"
-	"  --junit FILE, --format text|github   the rules of 'cgsched check'\n"
-	"  --sched-backend B, --throttle-backend B, --max-cgroups N   as for top\n"
-	"                       (not --cgroup: record traces its own cgroup, or --attach PATH)\n"
-	"  --priority P         as for top: cgsched's threads, never CMD (it starts as an\n"
-	"                       ordinary task)\n"
-	"  -q, --quiet          no live status line\n"
-	"  -v, --verbose        libbpf's messages\n"
+	"      --cpu-max LIMIT    QUOTA[/PERIOD] in us (or 50ms/100ms), PCT% of one\n"
+	"                         CPU, or Ncpus\n"
+	"      --cpu-weight N     1..10000 (cgroup v1: converted to shares by the\n"
+	"                         kernel's formula)\n"
+	"      --cpu-burst DUR    with --cpu-max: the CFS burst (cpu.max.burst, Linux\n"
+	"                         5.14+), quota that a period may carry over from idle\n"
+	"                         ones. At most the quota\n"
+	"      --demand           keep the CPU demand period by period, for 'cgsched\n"
+	"                         advise'. It reads the maps every tenth of a period,\n"
+	"                         which costs about 1 % of a CPU\n"
+	"      --name NAME        the cgroup's name (default cgsched-record-PID). It must\n"
+	"                         not exist\n"
+	"  -o, --output FILE      write the report as JSON (docs/json.md), for 'cgsched\n"
+	"                         check'\n"
+	"      --attach PATH      trace this existing cgroup instead of running CMD\n"
+	"  -d, --duration DUR     with --attach: stop after DUR\n"
+	"      --pid PID          with --attach: stop when PID exits\n"
+	"      --why              split the waits into causes: a verdict line, and\n"
+	"                         \"waited\" in the report\n"
+	"      --timeline FILE    also write a Perfetto trace (ui.perfetto.dev): a track\n"
+	"                         per cgroup with its throttle episodes per CPU, its\n"
+	"                         long waits and counters every 0.5 s\n"
+	"      --long-wait DUR    with --timeline: each wait this long or longer is in\n"
+	"                         the trace (default 10ms)\n"
+	"      --repeat N         run CMD N times (at most 1000), each in a fresh cgroup\n"
+	"                         with the same limits. The report keeps every run's\n"
+	"                         figures, their medians and intervals, for 'cgsched\n"
+	"                         check --baseline'. The rest of it is the last run's\n"
+	"      --warmup K         with --repeat: K more runs first, not kept\n"
+	"      --check            apply the rules below after the run (exit 1 when one\n"
+	"                         fails)\n"
+	"      --max-throttled-pct X, --max-runq-p99 DUR, --min-cpu-pct X,\n"
+	"      --baseline OLD.json --max-regression PCT, --confidence PCT,\n"
+	"      --junit FILE, --format text|github\n"
+	"                         the rules and outputs of 'cgsched check'\n"
+	"      --sched-backend B, --throttle-backend B, --max-cgroups N\n"
+	"                         as for top. There is no --cgroup: record traces its\n"
+	"                         own cgroup, or the one of --attach\n"
+	"      --priority P       as for top: cgsched's own threads, never CMD (it\n"
+	"                         starts as an ordinary task)\n"
+	"  -q, --quiet            no live status line\n"
+	"  -v, --verbose          libbpf's messages\n"
+	"      --cleanup          remove what killed records left (below), then exit\n"
 	"\n"
-	"A record killed with SIGKILL (or by the OOM killer) cannot remove its cgroup:\n"
-	"/cgsched-record-PID stays, with its limits and whatever of CMD still runs in\n"
-	"it. The next record removes such a cgroup when it is empty, and names it\n"
-	"when processes are left; --cleanup ends those processes and removes it.\n"
-	"  --cleanup            remove what killed records left (see above), then exit\n"
+	"A record killed by SIGKILL or the OOM killer cannot remove its cgroup.\n"
+	"/cgsched-record-PID stays, with its limits and what still runs of CMD.\n"
+	"The next record removes such a cgroup when it is empty, and names it when\n"
+	"processes are left. --cleanup ends those processes and removes the cgroup.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  cgsched record --cpu-max 25% -- ./bench\n"
@@ -523,11 +537,11 @@ static int record_cgroup(struct rec_run *r)
  * The kernel's own count of the subtree, read right before and right after
  * cgsched's first read of its maps (session_open calls this around it),
  * and again around its last (record_end). Between the two reads of a pair
- * the kernel's count moves on: a few microseconds on a host, but in the
- * emulated guest the vCPU doing the reads can stop for a turn of the other
- * (one host thread runs both), and a burner on the other counted 138 ms
- * more in between. So the window's figure is known only within the pairs:
- * the report gives its middle and that spread. pair: ku0 or ku1.
+ * the kernel's count moves on. That takes a few microseconds on a host. In
+ * a virtual machine the CPU doing the reads can be stopped while a task on
+ * another CPU runs on, for a hundred milliseconds or more. So the window's
+ * figure is known only within the pairs: the report gives their middle and
+ * that spread. pair: ku0 or ku1.
  */
 static void kusage_pair(struct rec_run *r, struct kusage *pair, bool after)
 {
@@ -746,9 +760,9 @@ static int record_end(struct rec_run *r)
 	 * Detached, the log and the open episodes are of one moment: none ends
 	 * between the two reads (in neither) or is in both. An episode open at
 	 * the end counts in the periods whose refills the kernel has counted by
-	 * its last read of cpu.stat (the 6.1 guest: a burner's exit left a
-	 * deficit that held its cfs_rq throttled; cpu.stat counted a refill 91
-	 * ms after the exit, before the read, and cgsched nothing).
+	 * its last read of cpu.stat. A task's exit can leave a quota deficit
+	 * that keeps its cfs_rq throttled after the exit: cpu.stat then counts
+	 * refills that no switch of the cgroup shows to cgsched.
 	 */
 	tracer_detach(&s->tr);
 	tracer_take_episodes(&s->tr, &r->el);

@@ -18,52 +18,61 @@
 
 static const char usage[] =
 	"Usage: cgsched [top] [OPTIONS]\n"
-	"Every interval, one row per cgroup of the cpu controller that ran or waited:\n"
-	"CPU% (100 = one CPU), run-queue latency p50/p99/max, wake-ups, voluntary and\n"
-	"involuntary switches, throttling by its own quota (THR% of the interval,\n"
-	"episodes, p99 length), QUOTA% of its quota used, and notes: the cgroup whose\n"
-	"tasks preempted it most, an ancestor whose quota held it.\n"
+	"Print a table every interval, one row per cgroup of the cpu controller that\n"
+	"ran or waited in it. The columns: CPU% (100 = one CPU); run-queue latency\n"
+	"p50, p99 and max; wake-ups; voluntary and involuntary switches; throttling\n"
+	"by the cgroup's own quota (THR% of the interval, episodes, p99 length);\n"
+	"QUOTA%, the share of its quota used; and notes. A note names the cgroup\n"
+	"whose tasks preempted it most, or an ancestor whose quota held it.\n"
 	"\n"
-	"  -i, --interval DUR     seconds between tables, or with a unit: 500ms, 2s (default 1s)\n"
-	"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
-	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr, path\n"
+	"  -i, --interval DUR     time between tables: seconds, or 500ms, 2s (default 1s)\n"
+	"  -n, --count N          stop after N intervals (default: run until Ctrl-C)\n"
+	"  -s, --sort KEY         cpu (default), p50, p99, max, wakeups, vol, invol, thr\n"
+	"                         or path\n"
 	"  -r, --rows N           show the first N rows (default 20, 0 = all)\n"
-	"  -b, --batch            a table per interval, one after another, also on a\n"
-	"                         terminal (where top otherwise draws one screen in place:\n"
-	"                         keys < > c l m w t n sort, / filter, Left Right fold the\n"
-	"                         tree, Enter a cgroup's detail, T tasks, ? help, q quit)\n"
-	"      --mark-p99 DUR     on the screen, rows whose run-queue p99 is over DUR in\n"
-	"                         yellow (throttled rows are red), e.g. 5ms\n"
+	"  -b, --batch            print the tables one after another, also on a terminal.\n"
+	"                         Without it, top draws one screen in place on a\n"
+	"                         terminal. Its keys: < > c l m w t n sort, / filters,\n"
+	"                         Left and Right fold the tree, Enter shows a cgroup's\n"
+	"                         detail, T shows tasks, ? help, q quits\n"
+	"      --mark-p99 DUR     on the screen, show in yellow the rows whose run-queue\n"
+	"                         p99 is over DUR, e.g. 5ms (throttled rows are red)\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
-	"      --group-by KEY     one row per unit, container or pod (summed), or per\n"
-	"                         path (default); the WHO column says whose a cgroup is\n"
-	"      --tasks            one row per process instead (with --cgroup: inside it)\n"
+	"      --group-by KEY     one summed row per unit, container or pod, or one row\n"
+	"                         per path (default). The WHO column says whose a\n"
+	"                         cgroup is\n"
+	"      --tasks            one row per process instead (with --cgroup: the\n"
+	"                         processes inside it)\n"
 	"      --threads          with --tasks: one row per thread\n"
-	"      --why              split each cgroup's waits into causes (its quota, a parent's,\n"
-	"                         another cgroup, ...); a verdict line each in the summary\n"
+	"      --why              split each cgroup's waits into causes: its quota, a\n"
+	"                         parent's, another cgroup, and more. The summary gets a\n"
+	"                         verdict line per cgroup\n"
 	TIMELINE_HELP
-	"      --max-tasks N      bound of the per-task map (default 4096); tasks beyond\n"
+	"      --max-tasks N      size of the per-task map (default 4096). Tasks beyond\n"
 	"                         it are counted as drops (tasks_full)\n"
 	"      --json             one JSON object per interval (docs/json.md)\n"
-	"      --demand           with --json: each limited cgroup's CPU demand per period\n"
-	"                         of its quota (p50/p90/p99/max); reads the maps every 10 ms\n"
-	"      --max-cgroups N    bound of the per-cgroup map (default 1024)\n"
+	"      --demand           with --json: the CPU demand of each limited cgroup per\n"
+	"                         period of its quota (p50, p90, p99, max). It reads the\n"
+	"                         maps every 10 ms\n"
+	"      --max-cgroups N    size of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B  scheduler backend: tp_btf, tp_btf-pidhash or raw_tp\n"
 	"                         (default: the first that works)\n"
-	"      --throttle-backend B  fentry, kprobe or tracepoint (default: the first that\n"
-	"                         works; --backend is its old name)\n"
+	"      --throttle-backend B\n"
+	"                         fentry, kprobe or tracepoint (default: the first that\n"
+	"                         works). --backend is its old name\n"
 	PRIORITY_HELP
 	"  -q, --quiet            no start-up line on stderr\n"
-	"  -v, --verbose          libbpf's messages, backend probing, and each refresh's CPU\n"
-	"                         time (maps, kernel figures, report) on stderr\n"
+	"  -v, --verbose          print libbpf's messages, the backend probing, and the\n"
+	"                         CPU time of each refresh (maps, kernel figures,\n"
+	"                         report) on stderr\n"
 	"\n"
-	"On Ctrl-C (SIGINT) or SIGTERM, or after -n intervals, a summary since start.\n"
+	"Ctrl-C (SIGINT), SIGTERM or the end of -n prints a summary since the start.\n"
 	"\n"
 	"EXAMPLES\n"
-	"  cgsched                          # a table every second\n"
-	"  cgsched top -i 5 -s p99 -r 10    # ten worst run-queue tails, every 5 s\n"
+	"  cgsched                            # a table every second\n"
+	"  cgsched top -i 5 -s p99 -r 10      # the ten worst run-queue tails, every 5 s\n"
 	"  cgsched top --cgroup /kubepods --json -n 1\n"
-	"  cgsched top --group-by pod -s p99     # pods by run-queue tail\n";
+	"  cgsched top --group-by pod -s p99  # pods by run-queue tail\n";
 
 struct top_opts {
 	struct common_opts c;
@@ -322,9 +331,9 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 	/*
 	 * Keys typed before the screen opened (the terminal keeps them): in its
 	 * first frame. The loop below reads keys only while a refresh is not
-	 * yet due, and where the start took longer than an interval (the 6.1
-	 * guest) the first frame came before them (test_top_screen_on_pty:
-	 * its T typed at start turned the rows into tasks only a frame later).
+	 * yet due. Where the start takes longer than an interval, the first
+	 * frame would come before them: a T typed at start would turn the rows
+	 * into tasks only a frame later.
 	 */
 	screen_keys(&v);
 	v.resort = false; /* no rows yet: the first refresh sorts them as asked */

@@ -20,12 +20,12 @@ static const struct command {
 	{ "hist", cmd_hist, true, "run-queue latency histograms per cgroup, runqlat's layout" },
 	{ "record", cmd_record, true, "run a command in a new cgroup under tracing, like perf stat" },
 	{ "check", cmd_check, false, "CI gates on a record report: exit 1 when a limit is passed" },
-	{ "advise", cmd_advise, false, "the cpu.max (and burst) that meets a throttling target, from a record; --verify runs it" },
-	{ "apply", cmd_apply, true, "set the CPU limits of a limits file (validated, shown, rolled back on failure)" },
+	{ "advise", cmd_advise, false, "the cpu.max and burst that meet a throttling target, from a record" },
+	{ "apply", cmd_apply, true, "set the CPU limits a limits file names; undone if a write fails" },
 	{ "enforce", cmd_enforce, true, "keep a limits file in force: new groups, changed values, soft caps" },
 	{ "export", cmd_export, true, "serve every cgroup's figures on /metrics for Prometheus (a daemon)" },
-	{ "watch", cmd_watch, true, "a flight recorder: the last minutes, written out when a trigger fires (a daemon)" },
-	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup (quota, periods, throttled)" },
+	{ "watch", cmd_watch, true, "a flight recorder: writes out the last minutes when a trigger fires" },
+	{ "stat", cmd_stat, false, "the kernel's bandwidth figures of every cgroup: quota, throttling" },
 	{ "probe", cmd_probe, false, "which backends this kernel accepts, and where the cpu controller is" },
 };
 

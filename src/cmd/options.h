@@ -54,10 +54,11 @@ enum long_opt {
 	{ "help", no_argument, NULL, 'h' }
 
 /* Every tracing command: --priority's help lines (its text in one place). */
-#define PRIORITY_HELP                                                                         \
-	"      --priority P       run cgsched's own threads at P: rt (SCHED_FIFO 1), rt:N (1-99)\n" \
-	"                         or nice:N (-20 to -1), so a busy machine cannot starve the\n"    \
-	"                         output; never the traced tasks or what cgsched starts\n"
+#define PRIORITY_HELP                                                                   \
+	"      --priority P       run cgsched's own threads at priority P: rt (SCHED_FIFO\n" \
+	"                         1), rt:N (SCHED_FIFO N, 1-99) or nice:N (-20 to -1).\n"    \
+	"                         A busy machine then cannot starve the output. The\n"      \
+	"                         traced tasks and what cgsched starts keep theirs.\n"
 
 /* top (--tasks) and hist (--per-task): the drill-down into tasks (common_opt) */
 #define TASKS_LONG_OPTS(tasks_name)                                    \
@@ -70,11 +71,12 @@ enum long_opt {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },     \
 	{ "long-wait", required_argument, NULL, OPT_LONG_WAIT }
 
-#define TIMELINE_HELP                                                                           \
-	"      --timeline FILE    also a Perfetto trace of the run (ui.perfetto.dev): a track per\n" \
-	"                         cgroup, its throttle episodes per CPU, its long waits, counters\n" \
-	"      --long-wait DUR    waits at least this long are in the timeline one by one,\n"       \
-	"                         named by who ran meanwhile (default 10ms)\n"
+#define TIMELINE_HELP                                                                  \
+	"      --timeline FILE    also write a Perfetto trace (ui.perfetto.dev): a track\n" \
+	"                         per cgroup with its throttle episodes per CPU, its\n"     \
+	"                         long waits and its counters\n"                            \
+	"      --long-wait DUR    with --timeline: each wait this long or longer is in\n"   \
+	"                         the trace, named by what ran meanwhile (default 10ms)\n"
 
 /* top and record: split each wait into its causes */
 #define WHY_LONG_OPT { "why", no_argument, NULL, OPT_WHY }
@@ -88,17 +90,20 @@ enum long_opt {
 	{ "health-without-auth", no_argument, NULL, OPT_HEALTH_OPEN },    \
 	{ "no-name-labels", no_argument, NULL, OPT_NO_NAME_LABELS }
 
-#define EXPORT_OPTS_HELP                                                                         \
-	"      --listen ADDR:PORT   serve /metrics there (default " EXPORT_LISTEN_DEFAULT ": this host\n" \
-	"                           only; :PORT for every address, behind --web-config)\n"           \
-	"      --web-config FILE    TLS and basic auth, as the Prometheus exporters' web config\n"    \
-	"                           file (docs/metrics.md)\n"                                          \
-	"      --grace DUR          keep a removed cgroup's series this long (default 2m)\n"          \
-	"      --top-preemptors N   per cgroup, its N most frequent preemptors (default 3, max 16)\n" \
-	"      --health-without-auth  /healthz and /readyz answered without --web-config's\n"      \
-	"                           passwords (for probes; they tell only ok or why not)\n"     \
-	"      --no-name-labels     per-cgroup series without namespace, pod, container and unit\n" \
-	"                           (kubelet's names; then on cgsched_cgroup_info only)\n"
+#define EXPORT_OPTS_HELP                                                                     \
+	"      --listen ADDR:PORT serve /metrics there (default " EXPORT_LISTEN_DEFAULT ",\n"      \
+	"                         this host only). :PORT serves every address: use it\n"          \
+	"                         with --web-config\n"                                            \
+	"      --web-config FILE  TLS and basic auth, in the web config format of the\n"          \
+	"                         Prometheus exporters (docs/metrics.md)\n"                       \
+	"      --grace DUR        keep a removed cgroup's series this long (default 2m)\n"        \
+	"      --top-preemptors N the N cgroups that preempt each cgroup most (default 3,\n"      \
+	"                         at most 16)\n"                                                  \
+	"      --health-without-auth\n"                                                           \
+	"                         answer /healthz and /readyz without the passwords of\n"         \
+	"                         --web-config, for probes. They tell only ok or why not\n"     \
+	"      --no-name-labels   leave kubelet's names (namespace, pod, container, unit)\n"      \
+	"                         off the per-cgroup series; cgsched_cgroup_info has them\n"
 
 #define RULES_LONG_OPTS                                                \
 	{ "max-throttled-pct", required_argument, NULL, OPT_MAX_THR }, \
