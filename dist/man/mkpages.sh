@@ -17,7 +17,7 @@ if [ "${1:-}" = --check ]; then
 	check=yes
 	shift
 fi
-DIR=${1:-$(dirname "$0")/../../docs/commands}
+DIR=${1:-$(cd "$(dirname "$0")/../.." && pwd)/docs/commands}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
