@@ -58,7 +58,7 @@ enum long_opt {
 	"      --priority P       run cgsched's own threads at priority P: rt (SCHED_FIFO\n" \
 	"                         1), rt:N (SCHED_FIFO N, 1-99) or nice:N (-20 to -1).\n"    \
 	"                         A busy machine then cannot starve the output. The\n"      \
-	"                         traced tasks and what cgsched starts keep theirs.\n"
+	"                         traced tasks and what cgsched starts keep theirs\n"
 
 /* top (--tasks) and hist (--per-task): the drill-down into tasks (common_opt) */
 #define TASKS_LONG_OPTS(tasks_name)                                    \
