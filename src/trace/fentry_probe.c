@@ -67,9 +67,9 @@ int btf_func_id(const void *data, size_t len, const char *name)
 }
 
 /*
- * /sys/kernel/btf/vmlinux, mapped where the kernel allows it (v6.16+:
- * no copy; reading its ~5 MB took ~4.5 ms here), else read whole. *mapped
- * says which, for btf_release.
+ * Return /sys/kernel/btf/vmlinux, mapped if the kernel allows it (v6.16+),
+ * else read whole. Mapping avoids copying several megabytes. *mapped says
+ * which was done, for btf_release.
  */
 static char *vmlinux_btf(size_t *len, bool *mapped)
 {

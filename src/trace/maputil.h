@@ -7,11 +7,11 @@
 #include <stdint.h>
 
 /*
- * Iterate a hash map: batched where the kernel has it (v5.6+), one key at
- * a time otherwise. Calls fn for each key with its value(s): nvals = ncpus
- * values, each padded to 8 bytes, for a per-CPU map; one value for nvals = 0
- * (a plain map, whose values the kernel packs at their own size).
- * Stops at fn's first nonzero return and passes it on.
+ * Iterate a hash map: in batches where the kernel has them (v5.6+), else
+ * one key at a time. Calls fn for each key with its values. For a per-CPU
+ * map, pass nvals = ncpus: each value is padded to 8 bytes. For a plain
+ * map, pass nvals = 0: its one value is packed at its own size. Stops at
+ * fn's first nonzero return and returns it.
  */
 int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
 	      int (*fn)(void *ctx, const void *key, const void *vals), void *ctx);

@@ -7,9 +7,9 @@
 #include "trace/mapwin.h"
 
 /*
- * The window grows to a quarter more than is asked, in steps of this many
- * entries: a few mmaps over a run (each a mapping per part), a quarter at
- * most mapped and unused.
+ * The window grows to a quarter more than asked, rounded up to steps of
+ * this many entries. A run then needs only a few mmaps (one per part
+ * each), and at most a quarter of the mapping is unused.
  */
 #define MAPWIN_STEP 256
 

@@ -12,12 +12,12 @@
 #include "trace/slots.h"
 #include "lib/util.h"
 
-/* A removed cgroup's figures stay this long (and for two reads at least): every reader sees its end. */
+/* Keep a removed cgroup's figures this long, and for two reads at least, so every reader sees its end. */
 #define GONE_KEEP_NS (60ULL * 1000000000ULL)
 /* A cgroup with no event for this long may lose its slot, when free slots run short. */
 #define IDLE_NS (30ULL * 1000000000ULL)
 
-/* Slots run short below this many free: the idle ones are taken back. */
+/* Slots run short below this many free; idle slots are then taken back. */
 static uint32_t short_below(const struct slot_table *sl)
 {
 	return sl->max / 16 > 4 ? sl->max / 16 : 4;
@@ -128,9 +128,9 @@ static void learn_one(struct slot_table *sl, uint32_t s, uint64_t id, uint64_t n
 	sl->sig[s] = 0;
 	sl->quiet_since[s] = now;
 	/*
-	 * A removed cgroup given a slot again: a task of it still ran once
-	 * after our release (exiting tasks keep their group a moment). No
-	 * removal will come for it again: take it back as removed.
+	 * A removed cgroup got a slot again: one of its tasks ran after we
+	 * released its slot, since exiting tasks keep their cgroup a moment.
+	 * No second removal record will come, so take it back as removed.
 	 */
 	if (p && p->gone) {
 		sl->note[s].gone = true;
@@ -177,10 +177,10 @@ static void forget_maps(struct slot_table *sl, const uint64_t *ids, size_t n, bo
 static int cmp_u64(const void *a, const void *b);
 
 /*
- * Removed cgroups without a slot whose time is over (all, with force): their
- * preemption and throttle entries go. A preemptor outside --cgroup is named
- * in its victims' pairs, which only slot owners' forgetting removed: under
- * churn outside the filter the pairs filled the map (preempt_map_full).
+ * Delete the preemption and throttle entries of removed slotless cgroups
+ * whose time is over (all of them, with force). A preemptor outside
+ * --cgroup has no slot but is named in its victims' pairs. Without this,
+ * churn outside the filter would fill the map (preempt_map_full).
  */
 static void forget_slotless(struct slot_table *sl, bool force)
 {
@@ -215,7 +215,7 @@ static void note_slotless(struct slot_table *sl, uint64_t id)
 		sl->slotless[sl->nslotless++] = (struct slotless){ id, sl->snaps };
 }
 
-/* Removed cgroups the BPF side saw (cgroup_rmdir): their slots go back a second on at least (release). */
+/* Take in the removals the BPF side saw (cgroup_rmdir). Their slots go back a second later at least. */
 static void take_gone(struct slot_table *sl, uint64_t now)
 {
 	struct cgs_gone g;
@@ -278,9 +278,10 @@ static uint64_t events(const struct slot_table *sl, uint32_t s)
 }
 
 /*
- * When free slots run short, take back those of cgroups idle for long, up to
- * twice the mark, the longest idle first; never one whose task is on a CPU now (it may run for
- * long without a switch) or that has a task waiting (--why's count).
+ * When free slots run short, take back the slots of long-idle cgroups, the
+ * longest idle first, until twice the low mark is free. Never take a slot
+ * whose task is on a CPU now: it may run long without a switch. Never take
+ * one with a task waiting (--why's count).
  */
 static int pick_idle(struct slot_table *sl, uint64_t now)
 {
@@ -290,13 +291,12 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 	uint32_t n = 0, zero = 0;
 	bool short_now = free_now < short_below(sl);
 	/*
-	 * The signatures read every owned slot's record on every CPU: at 192
-	 * CPUs and 1,000 cgroups 14 MB, as much as the figures' own read, and
-	 * at every read (record's demand reads ten times a period). While
-	 * slots are plenty they are looked at a sixteenth of the idle time
-	 * apart (1 s at most): a change is then seen later, so a slot looks
-	 * idle later, never sooner; and before any slot is taken back they
-	 * are looked at again.
+	 * A slot's signature is the sum of its event counts over all CPUs.
+	 * Sampling it reads every owned slot on every CPU, as much as a full
+	 * read of the figures. So while slots are plenty, sample only every
+	 * 1/16 of the idle time, and at most every second. A change is then
+	 * seen late, so a slot looks idle later, never sooner. When slots run
+	 * short, sample at once, before any slot is taken back.
 	 */
 	uint64_t every = sl->idle_ns / 16 < 1000000000ULL ? sl->idle_ns / 16 : 1000000000ULL;
 
@@ -410,11 +410,12 @@ static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted,
 }
 
 /*
- * Wait until no BPF program that may have read the old slot_gen is still
- * running: they run with preemption off, so an RCU grace period, which
- * membarrier's global command waits for, covers them. Where that command is
- * refused (nohz_full CPUs), an update of a map-in-map waits for one too; a
- * pause far longer than any program runs only if both fail.
+ * Wait until no BPF program that may have read the old slot_gen still runs.
+ * These programs run with preemption off, so an RCU grace period covers
+ * them. MEMBARRIER_CMD_GLOBAL waits for one. The kernel refuses that
+ * command on nohz_full CPUs; a map-in-map update from user space also
+ * waits for a grace period. If both fail, sleep far longer than any
+ * program runs.
  */
 static void wait_programs(struct slot_table *sl)
 {
@@ -476,9 +477,9 @@ static bool thr_opened_names(const void *key, const void *val, const struct forg
 }
 
 /*
- * Delete the entries of map fd (keys of ksize, values of vsize; val NULL
- * when match needs none) that match: keys gathered first, since deleting
- * while walking would skip some.
+ * Delete the entries of map fd that match. Keys are ksize bytes, values
+ * vsize; val is NULL when match needs no value. Collect all keys before
+ * deleting, because deleting while walking would skip some.
  */
 static void delete_matching(int fd, size_t ksize, size_t vsize, const struct forget_ids *f,
 			    bool (*match)(const void *key, const void *val, const struct forget_ids *f))
@@ -587,9 +588,9 @@ static int release(struct slot_table *sl, uint64_t now)
 	push_free(sl);
 	qsort(sl->parked, sl->nparked, sizeof(*sl->parked), cmp_parked);
 	/*
-	 * A removed cgroup's preemption pairs go now, not with its figures: under
-	 * churn they would fill that map (4 x --max-cgroups) within a minute. A
-	 * read has seen them since its removal (a refresh went by).
+	 * Delete a removed cgroup's preemption pairs now, not with its figures.
+	 * Under churn they would soon fill that map (4 x --max-cgroups). A read
+	 * has seen them since the removal, because a refresh went by.
 	 */
 	if (ngone) {
 		qsort(gone_ids, ngone, sizeof(*gone_ids), cmp_u64);
@@ -635,10 +636,10 @@ static int cmp_age(const void *a, const void *b)
 }
 
 /*
- * Removed cgroups' figures leave after keep_ns and two snapshot reads; and
- * the parked figures are bounded by --max-cgroups records (as much again as
- * the slots' own), or SLOTS_PARKED_MIN: past it the oldest go, removed ones first,
- * counted (parked_lost) when no read has seen them, or the cgroup lives on.
+ * Drop a removed cgroup's figures after keep_ns and two snapshot reads.
+ * Parked figures hold at most max(--max-cgroups, SLOTS_PARKED_MIN)
+ * cgroups. Past that bound, the oldest go, removed ones first. Dropping
+ * counts in parked_lost if no read saw them, or if the cgroup still lives.
  */
 static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 {
@@ -695,10 +696,9 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 }
 
 /*
- * At a snapshot read, first: name the cgroups given slots since the last
- * one. Before the removals are taken in, so that a cgroup removed at any
- * moment is named either here (while it exists) or by its removal, never
- * by neither.
+ * At a snapshot read, name the cgroups given slots since the last read.
+ * This runs before the removals are taken in. So a cgroup removed at any
+ * moment is named either here, while it exists, or by its removal record.
  */
 static uint32_t tell_learnt(struct slot_table *sl)
 {
@@ -726,13 +726,12 @@ static bool slotless_has(const struct slot_table *sl, uint64_t id)
 }
 
 /*
- * Cgroups tell_learnt found gone whose removal record is not in yet: the
- * cgroupfs forgets a cgroup (kernfs_remove, in cgroup_destroy_locked)
- * before cgroup_rmdir fires, and a lookup in between names it by neither.
- * Its row went out with no path (the slots test in the emulated 6.1 guest:
- * one of 24 cgroups, 1 run in ~20 of the suite). The record comes within
- * that one call: wait for it, polling, at most SLOTS_RMDIR_WAIT_MS (a
- * removal lost to a full queue is counted, gone_lost).
+ * Wait for the removal records of cgroups that tell_learnt found gone.
+ * The kernel drops a cgroup from the cgroupfs (kernfs_remove, in
+ * cgroup_destroy_locked) before the cgroup_rmdir tracepoint fires. A
+ * lookup in between finds neither the directory nor the record. Both
+ * happen in one call, so the record comes soon: poll for it, at most
+ * SLOTS_RMDIR_WAIT_MS. A record lost to a full queue counts in gone_lost.
  */
 static void await_removals(struct slot_table *sl, uint64_t now)
 {

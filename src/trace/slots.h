@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The cgroup slots' life cycle, on the loader's side (the BPF side:
- * sched.bpf.c slot_of, on_rmdir). Slots of removed cgroups, and of cgroups
- * idle for long when slots run short, go back to the BPF side's free queue;
- * their figures are kept here ("parked"), so totals neither drop nor count
- * twice, and a removed cgroup's are kept a while so every reader sees its
- * last figures before it leaves. docs/design.md, "Slots".
+ * The life cycle of cgroup slots, on the loader's side. A slot is an index
+ * into the BPF side's per-cgroup arrays (cg_hot, cg_shard). The BPF side
+ * gives a cgroup a slot from the free queue at its first event (sched.bpf.c
+ * slot_of), and reports its removal (on_rmdir).
+ *
+ * The loader gives slots back to the free queue: those of removed cgroups,
+ * and those of long-idle cgroups when slots run short. It first copies
+ * their figures here ("parked"), so totals neither drop nor count twice.
+ * A removed cgroup's figures stay a while, so every reader sees its last
+ * figures before they go. See docs/design.md, "Slots".
  */
 #ifndef CGS_SLOTS_H
 #define CGS_SLOTS_H
@@ -15,14 +19,14 @@
 #include "cgsched.h"
 #include "trace/mapwin.h"
 
-/* Parked figures are bounded by --max-cgroups cgroups' worth, or this many if more. */
+/* Parked figures hold at most max(--max-cgroups, this) cgroups' worth. */
 #define SLOTS_PARKED_MIN 1024
-/* A removal's record, waited for when a cgroup given a slot was found gone unnamed (slots.c await_removals). */
+/* How long to wait for the removal record of a cgroup found gone before it was named (await_removals). */
 #define SLOTS_RMDIR_WAIT_MS 100
 
 /*
- * The figures of a cgroup whose slot was taken back, folded: one record,
- * or each CPU's with the per-CPU view (a shard per CPU then).
+ * The figures of a cgroup whose slot was taken back. They are folded into
+ * one record, or kept per CPU with the per-CPU view (one shard per CPU).
  */
 struct parked {
 	uint64_t id;
@@ -57,9 +61,9 @@ struct slot_table {
 	/* Each owned slot's place in cgroup-id order (0..nowned-1): snapshots come out sorted. */
 	uint32_t *rank;
 	uint32_t nowned;
-	/* Per slot: the refresh that decided to take it back (0: not), and when. */
+	/* Per slot: the refresh that decided to take it back (0: none), and its time. */
 	uint64_t *retire_read, *retire_ns;
-	/* Slots taken back that the free queue has not taken yet (retried each refresh). */
+	/* Slots taken back that the free queue refused; retried each refresh. */
 	uint32_t *unpushed, nunpushed;
 	/* Per slot: what the names layer was told of its cgroup, and its removal. */
 	struct slot_note {
@@ -70,7 +74,7 @@ struct slot_table {
 		char *path;          /* cgroup_rmdir's path; NULL: none */
 	} *note;
 	uint32_t nretiring;
-	/* Per slot: the sum of its event counts when last looked at, and since when it is unchanged. */
+	/* Per slot: its event counts' sum when last sampled, and since when that sum is unchanged. */
 	uint64_t *sig, *quiet_since;
 	uint64_t sig_ns;            /* when they were last looked at (pick_idle) */
 	uint64_t reads;             /* refreshes so far */
@@ -83,13 +87,14 @@ struct slot_table {
 	uint64_t idle_ns;           /* idle this long: a slot may be taken back when they run short */
 	uint64_t keep_ns;           /* a removed cgroup's figures are kept this long */
 	/*
-	 * The names layer is told of each cgroup given a slot (while it most
-	 * likely still exists), of each removed one (its path as the kernel gave
-	 * it), and when one's figures are let go. Only from snapshot reads (the
-	 * names layer is the readers'), so between reads they wait: forgets in
-	 * pending_forget, the rest in note and parked.
+	 * Callbacks to the names layer. It hears of each cgroup given a slot,
+	 * while the cgroup most likely still exists. It hears of each removed
+	 * cgroup, with the path the kernel gave. It hears when a cgroup's
+	 * figures are dropped. The names layer belongs to the readers, so the
+	 * calls happen only during snapshot reads. Between reads, forgets wait
+	 * in pending_forget and the rest in note and parked.
 	 */
-	/* on_learn: false when the cgroup is gone unnamed (its removal record tells the name). */
+	/* on_learn returns false if the cgroup is already gone; its removal record then gives the name. */
 	bool (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);
 	void (*on_forget)(void *ctx, uint64_t id);
@@ -97,28 +102,29 @@ struct slot_table {
 	uint64_t *pending_forget;
 	size_t npending, pending_cap;
 	/*
-	 * Removed cgroups that had no slot (outside --cgroup, or the slots
-	 * full) but may be named as preemptors: their preemption pairs go two
-	 * snapshot reads after the removal (at most SLOTS_SLOTLESS_MAX waiting).
+	 * Removed cgroups that had no slot (outside --cgroup, or no slot free)
+	 * but may be named as preemptors. Their preemption pairs are deleted
+	 * two snapshot reads after the removal. At most SLOTS_SLOTLESS_MAX wait.
 	 */
 	struct slotless { uint64_t id, snap; } *slotless;
 	size_t nslotless, slotless_cap;
 };
 #define SLOTS_SLOTLESS_MAX 16384
 
-/* Hand every slot to the BPF side's free queue: after load, before attach. 0 or -errno. */
+/* Push every slot onto the BPF side's free queue, after load and before attach. 0 or -errno. */
 int slots_fill(int fd_free, uint32_t max);
-/* After attach: map slot_owner, allocate the tables. 0 or -errno (its own error line). */
+/* After attach, map slot_owner and allocate the tables. 0, or -errno after printing why. */
 int slots_init(struct slot_table *sl);
 /*
- * At each read (snapshot), and between reads: learn new owners, take in removed cgroups, take back the
- * slots decided at an earlier read (parking their figures), and expire the
- * figures of cgroups removed long enough ago. 0 or -ENOMEM.
+ * Call at each snapshot read and between reads. It learns new slot owners
+ * and takes in removed cgroups. It takes back the slots that an earlier
+ * read chose, parking their figures. It drops the figures of cgroups
+ * removed long enough ago. Returns 0 or -ENOMEM.
  */
 int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot);
 void slots_free(struct slot_table *sl);
 
-/* Records a parked cgroup's figures take: one a CPU with the per-CPU view, else one. */
+/* Records per parked cgroup: one per CPU with the per-CPU view, else one. */
 int slots_park_units(const struct slot_table *sl);
 
 #endif

@@ -18,10 +18,11 @@
 #include "lib/util.h"
 
 /*
- * Attach fallbacks, tried in order by loading and attaching (never by
- * kernel version: distributions backport). tp_btf gives typed pointers and
- * task storage (v5.11+); raw_tp works where tp_btf does not, with probe
- * reads and a pid-keyed LRU hash.
+ * Attach fallbacks, tried in order by loading and attaching. They are
+ * never chosen by kernel version, because distributions backport. The
+ * tp_btf programs get typed pointers and task storage (v5.11+). The raw_tp
+ * ones work where tp_btf does not, with probe reads and an LRU hash keyed
+ * by pid.
  */
 static const struct backend {
 	const char *name;    /* as --sched-backend takes it, and as reported */
@@ -63,11 +64,12 @@ static uint64_t cg_shard_bytes(int nshards, uint32_t max_cgroups)
 }
 
 /*
- * cg_shard's shards: one per CPU for the per-CPU view and where the CPUs
- * are few (plain adds), else CGS_SHARDS_DEFAULT shared with atomic adds
- * (docs/design.md, "Memory"). CGS_SHARDS in the environment sets it, for
- * `make bench` to time the shared adds on a host with few CPUs. The count,
- * or -EINVAL with the error told.
+ * The number of cg_shard's shards. There is one per CPU, with plain adds,
+ * for the per-CPU view and where the CPUs are few. Otherwise there are
+ * CGS_SHARDS_DEFAULT, shared with atomic adds (docs/design.md, "Memory").
+ * CGS_SHARDS in the environment overrides it, so `make bench` can time
+ * the shared adds on a host with few CPUs. Returns the number of shards,
+ * or -EINVAL after printing why.
  */
 static int shards_for(int ncpus, const struct tracer_opts *o)
 {
@@ -89,10 +91,10 @@ static int shards_for(int ncpus, const struct tracer_opts *o)
 	return CGS_SHARDS_DEFAULT;
 }
 /*
- * --why's parts (enum cgs_why_part): all of them, unless CGS_WHY_PARTS in
- * the environment names some ("split", "split,count", ...), for `make
- * bench` to time each part's cost on the hot path. The parts, or -EINVAL
- * with the error told.
+ * The parts of --why to enable (enum cgs_why_part): all of them, unless
+ * CGS_WHY_PARTS in the environment names some ("split", "split,count").
+ * `make bench` uses it to time each part's cost on the hot path. Returns
+ * the parts as a mask, or -EINVAL after printing why.
  */
 static int why_parts_for(const struct tracer_opts *o)
 {
@@ -149,8 +151,9 @@ static bool sym_is(const char *sym, const char *name)
 
 /*
  * Kprobe targets from /proc/kallsyms (text symbols of vmlinux only). Read
- * once, and only when the kprobe backend is about to be tried: the kernel
- * formats every symbol for it, a large share of start-up.
+ * the file once, and only when the kprobe backend is about to be tried.
+ * The kernel formats every symbol for it, which takes a large share of
+ * start-up.
  */
 static void resolve_ksyms(struct ksyms *k)
 {
@@ -229,15 +232,16 @@ const char *tracer_sched_hint(const char *name, int err)
 }
 
 /*
- * Hash maps allocated at run time (BPF_F_NO_PREALLOC) are safe to grow from
+ * Hash maps allocated at run time (BPF_F_NO_PREALLOC) can grow safely from
  * any context only with the BPF memory allocator ("bpf: Introduce any
  * context BPF specific memory allocator", Linux 6.1). Before it, an
- * allocation inside sched_switch can recurse into the scheduler (kmalloc
- * waking kswapd under the run-queue lock), and the verifier of those
- * kernels says so for raw_tp and kprobe programs: "trace type BPF program
- * uses run-time allocation", a kernel WARNING. Where the allocator's type
- * is not in the kernel's BTF, every such map is preallocated instead: more
- * memory at start (cgsched probe says), nothing allocated in the hot path.
+ * allocation inside sched_switch can recurse into the scheduler: kmalloc
+ * may wake kswapd under the run-queue lock. Those kernels' verifiers warn
+ * about it for raw_tp and kprobe programs ("trace type BPF program uses
+ * run-time allocation", a kernel WARNING). So where the allocator's type
+ * is missing from the kernel's BTF, every such map is preallocated. That
+ * costs more memory at start (cgsched probe shows it), but the hot path
+ * allocates nothing.
  */
 static bool any_context_alloc(void)
 {
@@ -309,8 +313,9 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 }
 
 /*
- * The hierarchy the cpu controller is on, as cgroup_root.hierarchy_id:
- * /proc/cgroups's second column (0: v2's unified hierarchy); -1 unknown.
+ * The hierarchy the cpu controller is on, as cgroup_root.hierarchy_id.
+ * It is the second column of /proc/cgroups: 0 for v2's unified hierarchy,
+ * or -1 if unknown.
  */
 static int cpu_hierarchy(void)
 {
@@ -336,10 +341,10 @@ static int precheck(const struct backend *b, const struct thr_backend *tb, struc
 	int err;
 
 	/*
-	 * A kernel that refuses every fentry/fexit program (as a locked-down
-	 * one may) is told by a two-instruction program, not by a full load.
-	 * Refusals the full load would meet the same way only; anything else
-	 * is learnt by loading for real.
+	 * A kernel that refuses every fentry/fexit program (a locked-down one
+	 * may) is detected with a two-instruction program, not a full load.
+	 * Only refusals that a full load would meet in the same way count here.
+	 * Anything else is found out by loading for real.
 	 */
 	if (tb->id == CGS_THR_FENTRY && !k->fentry_probed) {
 		k->fentry_probed = true;
@@ -353,8 +358,8 @@ static int precheck(const struct backend *b, const struct thr_backend *tb, struc
 	if (tb->id == CGS_THR_FENTRY && k->fentry_refused)
 		return k->fentry_refused;
 	/*
-	 * libbpf attaches kprobes through the kprobe PMU, or tracefs's
-	 * kprobe_events where that is missing: with neither, a load (~100 ms)
+	 * libbpf attaches kprobes through the kprobe PMU, or through tracefs's
+	 * kprobe_events where the PMU is missing. With neither, a slow load
 	 * would only end in a failed attach.
 	 */
 	if (tb->id == CGS_THR_KPROBE && access("/sys/bus/event_source/devices/kprobe/type", R_OK) &&
@@ -409,9 +414,10 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	s->rodata->targ_tasks_one = o->tasks && o->tasks_one;
 	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
 	/*
-	 * One cgroup's tasks at a time: entries as they are used, not the
-	 * bound's worth for every possible CPU at load (256 entries are 18 MB
-	 * on 192 CPUs), where the kernel can allocate in the switch path.
+	 * With one cgroup's tasks, allocate entries as they are used, not the
+	 * whole bound for every possible CPU at load (18 MB for 256 entries on
+	 * 192 CPUs). This is done only where the kernel can allocate safely in
+	 * the switch path (prealloc_if_needed).
 	 */
 	if (o->tasks && o->tasks_one) {
 		bpf_map__set_map_flags(s->maps.task_stats, bpf_map__map_flags(s->maps.task_stats) | BPF_F_NO_PREALLOC);
@@ -421,9 +427,10 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	s->rodata->targ_why_parts = why_parts;
 	s->rodata->targ_long_wait_ns = o->long_wait_ns;
 	/*
-	 * Without --timeline nothing is sent there: one page, not 256 KB. The
-	 * tests shrink it (CGSCHED_TEST_WAITS_RING, bytes, a power of two of at
-	 * least a page) to see a full ring buffer counted and shown.
+	 * Without --timeline nothing is sent to the waits ring buffer, so it
+	 * gets one page. The tests shrink it with CGSCHED_TEST_WAITS_RING (bytes,
+	 * a power of two, at least a page), to check that a full ring buffer
+	 * is counted and shown.
 	 */
 	const char *ring = getenv("CGSCHED_TEST_WAITS_RING");
 	if (!o->long_wait_ns)
@@ -440,9 +447,10 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 }
 
 /*
- * The cgroup hooks, best effort: without cgroup_rmdir a removed cgroup's
- * slot comes back once idle; without cgroup_attach_task a task moved while
- * it runs is split at its next switch (sched.bpf.c on_attach).
+ * Attach the cgroup hooks, best effort. Without cgroup_rmdir, a removed
+ * cgroup's slot comes back only once it is idle. Without
+ * cgroup_attach_task, a task moved while it runs has its slice split at
+ * its next switch, not at the move (sched.bpf.c on_attach).
  */
 static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const struct backend *b, int hier)
 {
@@ -490,7 +498,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
 	}
-	/* Where start-up goes (the emulated guests take seconds). */
+	/* Start-up time, split into open and load (slow kernels take seconds). */
 	cgs_debug("backends %s+%s: opened in %.1f ms, loaded (verified) in %.1f ms", b->name, tb->name,
 		  (t1 - t0) / 1e6, (now_ns() - t1) / 1e6);
 	/*
@@ -536,10 +544,10 @@ fail:
 }
 
 /*
- * Where the kernel cannot run seed_cpu on a given CPU (before v5.10): a
- * thread pinned to each CPU, sleeping 1 ms, makes every CPU switch once.
- * Approximate: what ran before that switch is not counted, and under load
- * the switch can come late.
+ * Where the kernel cannot run seed_cpu on a given CPU (before v5.10), a
+ * thread pinned to each CPU sleeps 1 ms, so every CPU switches once. This
+ * is approximate: what ran before that switch is not counted, and under
+ * load the switch can come late.
  */
 static void *nudge(void *arg)
 {
@@ -561,9 +569,9 @@ static void nudge_cpus(int ncpus)
 	pthread_attr_t attr;
 
 	/*
-	 * At this thread's policy (--priority): set with SCHED_RESET_ON_FORK,
-	 * it is not inherited, and an ordinary nudge thread waits behind the
-	 * load a real-time observer is there to see.
+	 * Run at this thread's policy (--priority). That policy is set with
+	 * SCHED_RESET_ON_FORK, so it is not inherited. An ordinary nudge thread
+	 * would wait behind the very load a real-time observer is there to see.
 	 */
 	pthread_attr_init(&attr);
 	if (!pthread_getschedparam(pthread_self(), &policy, &sp) && policy != SCHED_OTHER) {
@@ -580,10 +588,10 @@ static void nudge_cpus(int ncpus)
 }
 
 /*
- * Tell every CPU what it is running now (sched.bpf.c seed_cpu), so that a
- * task that was running when tracing began is counted from then, whatever
- * the scheduler does next. Returns "ipi" or, where the kernel cannot run a
- * program on a chosen CPU, "nudge" after the fallback.
+ * Tell every CPU what it is running now (sched.bpf.c seed_cpu). A task
+ * already running when tracing began is then counted from that moment,
+ * whatever the scheduler does next. Returns "ipi", or "nudge" after the
+ * fallback where the kernel cannot run a program on a chosen CPU.
  */
 /* A loaded program's kernel info; false for one never loaded (a backend not chosen). */
 static bool prog_info(const struct bpf_program *p, struct bpf_prog_info *info)
@@ -596,12 +604,13 @@ static bool prog_info(const struct bpf_program *p, struct bpf_prog_info *info)
 }
 
 /*
- * Runs of the programs the kernel skipped, each an event lost: a program
- * already running on that CPU (counted for fentry/fexit since 5.12, for
- * tracepoints since 6.2), and kprobes while any kprobe or perf-event
- * program, or a BPF syscall's map access (bpf_disable_instrumentation),
- * holds the CPU's bpf_prog_active (counted since 6.7). Where the kernel
- * does not count them, the throttle pairs are checked instead
+ * Count the runs of our programs that the kernel skipped; each is a lost
+ * event. The kernel skips a program while another one runs on that CPU
+ * (counted for fentry/fexit since 5.12, for tracepoints since 6.2). It
+ * skips kprobes while the CPU's bpf_prog_active is held (counted since
+ * 6.7). Any kprobe or perf-event program holds it, and so does a BPF
+ * syscall's map access (bpf_disable_instrumentation). Where the kernel
+ * does not count skips, the throttle pairs are checked instead
  * (throttle.bpf.h thr_begin and thr_end).
  */
 static uint64_t prog_misses(const struct tracer *t)
@@ -754,11 +763,11 @@ void tracer_detach(struct tracer *t)
 }
 
 /*
- * Each entry of the map that holds throttles whose episode the log does
- * not have yet: thr_start (fentry, kprobe: open until the unthrottle's
- * probe) or, with any_backend, thr_opened (tracepoint: not yet seen over,
- * which a later switch does). cb(ctx, cgid, start) for each; its error
- * stops the walk and is returned.
+ * Call cb(ctx, cgid, start) for each throttle whose episode is not in the
+ * log yet. With fentry and kprobe, these are in thr_start, open until the
+ * unthrottle's probe fires. With any_backend, thr_opened is walked too:
+ * the tracepoint backend sees an episode end only at a later switch. An
+ * error from cb stops the walk and is returned.
  */
 static int each_unended(struct tracer *t, bool any_backend, int (*cb)(void *ctx, uint64_t cgid, uint64_t start),
 			void *ctx)
@@ -971,10 +980,10 @@ attached:
 	t->fd_hot = bpf_map__fd(t->skel->maps.cg_hot);
 	t->fd_shard = bpf_map__fd(t->skel->maps.cg_shard);
 	/*
-	 * Writable: the loader zeroes a slot's figures before it is reused
-	 * (slots.c). Mapped as far as slots are in use (slots_refresh covers
-	 * each one learnt), tried here with the first slots: a kernel that
-	 * refuses is told now, not at the first read.
+	 * Map writable, because the loader zeroes a slot's figures before the
+	 * slot is reused (slots.c). The mapping covers only the slots in use,
+	 * and slots_refresh extends it. Map the first slots here, so a kernel
+	 * that refuses is found out now, not at the first read.
 	 */
 	if ((err = mapwin_open(&t->hotw, t->fd_hot, sizeof(struct cgs_cg_hot), t->ncpus, o->max_cgroups)) ||
 	    (err = mapwin_open(&t->shardw, t->fd_shard, sizeof(struct cgs_cg_shard), t->nshards, o->max_cgroups)) ||
@@ -1047,9 +1056,9 @@ int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int e
 		return nshards;
 	libbpf_set_print(libbpf_log);
 	/*
-	 * Scheduler backends with the throttle backend that always loads; with
-	 * the first that loads, how the window's start is told to each CPU
-	 * (seed_cpu by IPI, else the nudge threads).
+	 * Try each scheduler backend with the throttle backend that always
+	 * loads. With the first that loads, find how each CPU learns that the
+	 * window started: seed_cpu by IPI, or else the nudge threads.
 	 */
 	int seed_err = -ENOTSUP;
 	bool seeded = false;
@@ -1120,12 +1129,11 @@ void tracer_stop(struct tracer *t)
 }
 
 /*
- * Each CPU told again what it runs (seed_cpu): one whose last switch the
- * kernel did not trace would have its running slice, credited up to the
- * next read, go to the task before (sched.bpf.c unseen_switch). An IPI a
- * CPU (about 100 us each in this project's VM): record's last read always,
- * every read only once the kernel has been seen to skip the tracepoint,
- * never a CPU left alone otherwise (isolated CPUs are not disturbed).
+ * Tell each CPU again what it runs (seed_cpu). If the kernel did not trace
+ * a CPU's last switch, its running slice would be credited to the task
+ * before (sched.bpf.c unseen_switch). Each CPU costs an IPI. record calls
+ * this at its last read. Other reads call it only after the kernel was
+ * seen to skip the tracepoint, so isolated CPUs are otherwise left alone.
  */
 void tracer_sync_cpus(struct tracer *t)
 {
@@ -1144,9 +1152,9 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 
 	pthread_mutex_lock(&t->read_lock);
 	/*
-	 * Where the kernel has been seen to skip the tracepoint: at every read
-	 * (tracer_sync_cpus); after a move of a task that may be running on
-	 * another CPU (sched.bpf.c on_attach), at the read after it.
+	 * Resync the CPUs at every read once the kernel was seen to skip the
+	 * tracepoint. Also resync at the read after a move of a task that may
+	 * be running on another CPU (sched.bpf.c on_attach).
 	 */
 	uint64_t moves = __atomic_load_n(&t->skel->bss->moves_elsewhere, __ATOMIC_RELAXED);
 	if (t->skel->bss->unseen_switches || moves != t->moves_synced) {
@@ -1209,10 +1217,9 @@ uint64_t tracer_map_bytes(const struct tracer *t)
 	uint64_t per_cpu = (uint64_t)t->ncpus;
 
 	/*
-	 * cg_hot and cg_shard (arrays) and parked figures (slots.c: as many
-	 * cgroups' worth, 1024 at least, each folded to one record, or one a
-	 * CPU with the per-CPU view), cg_slot (a hash, ~64 B of overhead an
-	 * entry), slot_owner, free_slots, gone
+	 * The sum covers cg_hot and cg_shard (arrays), and the parked figures
+	 * (slots.h SLOTS_PARKED_MIN). It adds cg_slot (a hash, about 64 bytes
+	 * of overhead an entry), slot_owner, free_slots and gone.
 	 */
 	uint64_t parked = t->max_cgroups > SLOTS_PARKED_MIN ? t->max_cgroups : SLOTS_PARKED_MIN;
 

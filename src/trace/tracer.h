@@ -24,9 +24,10 @@ struct episode_log {
 };
 
 /*
- * A reader of every ring-buffer record as it arrives (--timeline): each
- * episode (also those the bounded log has no room for) and each long wait,
- * exactly once, whoever takes the episode log and when.
+ * A reader of every ring-buffer record as it arrives (--timeline). It sees
+ * each episode and each long wait exactly once, including episodes that
+ * the bounded log has no room for. This holds whoever takes the episode
+ * log, and whenever.
  */
 struct tracer_tap {
 	void (*episode)(void *ctx, const struct cgs_episode *e);
@@ -81,10 +82,10 @@ struct tracer {
 	uint32_t max_cgroups, max_preempt;
 	bool why;                   /* --why: the BPF side keeps waiting counts */
 	int why_parts;              /* its parts (enum cgs_why_part; CGS_WHY_PARTS) */
-	/* cg_hot, mmapped as far as slots are in use (mapwin.h): CPU c's hot figures of slot s at hot[c * max_cgroups + s] */
+	/* cg_hot, mapped for the slots in use (mapwin.h). CPU c's figures of slot s: hot[c * max_cgroups + s] */
 	struct cgs_cg_hot *hot;
 	struct mapwin hotw;
-	/* cg_shard, the same: shard k's figures of slot s at shard[k * max_cgroups + s] */
+	/* cg_shard, mapped the same way. Shard k's figures of slot s: shard[k * max_cgroups + s] */
 	struct cgs_cg_shard *shard;
 	struct mapwin shardw;
 	int nshards;
@@ -131,18 +132,19 @@ struct tracer_view {
 	uint64_t sync_round;            /* the CPUs were asked at this read if their ran_round is this */
 };
 /*
- * Begin a read: close the max epoch (unless !close_epoch: a reader of the
- * cumulative figures only, beside one that owns the interval maxima), name
- * the slots given out since the last read, take back those of removed (or,
- * when they run short, long idle) cgroups with their figures parked, and
- * rank them (slots.h). 0 or -ENOMEM.
+ * Begin a read. It closes the max epoch, unless close_epoch is false: a
+ * reader of the cumulative figures passes false, so that it does not steal
+ * the interval maxima from the reader that owns them. It names the slots
+ * given out since the last read. It takes back the slots of removed
+ * cgroups (and of long-idle ones, when slots run short), parking their
+ * figures, and ranks the slots (slots.h). Returns 0 or -ENOMEM.
  */
 int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch);
 /*
  * A view of the drop counters alone (fd_drops, ncpus, parked_lost,
- * prog_missed): no epoch closed, no slot refreshed, no CPU asked what it
- * runs. For a reader of those only (export's /readyz every 5 s); ended
- * with tracer_end_read.
+ * prog_missed). It closes no epoch, refreshes no slot and asks no CPU what
+ * it runs. It suits a reader of those counters only, such as export's
+ * /readyz. End it with tracer_end_read.
  */
 void tracer_begin_drops(struct tracer *t, struct tracer_view *v);
 /* The view is read: let go of it (after every tracer_begin_read, also a failed one). */
@@ -150,15 +152,17 @@ void tracer_end_read(struct tracer *t);
 /* Tell every CPU again what it runs, so a switch the kernel did not trace is caught up. */
 void tracer_sync_cpus(struct tracer *t);
 /*
- * Between reads, about once a second (a loop's idle wait calls it): recycle
- * the slots of removed cgroups even when nothing reads for long (record's
- * wait for its command, a slow scraper). Thread-safe with reads.
+ * Recycle the slots of removed cgroups between reads. A loop's idle wait
+ * calls it about once a second, so slots come back even when nothing reads
+ * for long (record waiting for its command, a slow scraper). Safe to call
+ * from another thread than the reads.
  */
 void tracer_maintain(struct tracer *t);
 /*
- * What tracing needs before anything is loaded: root and the kernel's BTF.
- * 0, or -errno after the one error line. For a command that changes
- * something before it traces (record makes a cgroup): ask first.
+ * Check what tracing needs before anything is loaded: root and the
+ * kernel's BTF. Returns 0, or -errno after printing why. A command that
+ * changes something before it traces (record makes a cgroup) calls this
+ * first.
  */
 int tracer_precheck(void);
 /* libbpf's messages on stderr only with -v: for any BPF object loaded (the cgroup iterator too). */
@@ -173,25 +177,24 @@ void tracer_stop(struct tracer *t);
  * ("sched" or "throttle"), the backend's name, and 0 or -errno.
  */
 int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx);
-/* A refused throttle backend's likely reason, in words. */
 /* Why the kernel refused scheduler backend NAME with ERR, in words. */
 const char *tracer_sched_hint(const char *name, int err);
 /* The hash maps are preallocated: the kernel has no any-context BPF allocator. */
 bool tracer_maps_preallocated(void);
+/* A refused throttle backend's likely reason, in words. */
 const char *tracer_thr_hint(const char *name, int err);
 /* Wait up to timeout_ms for episodes (collecting them); returns early on a signal. */
 void tracer_poll(struct tracer *t, int timeout_ms);
 /*
- * The same, back at once when fd (>= 0) is readable: a pidfd, so that a
- * command's exit ends the wait, not the timeout (record's window: its end
- * was noticed up to a poll's 20 ms late, and its wall time that much
- * long).
+ * The same, but return at once when fd (>= 0) is readable. With a pidfd,
+ * the command's exit ends the wait, not the timeout. So record's window
+ * ends when the command does, not up to one poll later.
  */
 void tracer_poll_fd(struct tracer *t, int fd, int timeout_ms);
 /*
- * Have tasks re-check whether their hierarchy has a quota (sched.bpf.c
- * tg_limited): call every few hundred ms while tracing, so a quota set after
- * a task was first seen is noticed.
+ * Make tasks check again whether their hierarchy has a quota (sched.bpf.c
+ * tg_limited). Call it every few hundred ms while tracing, so that a quota
+ * set after a task was first seen is noticed.
  */
 void tracer_recheck_limits(struct tracer *t);
 /* For commands that list no episodes: empty the list (it would fill, then count truncations). */
@@ -201,17 +204,17 @@ void tracer_set_tap(struct tracer *t, const struct tracer_tap *tap);
 /* Hand over the episodes collected so far (the caller frees log->e) and start a new log. */
 void tracer_take_episodes(struct tracer *t, struct episode_log *out);
 /*
- * Detach every program, the maps kept: what they hold then is final
- * (record's end: the log taken after, and the episodes still open).
+ * Detach every program but keep the maps, so what they hold is final.
+ * record does this at its end, then takes the log and the open episodes.
  */
 void tracer_detach(struct tracer *t);
 /*
- * The throttle episodes of cgroup cgid still open (after tracer_detach: as
- * of it), each from its start to now (ktime), into *out (malloc'd; the
- * caller frees it), *n of them. The fentry and kprobe backends hold each
- * throttle's start until its unthrottle; the tracepoint backend sees an
- * end only at a later switch, so its open entries may be over: none (0).
- * 0 or -ENOMEM.
+ * Return the throttle episodes of cgroup cgid still open (after
+ * tracer_detach: open at the detach), each from its start to now (ktime).
+ * *out is malloc'd and the caller frees it; *n is the count. The fentry
+ * and kprobe backends hold each throttle's start until its unthrottle.
+ * The tracepoint backend sees an end only at a later switch, so its open
+ * entries may be over; it returns none. Returns 0 or -ENOMEM.
  */
 int tracer_open_episodes(struct tracer *t, uint64_t cgid, uint64_t now, struct cgs_episode **out, size_t *n);
 /* Cgroups with a throttle episode still to come (tracer_pending), sorted. */
@@ -220,13 +223,14 @@ struct cg_pending {
 	size_t n, cap;
 };
 /*
- * Into p (its array reused): the cgroups with a throttle episode the log
- * does not have yet, open (fentry, kprobe) or not yet seen over
- * (tracepoint: a later switch sees it); then the ring buffer read, so
- * that every episode is in the log (and the tap) or here, never in
- * neither. A run of throttled periods must not be closed while its
- * cgroup has one: an episode held over refills arrives at its end
- * (report/periods.h period_track_close). 0, or -ENOMEM (an empty list).
+ * Fill p (its array is reused) with the cgroups whose throttle episode is
+ * not in the log yet. With fentry and kprobe, such an episode is open.
+ * With the tracepoint backend, it is not yet seen over; a later switch
+ * sees it. The ring buffer is read after the walk, so every episode is
+ * either in the log (and the tap) or here. A run of throttled periods must
+ * not be closed while its cgroup has a pending episode: an episode held
+ * over refills arrives only at its end (report/periods.h
+ * period_track_close). Returns 0, or -ENOMEM with p empty.
  */
 int tracer_pending(struct tracer *t, struct cg_pending *p);
 bool cg_pending_has(const struct cg_pending *p, uint64_t id);
@@ -238,9 +242,9 @@ void cg_pending_free(struct cg_pending *p);
 int tracer_prog_stats(struct tracer *t, void (*cb)(void *ctx, const char *name, uint64_t run_ns, uint64_t runs),
 		      void *ctx);
 /*
- * With tasks_one: record the per-task figures of cgroup id from now on
- * (0: of none; CGS_TASK_CG_ALL: of every one), and forget those before. The first interval read
- * after this holds only part of it.
+ * With tasks_one, record the per-task figures of cgroup id from now on,
+ * and forget those recorded before. id 0 means none, CGS_TASK_CG_ALL all.
+ * The first interval read after this covers only part of the interval.
  */
 void tracer_tasks_follow(struct tracer *t, uint64_t id);
 /* Bytes of map memory the loaded maps may take at most. */
