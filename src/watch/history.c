@@ -204,9 +204,9 @@ static uint8_t *chunk_take(struct history *h, size_t n, struct hist_chunk **in)
 }
 
 /*
- * An interval's rows given back. Intervals go oldest first, so a chunk
- * emptied is the oldest: unmapped. The newest, emptied, is kept, reused
- * from its start.
+ * Give back an interval's rows. Intervals go oldest first, so an emptied
+ * chunk is the oldest, and is unmapped. The newest chunk, once emptied, is
+ * kept and reused from its start.
  */
 static void chunk_give(struct history *h, struct hist_chunk *c)
 {
@@ -275,9 +275,9 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 			cap += HIST_ROW_MAX, rows++;
 	}
 	/*
-	 * Packed into a scratch buffer kept for the next (the worst case's
-	 * size: ~300 KB for make soak's watch, where ~15 KB is kept), then
-	 * copied into the chunks at its exact size.
+	 * Pack into a scratch buffer of the worst case's size, kept for the
+	 * next interval. Then copy the result into the chunks at its exact
+	 * size, which is usually far smaller.
 	 */
 	if (cap > h->scratch_cap) {
 		uint8_t *nb = realloc(h->scratch, cap);
@@ -324,10 +324,9 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 }
 
 /*
- * Events come between intervals, from the ring buffers, as many as the
- * kernel sends: held to the bound as they come, not at the next interval's
- * trim. (The 7.3 guest's watch stopped 24 bytes over its 256 KB, with the
- * waits of its last part-interval kept: test_watch_memory_bound.)
+ * Events arrive between intervals, from the ring buffers, as many as the
+ * kernel sends. So the budget is enforced as each one arrives, not at the
+ * next interval's trim.
  */
 void history_add_episode(struct history *h, const struct cgs_episode *e)
 {
@@ -359,18 +358,18 @@ uint64_t history_oldest(const struct history *h)
 void history_trim(struct history *h)
 {
 	/*
-	 * Intervals while over the budget, the newest always kept: the
-	 * chunks' granularity, a 16th of the budget, is the most that goes at
-	 * once beyond what the bound asks.
+	 * Drop intervals while over the budget, but always keep the newest.
+	 * Memory comes back in whole chunks, so a trim may drop up to one
+	 * chunk (1/16 of the budget) more than the budget requires.
 	 */
 	while (h->bytes > h->budget && h->iv.n > 1) {
 		pop_iv(h);
 		h->dropped_iv++;
 	}
 	/*
-	 * Events from before the oldest interval have no figures beside them:
-	 * they go too (not counted: their window is gone). Then, if still
-	 * over, the oldest events themselves (counted).
+	 * Events from before the oldest interval have no figures beside them,
+	 * so they go too, uncounted: their window is gone. If still over the
+	 * budget, drop the oldest events themselves, counted.
 	 */
 	uint64_t from = history_oldest(h);
 	while (h->ep.n && ((struct cgs_episode *)ring_at(&h->ep, 0))->end_ns < from) {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * cgsched watch's memory of the past: every interval's figures of every
- * cgroup active in it, the throttle episodes and the long waits, kept
- * while they fit in a byte budget (the oldest go first, counted). An
- * interval's rows are packed: a bitmap of the counters that moved and
- * each of those as a varint (most of a row's 115 words are zero in any
- * one interval: ~70 bytes for a cgroup waking every 2 ms, where the row
- * is 920 bytes; test_watch_memory_bound), the kernel's figures
- * where the cgroup has them. A window of it is summed back into one delta
- * snapshot and its kernel figures: what record's report is built from.
+ * The history of cgsched watch: each interval's figures for every cgroup
+ * active in it, the throttle episodes and the long waits. They are kept
+ * while they fit in a byte budget; the oldest go first, and are counted.
+ *
+ * An interval's rows are packed: a bitmap of the counters that moved,
+ * then each of those as a varint, then the kernel's figures where the
+ * cgroup has them. Most counters of a row are zero in any one interval,
+ * so a packed row is a small part of the full one. A window of the
+ * history sums back into one delta snapshot and its kernel figures,
+ * which record's report is built from.
  */
 #ifndef CGS_HISTORY_H
 #define CGS_HISTORY_H
@@ -29,11 +30,11 @@ struct ring {
 };
 
 /*
- * The intervals' packed rows live in chunks mapped outside the heap, each
- * filled in turn and unmapped whole when its last interval goes: they live
- * for minutes, and in the heap, between each refresh's transients, they
- * left holes the next refresh did not fit (make soak's watch grew by
- * 45 MB in 10 minutes with its history at its 4 MB bound).
+ * The packed rows live in chunks mapped outside the heap. Each chunk is
+ * filled in turn and unmapped whole when its last interval goes. Rows live
+ * for minutes. In the heap, between each refresh's short-lived buffers,
+ * they would leave holes that the next refresh does not fit, and the heap
+ * would grow far past the budget.
  */
 struct hist_chunk {
 	struct hist_chunk *next;    /* the next newer */
@@ -67,28 +68,30 @@ struct hist_iv {
 void history_init(struct history *h, size_t budget);
 void history_free(struct history *h);
 /*
- * One interval: the delta snapshot d's rows (and pairs), with each row's
- * kernel figures from kfigs (id -> struct kstat_fig; NULL: none), over
- * [t0, t1]. 0 or -ENOMEM (the interval is not kept, counted).
+ * Add one interval over [t0, t1]: the rows and pairs of delta snapshot d,
+ * with each row's kernel figures from kfigs (id -> struct kstat_fig; NULL:
+ * none). Returns 0, or -ENOMEM: the interval is then not kept, and counted.
  */
 int history_add(struct history *h, const struct snapshot *d, const struct idtab *kfigs, uint64_t t0, uint64_t t1);
 void history_add_episode(struct history *h, const struct cgs_episode *e);
 void history_add_wait(struct history *h, const struct cgs_wait *w);
-/* Within the budget again: the oldest intervals go, and the episodes and waits before the oldest kept. */
+/* Get within the budget: drop the oldest intervals, and the episodes and waits before the oldest kept. */
 void history_trim(struct history *h);
 /* The start of the oldest interval kept (0: none). */
 uint64_t history_oldest(const struct history *h);
-/* Intervals before t (their end) go: the horizon (--keep). */
+/* Drop the intervals that end before t (the --keep horizon). */
 void history_forget_before(struct history *h, uint64_t t);
 /* The intervals kept, and the i-th one's bounds (0: the oldest). */
 size_t history_count(const struct history *h);
 void history_bounds(const struct history *h, size_t i, uint64_t *t0, uint64_t *t1);
 
 /*
- * The intervals that end in (from, to], summed: out a delta snapshot (rows
- * sorted by id, only those keep says yes to; keep NULL: all), kfigs its
- * kernel figures (id -> struct kstat_fig, the last read, the growth summed;
- * initialised here). *t0, *t1: what they cover (both 0: none). 0 or -ENOMEM.
+ * Sum the intervals that end in (from, to] into a delta snapshot, out. Its
+ * rows are sorted by id, and hold only the cgroups that keep accepts (keep
+ * NULL: all). This function initialises kfigs and fills it with their
+ * kernel figures (id -> struct kstat_fig): the last read, with the growth
+ * summed. *t0 and *t1 get the span covered (both 0: none). Returns 0 or
+ * -ENOMEM.
  */
 int history_window(const struct history *h, uint64_t from, uint64_t to, bool (*keep)(void *ctx, uint64_t id),
 		   void *ctx, struct snapshot *out, struct idtab *kfigs, uint64_t *t0, uint64_t *t1);
@@ -98,9 +101,9 @@ const struct cgs_wait *history_wait(const struct history *h, size_t i);
 
 /* Packing, for tests: a row as kept, and back; the bytes it takes. */
 #define HIST_ROW_MAX ((CG_NWORDS + 3) * 10 + CG_NWORDS / 8 + 1 + 1 + 20 * 10 + 16)
-/* Into buf (at least HIST_ROW_MAX bytes): the row and its kernel figures (kf NULL: none). Its length. */
+/* Pack the row and its kernel figures (kf NULL: none) into buf (HIST_ROW_MAX bytes). Returns the length. */
 size_t hist_pack_row(uint8_t *buf, const struct cg_sample *s, const struct kstat_fig *kf);
-/* Back from buf[0..len): s (counters, maxima, thr_inh_by), kf and *has_k. Bytes read, 0: malformed. */
+/* Unpack buf[0..len) into s (counters, maxima, thr_inh_by), kf and *has_k. Bytes read, or 0 if malformed. */
 size_t hist_unpack_row(const uint8_t *buf, size_t len, struct cg_sample *s, struct kstat_fig *kf, bool *has_k);
 
 #endif

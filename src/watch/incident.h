@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * cgsched watch's incidents on disk: each a directory DIR/NAME holding its
- * files, made whole or not at all (written in DIR/.NAME.new-XXXXXX, each
- * file fsync'd, then renamed to NAME and DIR fsync'd): a watch killed
- * while writing leaves a hidden directory, removed (and counted) when the
- * next starts. At most max are kept: the oldest (by name: they begin with
- * their time) go first, counted.
+ * The incidents of cgsched watch on disk. Each is a directory DIR/NAME
+ * holding its files, made whole or not at all. The files are written in
+ * DIR/.NAME.new-XXXXXX and each is fsync'd; then the directory is renamed
+ * to NAME and DIR is fsync'd. A watch killed while writing leaves a hidden
+ * directory, which the next watch removes at start and counts. At most max
+ * incidents are kept. The oldest go first, and are counted; names begin
+ * with the time, so the oldest sorts first.
  */
 #ifndef CGS_INCIDENT_H
 #define CGS_INCIDENT_H
@@ -23,7 +24,7 @@ struct incident_dir {
 	uint64_t stale;       /* half-written ones of a killed watch, removed at the start */
 };
 
-/* Make DIR (and its parents) if needed, remove stale ones: 0, or -errno with what in why. */
+/* Make DIR and its parents if needed; remove stale incidents. 0, or -errno with what failed in why. */
 int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, const char **why);
 void incident_dir_close(struct incident_dir *d);
 

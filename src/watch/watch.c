@@ -279,10 +279,10 @@ void watch_interval(struct watch *w, struct refresh *f, const struct cgs_episode
 			if (!trigger_fires(t, &fig, &v))
 				continue;
 			/*
-			 * A firing is a limit broken after an interval that kept it
-			 * (or showed no row): a streak of bad intervals is one
-			 * trouble, not one a second; the rate limit is for troubles
-			 * that come back.
+			 * A trigger fires when its limit is broken after an interval
+			 * that kept it, or showed no row. So a streak of bad intervals
+			 * is one trouble, not one per interval. The rate limit is for
+			 * troubles that come back.
 			 */
 			bool fresh;
 			struct watch_last *l = idtab_put(&w->last, x->id, &fresh);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * cgsched watch: a flight recorder. Each interval's figures, throttle
- * episodes and long waits go into a bounded history (history.h); each
- * interval's rows are held against the triggers (trigger.h); a trigger
- * that fires (outside its rate limit for that cgroup) starts an incident,
- * written once the time after it has been recorded too: the window's
- * report in record's schema, a Perfetto trace of it, and a summary
- * (incident.h), with one line on stderr (and syslog outside systemd).
+ * episodes and long waits go into a bounded history (history.h). Each
+ * interval's rows are checked against the triggers (trigger.h). A trigger
+ * that fires, outside its rate limit for that cgroup, starts an incident.
+ * The incident is written once the time after it is recorded too: the
+ * window's report in record's schema, a Perfetto trace and a summary
+ * (incident.h). One line goes to stderr, and to syslog outside systemd.
  */
 #ifndef CGS_WATCH_H
 #define CGS_WATCH_H

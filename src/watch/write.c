@@ -264,9 +264,9 @@ void watch_due(struct watch *w, uint64_t now, bool all)
 		memmove(p, p + 1, (w->npend - i - 1) * sizeof(*p));
 		w->npend--;
 		/*
-		 * An incident's window summed, its report and its trace: tens of
-		 * MB with thousands of cgroups in it (make soak: 27 MB for ~6,000),
-		 * given back now rather than kept by the heap.
+		 * The summed window, its report and its trace can take tens of MB
+		 * with thousands of cgroups. Give that memory back to the system
+		 * now, rather than leave it in the heap.
 		 */
 		heap_trim();
 	}

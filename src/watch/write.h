@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Writing one incident of cgsched watch (watch.h) from its history: in a
- * directory of its own (incident.h), report.json (record's schema, over
- * the window, for its cgroup and those below it), trace.pftrace (a
- * Perfetto trace of the window, every cgroup: the neighbours too) and
- * summary.txt (what fired, the window, the figures in a few lines).
+ * Write one incident of cgsched watch (watch.h) from its history, in a
+ * directory of its own (incident.h). report.json holds the window's
+ * report in record's schema, for the cgroup and those below it.
+ * trace.pftrace holds a Perfetto trace of the window for every cgroup, so
+ * the neighbours are in it too. summary.txt says what fired, the window,
+ * and the figures in a few lines.
  */
 #ifndef CGS_WATCH_WRITE_H
 #define CGS_WATCH_WRITE_H
@@ -16,7 +17,7 @@
 struct watch;
 struct watch_fired;
 
-/* 0 with where it is in where, or -errno (nothing left behind; counted as failed). */
+/* Returns 0 and its path in where, or -errno: then nothing is left behind, and it counts as failed. */
 int incident_write(struct watch *w, const struct watch_fired *p, char *where, size_t n);
 /* Write the incidents whose time after has passed (all of them with all: at the end). */
 void watch_due(struct watch *w, uint64_t now_ns, bool all);
