@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * top --group-by: the cgroups of one systemd unit, container or Kubernetes
- * pod (as their paths say, lib/cgname.h) summed into one row. A group's row
- * carries the id and path of the members' common ancestor when that
- * cgroup is of the same group (a pod's slice, a container's scope): the
- * kernel's figures for it (cpu.stat, quota) are then the whole group's.
- * Cgroups of no group stay rows of their own.
+ * top --group-by: sum the cgroups of one systemd unit, container or
+ * Kubernetes pod into one row. Their paths say which group they are in
+ * (lib/cgname.h). A group's row carries the id and path of the members'
+ * common ancestor, if that cgroup is of the same group (a pod's slice, a
+ * container's scope). The kernel's figures for it (cpu.stat, quota) are
+ * then the whole group's. Cgroups of no group stay rows of their own.
  */
 #ifndef CGS_GROUP_H
 #define CGS_GROUP_H

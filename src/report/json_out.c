@@ -28,10 +28,9 @@ void json_drops(struct jw *w, const uint64_t *d)
 }
 
 /*
- * Each object's counters, in the table's order, with their keys' lengths:
- * made once. A row asks for five of these lists; finding its members in
- * the whole table each time read it five times a row (perf: 5 % of a
- * refresh of 10,000 rows as --json).
+ * Each JSON object's counters, in the table's order, with their keys'
+ * lengths. The lists are made once. A row asks for five of them, and
+ * searching the whole table each time would read it five times a row.
  */
 #define CGJ_LISTS (CGJ_WHY + 1)
 static struct counter_list {
@@ -346,11 +345,10 @@ void json_report(FILE *f, const struct report *r, const struct json_meta *m, con
 	jw_karray(&w, "cgroups");
 	for (size_t i = 0; i < r->n; i++) {
 		/*
-		 * The next row's sample, on its way while this one is written:
-		 * rows go in their sort's order, their samples in the maps'
-		 * (a kilobyte each, apart), and reading a histogram's lines as
-		 * they were needed was most of a row's writing (perf: three
-		 * quarters of json_row's samples on its loads).
+		 * Prefetch the next row's sample while this one is written. Rows
+		 * go in their sort's order, but samples lie in the maps' order,
+		 * a kilobyte each and far apart. Without the prefetch, waiting for
+		 * a histogram's cache lines takes most of a row's writing time.
 		 */
 		if (i + 1 < r->n)
 			prefetch_lines(r->rows[i + 1].s, sizeof(*r->rows[i + 1].s), false);

@@ -48,17 +48,18 @@ struct json_meta {
  */
 void json_report(FILE *f, const struct report *r, const struct json_meta *m, const struct task_report *tasks);
 /*
- * Pieces the record report shares, each one value where the writer stands:
- * one cgroup's row (group_by: the report's; a group row says "group":
- * {by, cgroups}), a histogram, the drops.
+ * Pieces that the record report shares; each writes one value where the
+ * writer stands. json_row writes one cgroup's row; group_by is the
+ * report's, and a group row says "group": {by, cgroups}. json_hist writes
+ * a histogram, and json_drops the drop counters.
  */
 void json_row(struct jw *w, const struct row *r, bool ms, int ncpus, const char *group_by);
 void json_hist(struct jw *w, const uint64_t *slots);
 void json_drops(struct jw *w, const uint64_t *d);
 /*
- * The counters of the list (CG_COUNTERS) that sit in the JSON object
- * `where`, as keys of the object open now, in list order; record: only
- * those record's summary carries.
+ * Write the counters of the list (CG_COUNTERS) that belong in the JSON
+ * object `where`, as keys of the object open now, in list order. With
+ * record, write only those that record's summary carries.
  */
 void json_counters(struct jw *w, const struct cg_counters *c, enum cg_json where, bool record);
 /* --why's "waited" object: a row's causes (report/why.h) and the counters behind them. */

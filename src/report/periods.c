@@ -21,7 +21,7 @@ static int cmp_hit(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* The period of the grid (period_ns long, one ending at end_ns) that t falls in, and how far into it. */
+/* Find the period that t falls in, and how far into it. The grid has periods of period_ns, one ending at end_ns. */
 static struct hit place(uint64_t t, uint64_t period_ns, uint64_t end_ns)
 {
 	int64_t P = (int64_t)period_ns, rel = (int64_t)(t - end_ns) + P;
@@ -31,18 +31,21 @@ static struct hit place(uint64_t t, uint64_t period_ns, uint64_t end_ns)
 }
 
 /*
- * The periods of the grid an episode throttled its cgroup in, as the
- * kernel counts them: its period timer adds to nr_throttled, at each
- * refill, the periods since the last refill if a cfs_rq of the group is
- * throttled then. So an episode counts in every period whose end it spans,
- * and, when it spans none (runtime came back inside the period: handed back
- * by another CPU), in the period it began in. One that spans several ends
- * is a deficit over a whole quota (a task charged more than the quota
- * before the tick saw it) or a refill late by a period or more: the 6.1
- * guest, its vCPU held off by the host for 70 ms, had 116 ms episodes
- * that cpu.stat counted in two periods each. Returns how many periods
- * in a row (at least 1), the first placed in *first (its start's offset
- * into it); it was throttled from the start of each of the others.
+ * Find the periods of the grid in which an episode throttled its cgroup,
+ * as the kernel counts them. At each refill, the period timer adds to
+ * nr_throttled the periods since the last refill, if a cfs_rq of the group
+ * is throttled then. So an episode counts in every period whose end it
+ * spans. If it spans no end, it counts in the period it began in: runtime
+ * came back inside the period, handed back by another CPU.
+ *
+ * An episode can span several ends in two cases. The deficit may exceed
+ * a whole quota: a task was charged more than the quota before the tick
+ * saw it. Or the refill came a period or more late, as when the host
+ * holds off a vCPU. cpu.stat then counts the episode in each period.
+ *
+ * Returns how many periods in a row, at least 1. *first gets the first
+ * one, with the episode's start as an offset into it. The cgroup was
+ * throttled from the start of each of the others.
  */
 #define SPAN_MAX 100000 /* 100 s of 1 ms periods (the kernel's shortest): longer is no episode */
 static size_t span(const struct cgs_episode *e, uint64_t period_ns, uint64_t end_ns, struct hit *first)
@@ -57,13 +60,11 @@ static size_t span(const struct cgs_episode *e, uint64_t period_ns, uint64_t end
 }
 
 /*
- * Places the episodes of cgroup id (0: every one) in the periods that end
- * after from_ns (0: all), as the kernel's count from then on has them: an
- * episode held over from before counts in the periods whose refills come
- * after it (test_export_runs_held_over: a 1 ms per 100 ms burner's episodes
- * span 2-4 periods, and leaving out those that began before the exporter's
- * first scrape put it 3 periods short of cpu.stat). *out is malloc'd.
- * -ENOMEM or 0.
+ * Place the episodes of cgroup id (0: every one) in the periods that end
+ * after from_ns (0: all), as the kernel's count from then on has them. An
+ * episode that began before from_ns still counts in the periods whose
+ * refills come after from_ns. Leaving it out would put the count short of
+ * cpu.stat's. *out is malloc'd. Returns 0 or -ENOMEM.
  */
 static int hits_of(const struct cgs_episode *e, size_t n, uint64_t id, uint64_t from_ns, uint64_t period_ns,
 		   uint64_t end_ns, struct hit **out, size_t *nout)
@@ -178,9 +179,9 @@ static void run_over(struct period_track *t)
 void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns)
 {
 	/*
-	 * The periods are numbered from the first expiry seen: a later one on
-	 * the same grid (a whole number of periods away) changes nothing. A
-	 * new length, or a grid moved, starts the numbering afresh.
+	 * Periods are numbered from the first expiry seen. A later expiry on
+	 * the same grid, a whole number of periods away, changes nothing. A
+	 * new length, or a moved grid, starts the numbering afresh.
 	 */
 	uint64_t apart = end_ns > t->end_ns ? end_ns - t->end_ns : t->end_ns - end_ns;
 
@@ -225,13 +226,12 @@ int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t
 void period_track_close(struct period_track *t, uint64_t now_ns, bool pending)
 {
 	/*
-	 * The period after the last throttled one ended without a throttle:
-	 * said a period later, when an episode of it would have been sent
-	 * (each is sent when it ends, by its period's refill), unless one is
-	 * still to come. An episode held over refills by a deficit is sent at
-	 * its end, periods later: closed before it came, a 1 ms per 100 ms
-	 * burner's one long run was counted as runs of 2-4 periods
-	 * (test_export_runs_held_over: 2 runs where there was one).
+	 * The run is over once the period after its last throttled period has
+	 * ended without a throttle. That is known one period later still: an
+	 * episode is sent when it ends, at its period's refill. Keep the run
+	 * open while an episode is pending. An episode held over refills by a
+	 * deficit is sent only at its end, periods later. Closing the run
+	 * before it arrives would split one long run into several.
 	 */
 	if (t->run && t->period_ns && !pending && place(now_ns, t->period_ns, t->end_ns).period > t->last + 2)
 		run_over(t);
@@ -256,7 +256,7 @@ int demand_push(struct demand_series *d, uint64_t used_ns, uint64_t waited_ns)
 		d->waited_us = w;
 		d->cap = cap;
 	}
-	/* us in 32 bits: 71 minutes a period, far past the kernel's longest (1 s) times its CPUs. */
+	/* 32 bits of microseconds hold 71 minutes: far above the longest period (1 s) times the CPUs. */
 	d->used_us[d->n] = used_ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(used_ns / 1000);
 	d->waited_us[d->n] = waited_ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(waited_ns / 1000);
 	d->n++;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Throttling period by period: from a cgroup's throttle episodes and its
- * period grid (the period timer's expiry, figures/kstat.h), which of its
- * periods it was throttled in, the longest run of them in a row, how far
- * into a period its quota ran out, and how many came while its average use
- * stayed under half its quota (a burst outrunning it, not a lack of quota).
- * Pure: episodes and figures in, stats out.
+ * Throttling period by period. The input is a cgroup's throttle episodes
+ * and its period grid: the times at which its CFS period timer expires
+ * (figures/kstat.h). The output says in which periods the cgroup was
+ * throttled, and the longest run of them in a row. It says how far into a
+ * period the quota ran out. It counts the throttled periods in which the
+ * average use stayed under half the quota: bursts outran the quota, which
+ * was not too small on average. Pure: episodes and figures in, stats out.
  */
 #ifndef CGS_PERIODS_H
 #define CGS_PERIODS_H
@@ -42,23 +43,24 @@ struct period_input {
 };
 
 /*
- * The period stats of in->id from the episodes e[0..n) (of any cgroups, in
- * any order): out->known false when the period, quota or grid is unknown.
- * An episode counts in each period whose end it spans, or in the one it
- * began in if none; a period with episodes on several CPUs counts once, at
- * its earliest. -ENOMEM or 0.
+ * Compute the period stats of cgroup in->id from the episodes e[0..n),
+ * which may be of any cgroups, in any order. out->known is false if the
+ * period, quota or grid is unknown. An episode counts in each period whose
+ * end it spans, or else in the one it began in. A period with episodes on
+ * several CPUs counts once, at its earliest. Returns 0 or -ENOMEM.
  */
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out);
 
 /*
- * A cgroup's CPU demand period by period (record): its on-CPU time,
- * summed over CPUs, and its tasks' throttled waits, in steps of a tenth of
- * a period (a limit's period grid may fall anywhere against the work:
- * advise sums the steps into periods at every offset). The demand of a
- * step is the two summed: where it was throttled, what it used is censored
- * at the quota, and the waits stand for what it would have used had it run
- * all the time it waited (an upper bound: the work deferred shows again as
- * use in the steps after; docs/design.md).
+ * A cgroup's CPU demand period by period, as record collects it. Each
+ * step is a tenth of a period, and holds the on-CPU time summed over CPUs
+ * and the tasks' throttled waits. Steps matter because a new limit's
+ * period grid may fall anywhere against the work; advise sums the steps
+ * into periods at every offset. A step's demand is the sum of the two.
+ * Where the cgroup was throttled, its use is cut off at the quota, so the
+ * waits stand for what it would have used had it run all the time it
+ * waited. That is an upper bound, since deferred work shows again as use
+ * in later steps (docs/design.md).
  */
 #define DEMAND_STEPS 10
 struct demand_series {
@@ -70,13 +72,13 @@ struct demand_series {
 	uint32_t *waited_us;    /* its tasks' throttled waits in step i, summed over tasks */
 	uint64_t late;          /* steps read late and folded into the next (their split unknown) */
 	/*
-	 * The most one step's end was unresolved by (demand_rec.c read_at): a
-	 * period's demand is at most this over what ran in it. And how many
-	 * step ends were unresolved at all.
+	 * unsure_max_ns is the most by which one step's end was unresolved
+	 * (demand_rec.c read_at), so a period's demand is at most this over
+	 * what ran in it. unsure_edges counts the unresolved step ends.
 	 */
 	uint64_t unsure_max_ns, unsure_edges;
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
-	unsigned cpus_any;      /* CPUs it ran on at all: each may keep 1 ms of the quota when its queue empties */
+	unsigned cpus_any;      /* CPUs it ran on at all; each may keep 1 ms of quota when its queue empties */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */
 };
 /* One more step. 0 or -ENOMEM. */
@@ -92,7 +94,7 @@ static inline size_t demand_periods(const struct demand_series *d)
 	size_t k = d->step_ns ? d->period_ns / d->step_ns : 1;
 	return k ? d->n / k : 0;
 }
-/* The pct-th percentile of the demand a period, periods from step 0 (nearest rank); 0 with none. */
+/* The pct-th percentile of demand per period, periods from step 0 (nearest rank); 0 if none. */
 uint64_t demand_quantile_us(const struct demand_series *d, unsigned pct);
 
 /* The distribution of a cgroup's demand per period over an interval (top --demand). */
@@ -107,12 +109,13 @@ struct demand_stats {
 void demand_stats_of(uint64_t *v, size_t n, struct demand_stats *out);
 
 /*
- * The same, kept up as episodes arrive (the exporter's counters, which
- * must not depend on how often they are read): each throttled period's
- * ran-out time into buckets, and each run of throttled periods into
- * buckets of its length once it is over (a period after it has ended
- * without a throttle). An episode of a period at or before the last one
- * counted adds nothing (its period is counted, or it came too late).
+ * Period stats kept up to date as episodes arrive, for the exporter's
+ * counters, which must not depend on how often they are read. Each
+ * throttled period adds its ran-out time to a bucket. Each run of
+ * throttled periods adds its length to a bucket once it is over, that is,
+ * once a period after it has ended without a throttle. An episode of a
+ * period at or before the last one counted adds nothing: its period is
+ * counted already, or it came too late.
  */
 #define PT_RAN_OUT_BOUNDS 8
 #define PT_RUN_BOUNDS 8
@@ -137,17 +140,17 @@ struct period_track {
 	uint64_t runs_sum, nruns;     /* periods in the runs that ended, and how many runs */
 	const struct period_sink *sink; /* NULL: none */
 };
-/* The grid (a new period length starts afresh: periods of the old grid do not continue on it). */
+/* Set the grid. A new period length starts afresh: the old grid's periods do not continue on it. */
 void period_track_grid(struct period_track *t, uint64_t period_ns, uint64_t end_ns);
 /* Episodes of its cgroup, in any order. 0 or -ENOMEM. */
 int period_track_add(struct period_track *t, const struct cgs_episode *e, size_t n);
 /*
- * At now (ktime): the open run is over once a whole period has passed
- * after the one after its last, unless an episode of its cgroup is still
- * to come (pending: trace/tracer.h tracer_pending).
+ * Close the open run if it is over at now (ktime). It is over once a whole
+ * period has passed after the period that follows its last, unless an
+ * episode of its cgroup is still pending (trace/tracer.h tracer_pending).
  */
 void period_track_close(struct period_track *t, uint64_t now_ns, bool pending);
-/* The open run, if any, is over (the window's end: its sink sees it, cut there). */
+/* End the open run, if any, at the window's end; the sink sees it cut there. */
 void period_track_end(struct period_track *t);
 
 #endif

@@ -68,9 +68,10 @@ struct record_summary {
 	struct episode_view ep;     /* throttle episodes, from the start of the run */
 	struct period_stats per;    /* its own quota's throttling period by period (record_periods) */
 	/*
-	 * Its own quota's episodes still open at the end, each up to it: in
-	 * the periods (the kernel counts a refill that finds it throttled at
-	 * once), not in the counts and time (the kernel's at an episode's end).
+	 * Episodes of its own quota still open at the end, each cut there.
+	 * They count in the periods, because the kernel counts a refill that
+	 * finds the group throttled at once. They do not count in the episode
+	 * counts and time, which the kernel updates at an episode's end.
 	 */
 	const struct cgs_episode *open;
 	size_t nopen;
@@ -84,16 +85,16 @@ void record_fig_of(const struct record_summary *rs, struct record_fig *f);
 void record_repeat_print(FILE *f, const struct record_repeat *rep);
 
 /*
- * The traced cgroup (id) throttled period by period over the run, from
- * rs->ep, rs->open and its quota's period grid (period_end_ns: figures/kstat.h; 0:
- * unknown). After record_aggregate. 0 or -ENOMEM.
+ * Compute the traced cgroup's (id) throttling period by period over the
+ * run, from rs->ep, rs->open and its quota's period grid (period_end_ns,
+ * figures/kstat.h; 0: unknown). Call after record_aggregate. 0 or -ENOMEM.
  */
 int record_periods(struct record_summary *rs, uint64_t id, uint64_t period_end_ns);
 
 /*
- * --why, after record_aggregate (and report_why on r): the subtree's causes,
- * a wait behind another cgroup of the subtree counted as behind its own
- * tasks, as a throttle by a quota inside it as its own quota.
+ * --why, after record_aggregate and report_why on r: the subtree's causes.
+ * A wait behind another cgroup of the subtree counts as behind its own
+ * tasks. A throttle by a quota inside the subtree counts as its own quota.
  */
 struct cgfs;
 void record_why(struct record_summary *rs, const struct report *r, struct cgfs *fs);

@@ -215,7 +215,7 @@ static double key_of(const struct row *w, enum sort_key k)
 	return 0;
 }
 
-/* What is sorted: small (key, row) pairs, not the ~300-byte rows themselves. */
+/* Sort small (key, row) pairs, not the rows themselves, which are hundreds of bytes. */
 struct sort_ent {
 	double v;
 	uint64_t id;
@@ -282,16 +282,16 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 	for (size_t i = 0; i < r->n; i++)
 		e[i] = (struct sort_ent){ key_of(&r->rows[i], k), r->rows[i].id,
 					  k == SORT_PATH ? (r->rows[i].path ? r->rows[i].path : "~") : NULL, i };
-	/* A table of the top rows needs only those in order (10,000 rows: ~2 ms less). */
+	/* A table of the top rows needs only those rows in order: select them, then sort only them. */
 	size_t n = first && first < r->n && k != SORT_PATH ? first : r->n;
 	if (n < r->n)
 		select_first(e, r->n, n);
 	sort_ents(e, e + r->n, n);
 	/*
-	 * Into the second array, written in order, and the two swapped: both
-	 * kept for the next refresh (report_rebuild), so a refresh allocates
-	 * neither. (In place, a cycle of the permutation at a time, each
-	 * 592-byte row is written where it lands, all over 6 MB at 10,000.)
+	 * Copy the rows in order into the second array, then swap the two.
+	 * Both arrays are kept for the next refresh (report_rebuild), so a
+	 * refresh allocates neither. The copy writes memory in order; a
+	 * permutation in place would write each large row at a random place.
 	 */
 	if (!r->spare)
 		r->spare = malloc((r->cap > r->n ? r->cap : r->n ? r->n : 1) * sizeof(*r->spare));

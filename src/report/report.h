@@ -79,10 +79,10 @@ struct report {
 /* Parse a -s value ("cpu", "p50", "p99", "max", "wakeups", "vol", "invol", "thr", "path"). */
 int sort_key_parse(const char *s, enum sort_key *k);
 /*
- * Rows for every cgroup in d (paths not yet: report_resolve), from d and,
- * where kfigs (id -> struct kstat_fig, from kstat_src_figures; NULL: none)
- * has them, the kernel's figures. Reads nothing else: a function of its
- * inputs. 0 or -ENOMEM.
+ * Build a row for every cgroup in d, without paths yet (report_resolve
+ * adds them). Rows get the kernel's figures where kfigs has them (id ->
+ * struct kstat_fig, from kstat_src_figures; NULL: none). It reads nothing
+ * else, so the result depends only on its inputs. Returns 0 or -ENOMEM.
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs);
@@ -95,17 +95,18 @@ int report_why(struct report *r);
 void why_resolve(struct why *w, struct cgfs *fs);
 
 /*
- * Each limited row's throttling period by period (report/periods.h), from
- * the throttle episodes e[0..n) of the rows' window (the interval, or since
- * start for a summary). 0 or -ENOMEM.
+ * Compute each limited row's throttling period by period (report/periods.h)
+ * from the throttle episodes e[0..n) of the rows' window. The window is
+ * the interval, or the time since start for a summary. 0 or -ENOMEM.
  */
 int report_periods(struct report *r, const struct cgs_episode *e, size_t n);
 /* Sort the rows by k; with first > 0 only the first `first` need be in order. */
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first);
 /*
- * Look up the paths of the first `limit` rows (0: all): the row's (with one
- * stat to notice removal), its preemptors', the ancestor holding it. Only
- * rows that are shown need them: a stat per row adds up with thousands.
+ * Look up the paths of the first `limit` rows (0: all): the row's own,
+ * with one stat to notice removal, its preemptors', and the ancestor that
+ * throttles it. Only rows that are shown need paths, since a stat per row
+ * adds up with thousands of rows.
  */
 void report_resolve(struct report *r, struct cgfs *fs, size_t limit);
 void report_free(struct report *r);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A Perfetto trace (--timeline): tracks, slices and counters as Perfetto's
- * track events, encoded by protobuf-c from the project's subset of
- * Perfetto's .proto files (src/report/perfetto.proto). Each packet is written
- * as it comes, as a one-packet Trace message: a Trace is a repeated field,
- * so their concatenation is one Trace, and the file is valid after every
- * write, also when the run is cut short.
+ * track events. protobuf-c encodes them from the project's subset of
+ * Perfetto's .proto files (src/report/perfetto.proto). Each packet is
+ * written as it comes, as a one-packet Trace message. A Trace is a
+ * repeated field, so the concatenation is one Trace. The file is thus
+ * valid after every write, even when the run is cut short.
  *
- * Times are CLOCK_MONOTONIC ns (bpf_ktime_get_ns), written as BOOTTIME,
- * the clock track events are read in by default.
+ * Times are CLOCK_MONOTONIC ns (bpf_ktime_get_ns), converted to BOOTTIME,
+ * the clock in which Perfetto reads track events by default.
  */
 #ifndef CGS_TIMELINE_H
 #define CGS_TIMELINE_H
