@@ -292,10 +292,10 @@ void cgfs_forget(struct cgfs *fs, uint64_t id)
 
 /*
  * A cgroup removed between open_by_handle_at and readlink reads back as
- * "PATH (deleted)" (d_path's mark for an unlinked dentry): seen in an
- * emulated guest, where that window is long. PATH is the one it had, which
- * is what a removed cgroup is shown by; the mark would make it a name no
- * one gave. A live directory really named so has that inode at that path.
+ * "PATH (deleted)", d_path's mark for an unlinked dentry. PATH is the path
+ * it had, which is how a removed cgroup is shown; with the mark it would
+ * be a name no one gave. Strip the mark unless a live directory really
+ * has that name: then that inode is at that path.
  */
 static void unlinked_suffix(char *abs, size_t n, uint64_t id)
 {
@@ -444,11 +444,11 @@ static const char *lookup(struct cgfs *fs, uint64_t id, bool check_alive, const 
 			return (s = idtab_find(&fs->names, id)) ? s->path : NULL;
 		}
 		/*
-		 * Gone, and not cached: nothing would ever forget the entry (the
-		 * tracer's forgetting, for the cgroups it had, may come before
-		 * such a lookup). The watch's incidents, naming every cgroup of
-		 * their window, grew the table by ~8,000 ids a minute in make
-		 * soak; an id looked up again costs one open_by_handle_at.
+		 * The cgroup is gone: do not cache it, since nothing would ever
+		 * forget the entry. The tracer forgets the cgroups it had, but
+		 * that may come before such a lookup. Callers that name many
+		 * removed cgroups (watch's incidents) would grow the table without
+		 * bound. Looking an id up again costs one open_by_handle_at.
 		 */
 		if (err == -ESTALE || err == -ENOENT) {
 			*gone = true;
@@ -482,8 +482,9 @@ bool cgfs_learn(struct cgfs *fs, uint64_t id)
 }
 
 /*
- * A pod's own cgroup names no container, so its name and namespace come from
- * the state of a container below it (any one: they all carry the pod's).
+ * A pod's own cgroup names no container, so take the pod's name and
+ * namespace from the state of a container below it. Any one will do:
+ * they all carry the pod's names.
  */
 static void pod_names_from_children(struct cgfs *fs, const char *path, struct cgname *pod)
 {
@@ -658,12 +659,12 @@ static int cgroup_of(struct cgfs *fs, const char *pid, char *out, size_t len)
 }
 
 /*
- * SIGKILL to each process of rel, each through a pidfd: a pid read from
- * cgroup.procs may be another process's by the time of a kill(). The pidfd
- * holds the process the number named when it was opened; it is killed only
- * if, after its cgroup was read, it still lives (then the number was still
- * its own when read): a reused pid is never signalled. Returns how many
- * were signalled.
+ * Send SIGKILL to each process of rel through a pidfd. A pid read from
+ * cgroup.procs may belong to another process by the time of a kill(). A
+ * pidfd holds the process that had the pid when the pidfd was opened. It
+ * is killed only if it still lives after its cgroup was read back, which
+ * proves the pid was still its own. So a reused pid is never signalled.
+ * Returns how many processes were signalled.
  */
 static int kill_by_pidfd(struct cgfs *fs, const char *rel)
 {
@@ -695,9 +696,9 @@ static int has_procs(struct cgfs *fs, const char *rel)
 }
 
 /*
- * Every process of rel and below: cgroup.kill (v2, 5.14), which the kernel
- * does at once for the whole subtree, races with no fork and names no pid;
- * else pidfds, cgroup by cgroup (rm_one).
+ * Kill every process of rel and below. Use cgroup.kill (v2, 5.14) where
+ * it exists: the kernel kills the whole subtree at once, races with no
+ * fork and needs no pid. Else use pidfds, cgroup by cgroup (rm_one).
  */
 static const char *kill_method(struct cgfs *fs, const char *rel)
 {

@@ -2,7 +2,8 @@
 /*
  * The kernel's pressure stall information for CPU (PSI, "some" line): the
  * host's /proc/pressure/cpu, and on cgroup v2 each cgroup's cpu.pressure.
- * cgroup v1 has no per-cgroup PSI; there cgsched's own "some" stands alone.
+ * On cgroup v1 there is no per-cgroup PSI, so cgsched's own "some" figure
+ * stands alone.
  */
 #ifndef CGS_PSI_H
 #define CGS_PSI_H

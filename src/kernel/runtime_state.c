@@ -14,10 +14,10 @@
 
 /*
  * Where each runtime keeps a container's state, and which keys in it name
- * the pod and the container. containerd and CRI-O write the OCI runtime spec
- * with the CRI's annotations; Docker its own config, whose labels carry the
- * same names when the kubelet drove it (dockershim, cri-dockerd) and whose
- * Name is the container's own.
+ * the pod and the container. containerd and CRI-O write the OCI runtime
+ * spec with the CRI's annotations. Docker writes its own config. Its
+ * labels carry the same names when the kubelet drove it (dockershim,
+ * cri-dockerd), and its Name is the container's own.
  */
 struct source {
 	const char *runtime; /* as cgname says it */
@@ -100,11 +100,12 @@ static bool at_path(const char *spec, const char *rel)
 }
 
 /*
- * The cgroup is where the runtime put this container: the OCI spec's
- * linux.cgroupsPath (containerd, CRI-O), or for Docker its CgroupParent
- * (hostconfig.json, beside the state file; "" is the default, /docker or
- * system.slice) with the id. A name anyone can give a cgroup in a delegated
- * subtree (docker-<a real id>.scope) is not enough to borrow the names.
+ * Check that rel is where the runtime put this container. For containerd
+ * and CRI-O, that is the OCI spec's linux.cgroupsPath. For Docker, it is
+ * CgroupParent with the id; CgroupParent is in hostconfig.json beside the
+ * state file, and "" means the default, /docker or system.slice. Anyone
+ * can give a cgroup in a delegated subtree a name like
+ * docker-<a real id>.scope, so the name alone does not earn the names.
  */
 static bool placed(const struct source *src, struct json_object *j, const char *state, const char *id, const char *rel)
 {

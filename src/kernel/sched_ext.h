@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Whether a BPF scheduler (sched_ext, v6.12+ with CONFIG_SCHED_CLASS_EXT)
- * has replaced CFS: /sys/kernel/sched_ext/state and root/ops. While one is
- * enabled, the tasks it runs are no longer CFS's: the tracepoints still see
- * every switch and wake-up (run-queue waits and on-CPU time hold), but CFS
- * bandwidth control does not throttle them, whatever cpu.max says.
+ * has replaced CFS, from /sys/kernel/sched_ext/state and root/ops. While
+ * one is enabled, the tasks it runs are no longer CFS's. The tracepoints
+ * still see every switch and wake-up, so run-queue waits and on-CPU time
+ * hold. But CFS bandwidth control does not throttle those tasks, whatever
+ * cpu.max says.
  */
 #ifndef CGS_SCHED_EXT_H
 #define CGS_SCHED_EXT_H
