@@ -2,7 +2,7 @@
 /*
  * The kernel's own account of a cgroup's CPU bandwidth: the configured
  * quota, period and burst, the group's CPU weight, and cpu.stat's period
- * and burst counters, the same on v1 (cpu.cfs_*_us, cpu.shares,
+ * and burst counters. They read the same on v1 (cpu.cfs_*_us, cpu.shares,
  * throttled_time and burst_time in ns) and v2 (cpu.max, cpu.weight,
  * throttled_usec, burst_usec).
  */

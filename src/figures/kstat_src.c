@@ -21,10 +21,11 @@ const char *kstat_method_name(enum kstat_method m)
 }
 
 /*
- * Records the iterator's map holds at first: 320 KiB, where the whole
- * bound (CGS_KSTAT_MAX) is 5 MiB whatever the host runs. A pass that finds
- * more cgroups grows it to twice what it found and is done again
- * (kstat_src_refresh). Tests start it smaller (CGSCHED_TEST_KSTAT_CAP).
+ * The records the iterator's map holds at first: a small part of the whole
+ * bound (CGS_KSTAT_MAX), so a small host does not pay for the bound. A
+ * pass that finds more cgroups grows the map to twice what it found, and
+ * runs again (kstat_src_refresh). Tests start smaller
+ * (CGSCHED_TEST_KSTAT_CAP).
  */
 #define KSTAT_CAP_START 4096
 
@@ -96,9 +97,9 @@ struct kstat_base {
 };
 
 /*
- * Calls between looks for the bases of removed cgroups: a host's churn (a
- * pod, a job, a unit a minute) would grow the table for as long as the
- * command runs.
+ * Calls between sweeps for the bases of removed cgroups. Without sweeps,
+ * a host's churn (a pod, a job or a unit a minute) would grow the table
+ * for as long as the command runs.
  */
 #define BASE_SWEEP_CALLS 64
 
@@ -145,9 +146,10 @@ void kstat_src_close(struct kstat_src *s)
 }
 
 /*
- * cpu.shares from task_group.shares: the kernel's scale_load_down() on a
- * 64-bit kernel (SCHED_FIXEDPOINT_SHIFT 10; cgsched builds for x86-64 and
- * arm64 only), as cpu_shares_read_u64() shows it: w ? max(2, w >> 10) : 0.
+ * cpu.shares from task_group.shares, as cpu_shares_read_u64() shows it:
+ * w ? max(2, w >> 10) : 0. That is the kernel's scale_load_down() on a
+ * 64-bit kernel (SCHED_FIXEDPOINT_SHIFT 10); cgsched builds for x86-64
+ * and arm64 only.
  */
 static uint64_t shares_from_load(uint64_t w)
 {
@@ -231,9 +233,9 @@ int kstat_src_refresh(struct kstat_src *s)
 }
 
 /*
- * The last pass by id, the record's place only: the records stay in the
- * map until the next pass, and are converted when asked for. A copy of
- * each (110 bytes) held 3.6 MB at 10,000 cgroups (heaptrack).
+ * Index the last pass by id, keeping only each record's place. The
+ * records stay in the map until the next pass, and are converted when
+ * asked for, so no copy of every record is held.
  */
 static int index_pass(struct kstat_src *s)
 {
@@ -332,10 +334,10 @@ int kstat_src_prime(struct kstat_src *s)
 }
 
 /*
- * The bases not read for BASE_SWEEP_CALLS calls whose cgroup is gone. Ids
- * are not reused, so a base is never needed again once its cgroup is
- * gone; one only idle stays (and the cgroups at the start, never read:
- * as many as there were).
+ * Select the bases whose cgroup is gone and that were not read for
+ * BASE_SWEEP_CALLS calls. Ids are not reused, so a base is never needed
+ * again once its cgroup is gone. The base of a cgroup that is only idle
+ * stays, as do those of the cgroups at the start that were never read.
  */
 static bool base_gone(void *ctx, void *e)
 {

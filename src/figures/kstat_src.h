@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Where the kernel's bandwidth figures come from: one BPF cgroup-iterator
- * pass over the whole hierarchy (v6.1+; measured faster, docs/performance.md),
- * or the cgroup files, one cgroup at a time, where the iterator is refused.
+ * Where the kernel's bandwidth figures come from. The fast way is one BPF
+ * cgroup-iterator pass over the whole hierarchy (v6.1+; docs/performance.md).
+ * Where the kernel refuses the iterator, the cgroup files are read, one
+ * cgroup at a time.
  */
 #ifndef CGS_KSTAT_SRC_H
 #define CGS_KSTAT_SRC_H
@@ -38,9 +39,9 @@ struct kstat_src {
 	bool grow_refused;         /* a growth failed: not tried again */
 	uint32_t n;                /* records of the last pass */
 	/*
-	 * The last pass by id -> struct kstat_ent, made only when a lookup's
-	 * hint misses (kstat_src_get_at): the walk's order stays from pass to
-	 * pass, so most lookups need none.
+	 * The last pass by id -> struct kstat_ent. It is built only when a
+	 * lookup's hint misses (kstat_src_get_at). The walk's order stays the
+	 * same from pass to pass, so most lookups need no index.
 	 */
 	struct idtab tab;
 	bool indexed;              /* tab is the last pass's */
@@ -67,17 +68,19 @@ int kstat_src_refresh(struct kstat_src *s);
 int kstat_src_get(struct kstat_src *s, uint64_t id, const char *rel, struct kstat *k);
 /*
  * The same, with the caller's hint of where the cgroup's record was in the
- * last pass (updated; 0 at first is as good as any): a cgroup's record is at
- * the same place until cgroups are made or removed before it in the walk.
+ * last pass. The hint is updated; 0 is a fine first value. A cgroup's
+ * record stays at the same place until cgroups are made or removed before
+ * it in the walk.
  */
 int kstat_src_get_at(struct kstat_src *s, uint64_t id, const char *rel, uint32_t *hint, struct kstat *k);
 /* Every cgroup's counters now: the base that kstat_src_figures measures growth from. */
 int kstat_src_prime(struct kstat_src *s);
 /*
- * The figures of each cgroup of d (after kstat_src_refresh), by id into out
- * (struct kstat_fig), with their growth since the previous call, or since
- * kstat_src_prime with since_first. A cgroup first seen now grew from 0.
- * With files, each path is looked up (cgroups gone are left out). 0 or -ENOMEM.
+ * Put the figures of each cgroup of d into out by id (struct kstat_fig),
+ * after kstat_src_refresh. Each has its growth since the previous call, or
+ * since kstat_src_prime with since_first. A cgroup first seen now grew
+ * from 0. With files, each path is looked up, and cgroups gone are left
+ * out. Returns 0 or -ENOMEM.
  */
 struct snapshot;
 int kstat_src_figures(struct kstat_src *s, const struct snapshot *d, bool since_first, struct idtab *out);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The kernel's own count of a cgroup subtree's CPU time, to set beside
- * cgsched's for the same window: cpu.stat's usage_usec (v2), cpuacct.usage
- * where cpuacct shares the cpu hierarchy (v1 co-mounted), and where it does
- * not (v1 with cpuacct on a hierarchy of its own) the run times in
+ * cgsched's for the same window. On v2 it is cpu.stat's usage_usec. On v1
+ * with cpuacct co-mounted on the cpu hierarchy, it is cpuacct.usage. On v1
+ * with cpuacct on a hierarchy of its own, it is the run times in
  * /proc/TID/schedstat of the threads found in the subtree at both ends.
  */
 #ifndef CGS_KUSAGE_H
@@ -28,10 +28,10 @@ struct kusage {
 };
 
 /*
- * Read the subtree at rel (normalised path). threads: the per-thread
- * fallback is allowed (a window whose threads stay, as record --attach's;
- * a command's threads come and go, and the fallback would miss them).
- * 0, or -errno with u->source NULL.
+ * Read the subtree at rel (normalised path). threads allows the per-thread
+ * fallback. Use it only for a window whose threads stay, as with record
+ * --attach; a command's threads come and go, and the fallback would miss
+ * them. Returns 0, or -errno with u->source NULL.
  */
 int kusage_read(struct cgfs *fs, const char *rel, bool threads, struct kusage *u);
 /*

@@ -111,7 +111,7 @@ static inline bool pre_before(const struct preempt_sample *x, const struct preem
 
 MSORT_DEFINE(sort_pre_in, struct preempt_sample, pre_before)
 
-/* s->pre in (victim, preemptor) order: the array's room past npre is the sort's (kept for the next read). */
+/* Sort s->pre by (victim, preemptor), using the spare room past npre as scratch (kept for the next read). */
 static int sort_pre(struct snapshot *s)
 {
 	if (s->npre < 2)
@@ -193,9 +193,9 @@ static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_
 }
 
 /*
- * Add a shard of a cgroup's figures; with the per-CPU view there is one
- * per CPU, and shard k is CPU k's (tracer.c shards_for): cpu is k then,
- * else -1 (a shard of several CPUs is no CPU's).
+ * Add a shard of a cgroup's figures. With the per-CPU view there is one
+ * shard per CPU, shard k being CPU k's (tracer.c shards_for), and cpu is
+ * k. Otherwise cpu is -1, since a shard of several CPUs is no CPU's.
  */
 static void add_shard(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_shard *v, int cpu)
 {
@@ -217,7 +217,7 @@ static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t s
 {
 	struct snapshot *s = ctx->s;
 
-	/* In id order straight away: no sort of 10,000 samples of ~1 KB. */
+	/* Write each sample at its rank, in id order, so no sort of large samples is needed. */
 	struct cg_sample *c = cg_init(s, &s->cg[t->rank[slot]], t->owner[slot]);
 	if (!c)
 		return -ENOMEM;
@@ -229,9 +229,9 @@ static int take_cg(struct read_ctx *ctx, const struct tracer_view *t, uint32_t s
 }
 
 /*
- * The figures of cgroups whose slots were taken back (slots.h): added to
- * the same cgroup's slot if it has one again, else a sample of their own;
- * then one sort, if any was appended.
+ * Add the figures of cgroups whose slots were taken back (slots.h). They
+ * go to the cgroup's sample if it has a slot again, else into a sample of
+ * their own. One sort follows, if any sample was appended.
  */
 static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 {
@@ -326,12 +326,12 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 						       cur[cpu].stolen_seen - cur[cpu].stolen : 0;
 		ran = stolen < ran ? ran - stolen : 0;
 		/*
-		 * No more than the task's own count of the slice, where this read
-		 * asked the CPU for it (seed_cpu): the clock less the steal seen
-		 * earlier credited a burner 69 ms of a slice that came to 50 (the
-		 * steal since, and time no switch showed), and a credit above the
-		 * slice's final figure stays in the rows (docs/testing.md, "After
-		 * f80d2a5"). Short by at most a tick: the next read has the rest.
+		 * Credit no more than the task's own count of the slice, where
+		 * this read asked the CPU for it (seed_cpu). The clock less the
+		 * steal seen earlier can overshoot: it misses the steal since, and
+		 * time that no switch showed. A credit above the slice's final
+		 * figure would stay in the rows for good. The bounded credit is
+		 * short by at most a tick, and the next read has the rest.
 		 */
 		if (cur[cpu].ran_round && cur[cpu].ran_round == t->sync_round && cur[cpu].ran_since == cur[cpu].since_ns &&
 		    ran > cur[cpu].ran_seen) {
@@ -348,11 +348,11 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 			c->cpu[cpu].oncpu_ns += ran;
 	}
 	/*
-	 * --why: a stretch with tasks waiting that is still open (why.bpf.h
-	 * counts it when the count falls to 0) is counted up to now, as the
-	 * running slices are; a cgroup that always has a task waiting would
-	 * otherwise show none. Its start is some CPU's clock: CPU 0's offset
-	 * (the clocks of two CPUs differ by far less than a refresh).
+	 * --why: count a still-open stretch with tasks waiting up to now, as
+	 * the running slices are. why.bpf.h counts a stretch only when the
+	 * count falls to 0, so a cgroup that always has a task waiting would
+	 * otherwise show none. The start is on some CPU's clock; use CPU 0's
+	 * offset, since two CPUs' clocks differ by far less than a refresh.
 	 */
 	for (uint32_t slot = 0; t->why && slot < t->nslots; slot++) {
 		const struct cgs_cg_shard *g = &t->shard[slot]; /* shard 0's entry holds the count */
@@ -401,10 +401,10 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 
 	for (uint32_t slot = 0; slot < t->nslots; slot++) {
 		/*
-		 * Slots are read in their order, their samples written at their
-		 * ranks, all over the array: a sample's lines, a few slots ahead,
-		 * fetched to be written (perf: the sample's clearing was most of
-		 * read_view's time at 10,000 cgroups, each line a miss).
+		 * Slots are read in their order, but samples are written at their
+		 * ranks, all over the array. So prefetch, for writing, the sample
+		 * of a slot a few slots ahead; otherwise each line written misses
+		 * the cache.
 		 */
 		uint32_t ahead = slot + PREFETCH_AHEAD;
 		if (ahead < t->nslots && t->owner[ahead])
@@ -431,18 +431,17 @@ static void drop_cg(const struct tracer_view *t, struct snapshot *s)
 }
 
 /*
- * cg_hot and cpu_cur as of one moment. A switch on some CPU between
+ * Read cg_hot and cpu_cur as of one moment. A switch on some CPU between
  * reading its figures and reading what it runs would lose the slice it
- * ended (not yet in the figures read, no longer running), or count it
- * twice: at the end of an attached window that was half the window, once
- * in 500. So cpu_cur is read before and after the figures, and all of it
- * again while the switch count (cgs_cpu_cur.seq) of a CPU whose slice, a
- * traced cgroup's, was over a millisecond old moved or was odd (an idle
- * CPU's waking, the fleet's most common switch, is not): what it can lose is
- * at most that slice, and one that had begun less than a millisecond
- * before the read is not worth another pass (under a switch storm every
- * pass would see a switch). At most four passes. cur gets cpu_cur
- * (zeroed: unread).
+ * ended: not yet in the figures read, and no longer running. Or it would
+ * count the slice twice. So cpu_cur is read before and after the figures.
+ * Everything is read again if a CPU's switch count (cgs_cpu_cur.seq)
+ * moved or was odd, and that CPU ran a traced cgroup's slice that was over
+ * a millisecond old. An idle CPU waking up does not count: its slice is
+ * no cgroup's. A read can lose at most that slice. A slice younger than a
+ * millisecond is not worth another pass, since under a switch storm every
+ * pass would see a switch. At most four passes are made. cur gets cpu_cur,
+ * zeroed if unread.
  */
 static int read_consistent(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx,
 			   struct cgs_cpu_cur *cur)
@@ -496,9 +495,10 @@ static int keep_running(const struct tracer_view *t, struct snapshot *s, const s
 
 /* Everything a read takes from one view of the maps. */
 /*
- * light: the per-cgroup arrays and the running slices only (record's
- * demand, every tenth of a period): no parked figures, tasks, throttle or
- * preemption maps, drops, and so none of their syscalls.
+ * With light, read only the per-cgroup arrays and the running slices, as
+ * record's demand needs every tenth of a period. Parked figures, tasks,
+ * the throttle and preemption maps and the drops are skipped, with all
+ * their syscalls.
  */
 static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
 		     bool light)

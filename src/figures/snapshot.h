@@ -155,22 +155,23 @@ struct snapshot {
 	size_t ntasks;
 	struct task_sample *tasks; /* sorted by (cgid, id); none without per-task figures */
 	/*
-	 * Set by the caller before a read (kept by the reads into it): each
-	 * CPU's slice running at the read, for a reader that needs to know
-	 * what of its figures came after some moment just before the read
-	 * (record's demand: demand_rec.c).
+	 * If the caller sets this before a read, the read records each CPU's
+	 * slice running at the read; later reads into s keep it set. A reader
+	 * uses it to know which of its figures came after some moment just
+	 * before the read (record's demand: demand_rec.c).
 	 */
 	bool want_running;
 	struct cpu_slice *running; /* [ncpus] with want_running */
 	/* Set by a caller that shows no on-CPU histogram (the exporter): it is left 0, not summed. */
 	bool no_oncpu_slots;
 	/*
-	 * Some sample has a thr_cpu (or, per_cpu, a cpu) array to free: without,
-	 * a clear need not touch each 1 KB sample (10,000 cache misses).
+	 * Some sample has a thr_cpu (or, with per_cpu, a cpu) array to free.
+	 * If none has, clearing need not touch each 1 KB sample, which would
+	 * miss the cache once per sample.
 	 */
 	bool arrays;
 };
-/* A CPU's slice at a read: since_ns 0 unknown; credit_ns what the read credited a traced cgroup of it. */
+/* A CPU's slice at a read. since_ns 0: unknown. credit_ns: what the read credited to its traced cgroup. */
 struct cpu_slice {
 	uint64_t since_ns;       /* monotonic */
 	uint64_t credit_ns;
@@ -182,71 +183,75 @@ struct cpu_slice {
  */
 int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
 /*
- * The same into s, zeroed or read into before (not prev): its arrays
- * reused. A refresh's read every interval, for days: the same blocks each
- * time, not one more of a megabyte at 1,000 cgroups wherever the heap has
- * room (make soak's top moved its level by one such block, 1 MB, once).
+ * The same into s, which is zeroed or was read into before (not prev). Its
+ * arrays are reused. A refresh reads every interval, for days, so it must
+ * reuse the same blocks each time. A fresh large block wherever the heap
+ * has room would make the process grow over time.
  */
 int snapshot_reread(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
 /* Exchange two reads: the one just taken becomes prev, the older one's arrays take the next read. */
 void snapshot_swap(struct snapshot *a, struct snapshot *b);
 /*
- * The cumulative figures only, leaving the interval maxima to the command
- * that owns them (cgsched export's scrapes beside enforce's intervals): the
- * maxima read are those of an epoch still open. Returns 0 or -errno.
+ * Read the cumulative figures only, and leave the interval maxima to the
+ * command that owns them (cgsched export's scrapes beside enforce's
+ * intervals). The maxima read are those of an epoch still open. Returns 0
+ * or -errno.
  */
 int snapshot_read_totals(struct tracer *t, struct snapshot *s);
 /*
- * The same into s, zeroed or read by this function before: its arrays are
- * reused (cgsched export's scrapes: 10,000 cgroups' samples are ~10 MB,
- * faulted in afresh each time when allocated afresh).
+ * The same into s, which is zeroed or was read by this function before.
+ * Its arrays are reused: export's scrapes would otherwise fault in
+ * megabytes of fresh memory at each scrape.
  */
 int snapshot_reread_totals(struct tracer *t, struct snapshot *s);
 /*
- * The per-cgroup figures and the running slices alone, into s as
- * snapshot_reread_totals (each CPU's too with per_cpu): no parked
- * cgroups, tasks, throttle, preemption or drop maps (record's demand, read
- * every tenth of a period: their syscalls were most of its cost).
+ * Read the per-cgroup figures and the running slices alone into s, as
+ * snapshot_reread_totals does; with per_cpu, each CPU's too. It skips the
+ * parked cgroups, tasks, and the throttle, preemption and drop maps.
+ * record's demand reads every tenth of a period, and their syscalls would
+ * be most of its cost.
  */
 int snapshot_read_light(struct tracer *t, struct snapshot *s, bool per_cpu);
 /* The drop counters alone, as snapshot_read sums them, without a read's upkeep (export's /readyz). 0 or -errno. */
 int snapshot_read_drops(struct tracer *t, uint64_t drops[CGS_DROP__COUNT]);
 /*
- * snapshot_read's work on a view already begun (s zeroed first); for
+ * snapshot_read's work on a view already begun (s zeroed first). For
  * tests/bench/readmodel.c, which times it on arrays the size of a big host's.
  */
 struct tracer_view;
 int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
 void snapshot_free(struct snapshot *s);
 /*
- * Make s, just read, the start of a session's window: what the maps held
+ * Make s, just read, the start of a session's window. What the maps held
  * at that moment is subtracted from every later figure, and its maxima are
- * forgotten, so that "since start" begins here, not at the attach.
+ * forgotten. So "since start" begins here, not at the attach.
  */
 void snapshot_make_origin(struct snapshot *s);
 const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
 /*
- * out = cur - prev (prev may be NULL: everything since attach); maxima are
- * cur's interval maxima, or the running ones since the start when prev is
- * NULL or an origin. Cgroups with no activity are left out.
+ * out = cur - prev. prev may be NULL: then out holds everything since
+ * attach. The maxima are cur's interval maxima, or the running ones since
+ * the start if prev is NULL or an origin. Cgroups with no activity are
+ * left out.
  */
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /* The same into out, zeroed or a delta before: its arrays reused (snapshot_reread's reason). */
 int snapshot_redelta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /*
- * out = d with every cgroup id mapped to map(ctx, id) and the samples of
- * one id summed: counters and histograms add (slot by slot, so percentiles
- * stay exact to the log2 slot), per-CPU figures add, maxima are the largest;
- * preemptions mapped on both sides. Drops as d's. 0 or -ENOMEM (out then
- * needs snapshot_free all the same).
+ * out = d with every cgroup id mapped to map(ctx, id), and the samples of
+ * each new id summed. Counters and histograms add slot by slot, so
+ * percentiles stay exact to the log2 slot. Per-CPU figures add, and maxima
+ * take the largest. Preemptions are mapped on both sides. The drops are
+ * d's. Returns 0 or -ENOMEM; out needs snapshot_free either way.
  */
 int snapshot_regroup(const struct snapshot *d, uint64_t (*map)(void *ctx, uint64_t id), void *ctx,
 		     struct snapshot *out);
 const uint64_t *sample_slots(const struct cg_sample *s, enum metric m);
 /*
- * The per-task figures (figures/task_snapshot.c): read into s, carrying
- * prev's maxima, with the slices running at the read credited as the
- * cgroups' are (ran[cpu] ns to the task cur[cpu] names); cur - prev.
+ * The per-task figures (figures/task_snapshot.c). The read fills s and
+ * carries prev's maxima. The slices running at the read are credited as
+ * the cgroups' are: ran[cpu] ns to the task that cur[cpu] names. The delta
+ * is cur - prev.
  */
 struct tracer_view;
 struct cgs_cpu_cur;
@@ -257,10 +262,10 @@ int tasks_delta(const struct snapshot *prev, const struct snapshot *cur, struct 
 const char *drop_name(int i);
 uint64_t drops_total(const uint64_t *d);
 /*
- * The drops worth a log line (enforce's, each interval) into out
- * (CGS_DROP__COUNT), and their total: every loss (a map or ring full, a
- * slot lost), and unpaired events only out of the ordinary, judged against
- * events (the interval's run-queue waits).
+ * Put the drops worth a log line (enforce's, each interval) into out
+ * (CGS_DROP__COUNT), and return their total. Every loss counts: a map or
+ * ring buffer full, a slot lost. Unpaired events count only if out of the
+ * ordinary, judged against events (the interval's run-queue waits).
  */
 uint64_t drops_notable(const uint64_t *d, uint64_t events, uint64_t *out);
 

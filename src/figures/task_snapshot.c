@@ -84,12 +84,12 @@ static uint32_t tgid_of(uint32_t pid)
 }
 
 /*
- * A task of the cgroups recorded, running at the read and not switched
- * since it began to be recorded, has no entry at all (the BPF side makes
- * one when a slice ends): a burner alone on its CPU did not show among
- * the screen's task rows in 3 of 12 runs in the 5.10 guest. Its sample,
- * from the running slice alone: appended after the known ones (sorted
- * after), or the one appended for another CPU's thread of the same process.
+ * A task of the recorded cgroups may have run since recording began
+ * without a switch. It then has no entry at all, because the BPF side
+ * makes one only when a slice ends. Such a task would be missing from the
+ * task rows. Give it a sample from its running slice alone. The sample is
+ * appended after the known ones and sorted later. If another CPU's thread
+ * of the same process appended one already, that one is used.
  */
 static struct task_sample *new_running(struct tasks_ctx *c, const struct task_sample *key, size_t known,
 				       const struct tracer_view *v, uint32_t pid)
@@ -121,16 +121,18 @@ static struct task_sample *new_running(struct tasks_ctx *c, const struct task_sa
 }
 
 /*
- * A task's slice running at the read is in no entry yet (the BPF side adds
- * a slice when it ends): a burner alone on its CPU, switching a few times
- * a second, showed 19 % and 173 % in turn. It gets what its cgroup was
- * credited (take_running, ran[cpu] up to the read of cur). A CPU that
- * switched since cur was read (its seq moved) may have put that slice into
- * its entry before the entries were read, or after: its credit is dropped
- * and the entries read again, until no CPU with a credit switched (a
- * switch writes the entry inside its seq's odd stretch; at most three
- * passes, after which the slice of a CPU still switching is the next
- * read's).
+ * A task's slice running at the read is in no entry yet, because the BPF
+ * side adds a slice when it ends. Without a credit, a task that switches
+ * rarely would swing between far too little and far too much. So the task
+ * gets what its cgroup was credited (take_running: ran[cpu], up to the
+ * read of cur).
+ *
+ * A CPU that switched since cur was read (its seq moved) may have put
+ * that slice into its entry before the entries were read, or after. Then
+ * its credit is dropped and the entries are read again, until no CPU with
+ * a credit has switched. A switch writes the entry while its seq is odd.
+ * After three passes, the slice of a CPU still switching is left to the
+ * next read.
  */
 int tasks_read(const struct tracer_view *v, struct snapshot *s, const struct snapshot *prev,
 	       const struct cgs_cpu_cur *cur, const uint64_t *ran)
