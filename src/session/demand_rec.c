@@ -45,23 +45,24 @@ void demand_rec_origin(struct demand_rec *d, uint64_t t)
 }
 
 /*
- * The subtree's on-CPU time and throttled waits as of edge, a step's end
- * the read came after, and the CPUs it ran on (from the per-CPU figures
- * every read now takes). A read of the totals: the interval maxima's epoch
- * is the command's to close, not these reads' (a read that closed it would
- * leave the report's maxima those of the last tenth of a period).
+ * Read the subtree's on-CPU time and throttled waits as of edge, the end
+ * of a step that the read came after. Also find the CPUs it ran on, from
+ * the per-CPU figures that every read takes. This reads the totals only:
+ * the interval maxima's epoch is the command's to close. If these reads
+ * closed it, the report's maxima would be those of the last tenth of a
+ * period.
  *
- * A read comes after its edge: 0.1-0.2 ms here (the wake-up and the
- * read), 1.9 ms at times. What ran meanwhile is not the step's: where the
- * edges fall inside a workload's bursts, a period would hold that much of
- * the next one's work (docs/testing.md, test_advise_steady). The slice running
- * at the read is split at the edge (its part after it goes to the next
- * step); a slice of the subtree's that ended between the edge and the read
- * cannot be split, and the time from the edge to the first switch after it
- * on that CPU is what the step may hold of the next: *unsure. A CPU whose
- * slice began before the edge had no switch since, and one whose settled
- * figures of the subtree did not move since the last read had none of the
- * subtree's end: neither adds to it.
+ * A read always comes some time after its edge (the wake-up and the
+ * read). What ran meanwhile is not the step's. Where the edges fall inside
+ * a workload's bursts, a period would otherwise hold part of the next
+ * one's work (docs/testing.md, test_advise_steady). So the slice running
+ * at the read is split at the edge; its part after the edge goes to the
+ * next step. A slice of the subtree's that ended between the edge and the
+ * read cannot be split. The time from the edge to the first switch after
+ * it on that CPU may belong to the next step; it goes to *unsure. Two
+ * kinds of CPU add nothing to *unsure: one whose slice began before the
+ * edge (no switch since), and one whose settled figures of the subtree did
+ * not move since the last read.
  */
 static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint64_t *used, uint64_t *waited,
 		   uint64_t *unsure)

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * top --demand: the CPU demand period by period of every cgroup with a
- * quota of its own, as record --demand keeps it for one (report/periods.h):
- * its subtree's on-CPU time and its tasks' throttled waits, summed per
- * period of its quota's grid. One clock of reads serves every cgroup: a
- * read every step (a tenth of the shortest period among them, 10 ms at the
- * default 100 ms, at least 1 ms), each step counted in the period its
- * middle falls in. So a period's demand is off its grid by up to half a
- * step at each end (record, for one cgroup, reads on its grid exactly).
- * Each interval takes the distribution of its whole periods.
+ * quota of its own, as record --demand keeps it for one cgroup
+ * (report/periods.h). Demand is the subtree's on-CPU time plus its tasks'
+ * throttled waits, summed per period of its quota's grid.
+ *
+ * One clock of reads serves every cgroup. It reads every step: a tenth of
+ * the shortest period among them, and at least 1 ms. Each step counts in
+ * the period its middle falls in. So a period's demand is off its grid by
+ * up to half a step at each end; record, for one cgroup, reads on its grid
+ * exactly. Each interval takes the distribution of its whole periods.
  */
 #ifndef CGS_DEMAND_TOP_H
 #define CGS_DEMAND_TOP_H
@@ -35,19 +36,19 @@ struct demand_top {
 
 void demand_top_start(struct demand_top *d, struct session *s);
 /*
- * The cgroups with a quota and grid now (one pass of the cgroup iterator;
- * nothing without it): read from the first step, so that the first
- * interval has their periods too.
+ * Find the cgroups with a quota and grid now, in one pass of the cgroup
+ * iterator (none without it). They are read from the first step, so that
+ * the first interval has their periods too.
  */
 void demand_top_discover(struct demand_top *d);
 /*
- * At each interval: the cgroups with a quota and grid of their own among
- * the rows (new ones start with their next whole period), and into each
- * such row's dem the distribution of its whole periods since the last
- * interval.
+ * Call at each interval. It keeps the cgroups among the rows that have a
+ * quota and grid of their own; new ones start with their next whole
+ * period. It fills each such row's dem with the distribution of its whole
+ * periods since the last interval.
  */
 void demand_top_interval(struct demand_top *d, struct report *r);
-/* Read when a step has ended; the ms until the next read (the session's waits poll for no longer). */
+/* Read if a step has ended. Returns the ms until the next read; the session's waits poll no longer. */
 int demand_top_tick(void *d, uint64_t now);
 void demand_top_free(struct demand_top *d);
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * One refresh: from two reads of a session's maps to the rows a command
- * shows. The interval's delta, the groups' sums (--group-by), the kernel's
- * figures beside each row, the rows, the waits' causes (--why) with the
- * kernel's pressure beside them, the per-task rows, the order, and the
- * paths and names of the rows that are shown: in that order, for top, hist,
- * record, enforce and --timeline alike. A command says what it wants here
- * and does only what it adds: its output.
+ * shows. It makes, in this order: the interval's delta, the groups' sums
+ * (--group-by), the kernel's figures beside each row, the rows, the waits'
+ * causes (--why) with the kernel's pressure beside them, the per-task
+ * rows, the order, and the paths and names of the rows shown. top, hist,
+ * record, enforce and --timeline all use it. A command says what it wants
+ * here, and adds only its output.
  */
 #ifndef CGS_REFRESH_H
 #define CGS_REFRESH_H
@@ -51,8 +51,8 @@ struct refresh {
 };
 
 /*
- * The rows of the interval from prev to cur. 0, or -ENOMEM with the one
- * error line said (nothing to show); refresh_free either way.
+ * Make the rows of the interval from prev to cur. Returns 0, or -ENOMEM
+ * after printing why (nothing to show). Call refresh_free either way.
  */
 int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
 		 const struct snapshot *cur);

@@ -164,11 +164,11 @@ bool session_sleep_until(struct session *s, uint64_t deadline_ns)
 
 /*
  * main() keeps a refresh's blocks in the heap, never trimmed, so that the
- * next refresh does not fault them in afresh. A rare larger one (a burst
- * of removals, an incident of cgsched watch) then stays resident for the
- * rest of a run of days: make soak's top stepped up 640 KB once, 7 minutes
- * in. Once a minute, between refreshes, the free pages go back: a
- * refresh's faults once a minute.
+ * next refresh does not fault them in afresh. A rare larger block (a burst
+ * of removals, an incident of cgsched watch) would then stay resident for
+ * the rest of a run of days. So once a minute, between refreshes, the free
+ * pages go back to the system. The cost is one refresh's page faults a
+ * minute.
  */
 #define TRIM_EVERY_NS (60 * 1000000000ULL)
 

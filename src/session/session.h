@@ -27,16 +27,16 @@ struct session_opts {
 	bool causes;               /* without --why, the split of waits by what ran (export --causes) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
 	/*
-	 * How long removed cgroups' figures are kept (0: a minute; UINT64_MAX:
-	 * to the end, for a summary since start, as record's): an exporter keeps
-	 * them for its --grace.
+	 * How long removed cgroups' figures are kept. 0 means a minute.
+	 * UINT64_MAX means to the end, for a summary since start such as
+	 * record's. An exporter keeps them for its --grace.
 	 */
 	uint64_t keep_removed_ns;
 	struct cgs_priority priority; /* --priority: this process's threads */
 	/*
-	 * Called right before the baseline read (after false) and right after
-	 * it (true), if set: record's reads of the kernel's own count, which
-	 * bracket it (cmd_record.c read_kusage).
+	 * If set, called right before the baseline read (after false) and
+	 * right after it (true). record reads the kernel's own count there, so
+	 * the two reads bracket the baseline (cmd_record.c read_kusage).
 	 */
 	void (*around_base)(void *ctx, bool after);
 	void *around_ctx;
@@ -47,9 +47,9 @@ struct session {
 	struct tracer tr;
 	struct scx_state scx; /* sched_ext's state when the session began */
 	/*
-	 * The maps as they were when the window began (after every CPU was told
-	 * what it runs): each command's first interval and its summary are
-	 * figures since this read, never the attach's stragglers before it.
+	 * The maps as they were when the window began, after every CPU was
+	 * told what it runs. Each command's first interval and its summary
+	 * count from this read, never from the stragglers of the attach.
 	 */
 	struct snapshot base;
 	uint64_t filter_ids[CGS_MAX_FILTERS];
@@ -62,9 +62,9 @@ struct session {
 };
 
 /*
- * Returns 0; or CGS_EXIT_USAGE after printing the one error line; or, when
- * a stop signal came during start-up, session_stopped()'s status with
- * nothing attached.
+ * Returns 0, or CGS_EXIT_USAGE after printing why. If a stop signal came
+ * during start-up, returns session_stopped()'s status with nothing
+ * attached.
  */
 int session_open(struct session *s, const struct session_opts *o);
 /* Says a stop signal ended start-up; returns 128 + the signal. */
@@ -85,10 +85,10 @@ const char *session_cgroup_name(void *session, uint64_t id);
 /* Sleep until deadline (monotonic ns) or a stop signal, collecting episodes; false when stopped. */
 bool session_sleep_until(struct session *s, uint64_t deadline_ns);
 /*
- * The same, and also woken by input on fd (top's screen: a key): 1 when fd
- * has input, 0 at the deadline, -1 when asked to stop. With an fd the
- * tracer's events are taken every 100 ms at most meanwhile; fd < 0: none,
- * the tracer's own poll is the wait (session_sleep_until).
+ * The same, but input on fd also wakes it (a key on top's screen). Returns
+ * 1 if fd has input, 0 at the deadline, -1 when asked to stop. With an fd,
+ * the tracer's events are taken at least every 100 ms meanwhile. With
+ * fd < 0, the tracer's own poll is the wait (session_sleep_until).
  */
 int session_wait_input(struct session *s, uint64_t deadline_ns, int fd);
 

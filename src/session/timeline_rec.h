@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * --timeline FILE (top, record): a session's events as a Perfetto trace
- * (report/timeline.h). A track per cgroup, nested as the hierarchy and named
- * as top names them; under it, per CPU, its throttle episodes; per thread,
- * its waits longer than the threshold, named by the cgroup whose task ran
- * meanwhile; with a quota, its throttled periods (each a slice as long as
- * the period, with when the quota ran out) and their runs in a row, on the
- * grid of its period timer (report/periods.h); counters per interval (CPU
- * %, run-queue p99, throttled %, quota used %). Lost events are a counter
- * track of their own and a line on stderr.
+ * (report/timeline.h). Each cgroup has a track, nested as the hierarchy
+ * and named as top names it. Under it are:
+ * - per CPU, its throttle episodes;
+ * - per thread, its waits longer than the threshold, named by the cgroup
+ *   whose task ran meanwhile;
+ * - with a quota, its throttled periods and their runs in a row, on the
+ *   grid of its period timer (report/periods.h). Each period is a slice as
+ *   long as the period, named by when the quota ran out;
+ * - counters per interval: CPU %, run-queue p99, throttled %, quota used %.
+ * Lost events have a counter track of their own and a line on stderr.
  */
 #ifndef CGS_TIMELINE_REC_H
 #define CGS_TIMELINE_REC_H
@@ -31,9 +33,10 @@ struct tl_rec {
 	struct idtab seen;        /* uuid -> struct tl_seen: tracks announced */
 	uint64_t lost;            /* events lost so far (the BPF side's drops), for the counter */
 	/*
-	 * Period by period: the episodes of an interval wait here for their
-	 * cgroups' grids (the interval's rows bring them), then each cgroup's
-	 * period_track draws its periods. Bounded: beyond, they are not placed.
+	 * Period by period: an interval's episodes wait here until their
+	 * cgroups' grids are known (the interval's rows bring them). Then each
+	 * cgroup's period_track draws its periods. The wait is bounded;
+	 * episodes beyond the bound are not placed.
 	 */
 	struct idtab per;         /* cgid -> struct tl_per_ref */
 	struct cgs_episode *pend;
@@ -46,17 +49,17 @@ struct tl_rec {
 	bool replay;              /* fed kept events (tl_rec_replay), not a tracer's */
 };
 
-/* Open FILE (written beside it until closed) before tracing starts: 0 or CGS_EXIT_USAGE after its line. */
+/* Open FILE before tracing starts; it is written beside FILE until closed. 0, or CGS_EXIT_USAGE after printing why. */
 int tl_rec_open(struct tl_rec *r, const char *path);
 /* The same for a caller that says what failed (cgsched watch): 0 or -errno, no line; failures in tl.err. */
 int tl_rec_open_quiet(struct tl_rec *r, const char *path);
 /* Tracing has started: every episode and long wait from now goes into the trace as it arrives. */
 void tl_rec_attach(struct tl_rec *r, struct session *s);
 /*
- * Instead of tl_rec_attach, for events kept elsewhere (cgsched watch's
- * incidents): the session names the cgroups; the events come by
- * tl_rec_episode and tl_rec_wait (each track's in order of time), the
- * counters by tl_rec_rows, the losses by tl_rec_lost.
+ * Use instead of tl_rec_attach for events kept elsewhere (cgsched watch's
+ * incidents). The session names the cgroups. The events come through
+ * tl_rec_episode and tl_rec_wait, each track's in order of time. The
+ * counters come through tl_rec_rows, and the losses through tl_rec_lost.
  */
 void tl_rec_replay(struct tl_rec *r, struct session *s, uint64_t t0_ns);
 void tl_rec_episode(struct tl_rec *r, const struct cgs_episode *e);
@@ -69,8 +72,9 @@ void tl_rec_snapshots(struct tl_rec *r, const struct snapshot *prev, const struc
 /* The traced command's run, as a slice on a track of its own. */
 void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns);
 /*
- * While still tracing, at the end: the last events, and the losses from the
- * BPF side's own counts, into the trace and (when any) on stderr.
+ * Call at the end, while still tracing. It writes the last events and the
+ * losses from the BPF side's own counts into the trace, and any losses on
+ * stderr.
  */
 void tl_rec_finish(struct tl_rec *r);
 /*
