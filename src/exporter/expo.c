@@ -297,8 +297,8 @@ void expo_hist_us_l(struct expo *x, const char *labels, size_t llen, const uint6
 		hi = nle - 1;
 	/*
 	 * Every bucket's line begins alike, "name_bucket{labels,", and ends
-	 * "le=\"...\"} count": one check for room per line (a scrape of
-	 * 10,000 cgroups has 150,000 of them).
+	 * "le=\"...\"} count". So one check for room per line is enough;
+	 * a large scrape has hundreds of thousands of these lines.
 	 */
 	size_t line = head_len(x, 7, llen, 48) + NUM_MAX + 1;
 	uint64_t cum = 0;

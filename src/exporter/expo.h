@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Writing the Prometheus exposition formats: the text format 0.0.4 and
- * OpenMetrics 1.0.0, which differ only in a family's header (a counter's
- * family name loses its "_total" in OpenMetrics, info families have a type
- * of their own, seconds families say their unit) and in "# EOF" at the end.
- * A scrape of 10,000 cgroups is hundreds of thousands of lines, hence no
- * printf per sample: numbers are formatted by hand into one growing buffer,
- * and each cgroup's label block is escaped once and copied after that.
+ * Write the Prometheus exposition formats: the text format 0.0.4 and
+ * OpenMetrics 1.0.0. They differ only in a family's header and in the
+ * "# EOF" at the end. In OpenMetrics, a counter's family name loses its
+ * "_total", info families have a type of their own, and seconds families
+ * state their unit. A scrape of many cgroups has hundreds of thousands of
+ * lines, so there is no printf per sample. Numbers are formatted by hand
+ * into one growing buffer. Each cgroup's label block is escaped once, then
+ * copied.
  */
 #ifndef CGS_EXPO_H
 #define CGS_EXPO_H
@@ -35,9 +36,10 @@ struct expo {
 };
 
 /*
- * Which format an Accept header asks for: OpenMetrics when it names
+ * Which format an Accept header asks for. OpenMetrics if it names
  * application/openmetrics-text (version 1.0.0 or none) with a q at least
- * that of text/plain or any type; text otherwise, also for a missing header.
+ * that of text/plain or of any type. Text otherwise, and for a missing
+ * header.
  */
 enum expo_format expo_negotiate(const char *accept);
 const char *expo_content_type(enum expo_format f);
@@ -48,9 +50,9 @@ void expo_free(struct expo *x);
 void expo_reserve(struct expo *x, size_t n);
 void expo_put_grow(struct expo *x, const char *s, size_t len);
 /*
- * Append len bytes (kept NUL-terminated). Inline: a scrape of 10,000
- * cgroups is millions of short pieces, and a call with its checks for each
- * was a fifth of the rendering (perf).
+ * Append len bytes, keeping the text NUL-terminated. Inline, because a
+ * large scrape appends millions of short pieces, and a function call per
+ * piece would cost a large share of the rendering.
  */
 static inline void expo_put(struct expo *x, const char *s, size_t len)
 {
@@ -76,10 +78,10 @@ void expo_label_value(struct expo *x, const char *v);
  */
 void expo_family(struct expo *x, const char *name, enum expo_type t, const char *help);
 /*
- * One sample of the current family: name{labels[,extra]} value. labels and
- * extra are label blocks already escaped ('k="v",k2="v2'), either may be
- * NULL or empty. suffix goes after the family name ("_bucket", "_sum",
- * "_count", or NULL).
+ * Begin one sample of the current family: name{labels[,extra]} value. The
+ * labels and extra are label blocks already escaped ('k="v",k2="v2'); each
+ * may be NULL or empty. The suffix goes after the family name ("_bucket",
+ * "_sum", "_count", or NULL).
  */
 void expo_sample_begin(struct expo *x, const char *suffix, const char *labels, const char *extra);
 static inline void expo_sample_end(struct expo *x) { expo_put(x, "\n", 1); }
@@ -90,21 +92,22 @@ void expo_sample_u64_l(struct expo *x, const char *labels, size_t llen, const ch
 void expo_sample_sec_l(struct expo *x, const char *labels, size_t llen, const char *extra, uint64_t ns);
 void expo_sample_f(struct expo *x, const char *labels, const char *extra, double v);
 /*
- * A histogram of log2 slots in microseconds (slot 0: 0-1 us, slot i:
- * 2^i..2^(i+1)-1 us, the last slot everything above), as cumulative
- * buckets in seconds up to the last slot ever counted into, then +Inf;
- * sum_ns its _sum. Bounds only grow while the counts do, so a bucket once
- * shown stays.
+ * Write a histogram of log2 slots in microseconds as cumulative buckets
+ * in seconds. Slot 0 holds 0-1 us, slot i 2^i..2^(i+1)-1 us, and the last
+ * slot everything above. Buckets go up to the last slot ever counted
+ * into, then +Inf; sum_ns is its _sum. Bounds only grow, as the counts do,
+ * so a bucket once shown stays.
  */
 void expo_hist_us(struct expo *x, const char *labels, const uint64_t *slots, unsigned nslots,
 		  uint64_t sum_ns);
 void expo_hist_us_l(struct expo *x, const char *labels, size_t llen, const uint64_t *slots, unsigned nslots,
 		    uint64_t sum_ns);
 /*
- * A histogram of fixed bounds: counts[i] observations at most le[i] (and
- * above le[i-1]), counts[n] above every bound; le[] as the label's text
- * ("0.005"). Cumulative buckets, +Inf, the sum (ns shown as seconds with
- * sum_ns, else as it is), the count.
+ * Write a histogram of fixed bounds. counts[i] holds the observations at
+ * most le[i] and above le[i-1]; counts[n] holds those above every bound.
+ * le[] holds the label's text ("0.005"). It writes cumulative buckets,
+ * +Inf, the sum and the count. With sum_ns, the sum is ns shown as
+ * seconds; else it is shown as it is.
  */
 void expo_hist_fixed(struct expo *x, const char *labels, const char *const *le, const uint64_t *counts, unsigned n,
 		     uint64_t sum, bool sum_ns);

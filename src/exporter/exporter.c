@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * One scrape: read the maps (cumulative since tracing began, so counters
- * never go back), the kernel's figures in one pass, each cgroup's names
- * from the cache; render, a piece at a time as the client reads. Series
- * are keyed by cgroup id as well as path: a cgroup removed and made again
- * at the same path is a new series, as it is a new cgroup to the kernel.
+ * One scrape reads the maps, which are cumulative since tracing began, so
+ * counters never go back. It reads the kernel's figures in one pass and
+ * each cgroup's names from the cache. Then it renders, a piece at a time
+ * as the client reads. Series are keyed by cgroup id as well as path. A
+ * cgroup removed and made again at the same path is a new series, since
+ * it is a new cgroup to the kernel.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,10 +38,10 @@ struct xcg {
 	struct cgname *who;    /* the same; NULL: nothing known */
 	uint64_t gone_ns;      /* when it was found removed; 0: live */
 	/*
-	 * The figures that are not one map word each, as last shown: a running
+	 * The figures that are not one map word each, as last shown. A running
 	 * slice or waiting stretch is credited up to the read, and may end
-	 * between two reads of the maps; own-quota waits are a difference of
-	 * two words. Shown as at least these, they never go back.
+	 * between two reads of the maps. Own-quota waits are a difference of
+	 * two words. Showing at least these values keeps them from going back.
 	 */
 	uint64_t shown_oncpu, shown_some, shown_own;
 	bool hidden;           /* removed for longer than the grace period: never shown again */
@@ -55,21 +56,20 @@ struct progs {
 };
 
 /*
- * The pieces an answer is rendered in. The exposition of 10,000 cgroups is
- * 23 MB: written whole before sending, it was a third of the exporter's
- * RSS; written as sent, a piece this size at a time.
+ * The size of the pieces an answer is rendered in. The exposition of many
+ * cgroups runs to tens of MB. Rendering it a piece at a time, as it is
+ * sent, keeps it out of the RSS.
  */
 #define PIECE_BYTES (128 * 1024)
 /* Answers sent at once, each with a view of its own; more are told to retry (503). */
 #define VIEWS_MAX 4
 
 /*
- * An answer's working set: the figures of one moment, and where its
- * rendering is. The first is kept for the next scrape: allocated afresh,
- * the ~13 MB of 10,000 cgroups' samples and rows were pages faulted in and
- * zeroed by the kernel each time, 40 % of a scrape's CPU (perf). The
- * others, for scrapes that overlap one being sent, go when their answer
- * ends.
+ * An answer's working set: the figures of one moment, and how far its
+ * rendering has got. The first view is kept for the next scrape, because
+ * allocating the samples and rows afresh would make the kernel fault in
+ * and zero megabytes of pages at each scrape. The other views, for scrapes
+ * that overlap one being sent, are freed when their answer ends.
  */
 struct view {
 	struct exporter *x;
@@ -134,9 +134,9 @@ static char *label_block(const char *prefix, const char *path, uint64_t id, cons
 	/* Label values must be UTF-8: a name's broken bytes become U+FFFD. */
 	metrics_cg_labels(&t, prefix, path ? utf8_valid(path, buf, sizeof(buf)) : "", id, who);
 	/*
-	 * Its own copy, of its own size: the writer's buffer starts at 64 KB,
-	 * and kept as it was, 10,000 cgroups' labels held 650 MB of address
-	 * space and ~50 MB of RSS (heaptrack).
+	 * Keep a copy of its own size. The writer's buffer starts at 64 KB,
+	 * so keeping the buffer itself would cost that much address space for
+	 * each cgroup.
 	 */
 	char *r = t.oom ? NULL : strndup(t.p, t.n);
 	expo_free(&t);
@@ -311,14 +311,15 @@ static int cmp_ep(const void *a, const void *b)
 }
 
 /*
- * The throttle episodes the tracer collected, into the period trackers of
- * their cgroups (a cgroup whose grid no scrape has read yet: not counted),
- * and the runs that ended by now closed. The tracer's list is the main
- * thread's (its ring buffer is polled there): taken outside the lock, fed
- * under it. A run is over once the period after its last has passed
- * without a throttle; the episodes of that period have all been taken when
- * this take began a whole period after it ended (each is sent when it
- * ends, by its period's refill at the latest), hence the take's time.
+ * Feed the throttle episodes the tracer collected into the period trackers
+ * of their cgroups, and close the runs that have ended. A cgroup whose
+ * grid no scrape has read yet does not count them. The tracer's list
+ * belongs to the main thread, which polls its ring buffer. So the list is
+ * taken outside the lock, and fed under it. A run is over once the period
+ * after its last has passed without a throttle. Each episode is sent when
+ * it ends, at its period's refill at the latest. So all episodes of that
+ * period are in when the take began a whole period after it ended; hence
+ * the take's time is used.
  */
 void exporter_episodes(struct exporter *x)
 {
@@ -351,15 +352,16 @@ void exporter_episodes(struct exporter *x)
 
 /*
  * Where a cgroup's count of throttled periods begins: in the period in
- * progress when the kernel's figures were read (its timer's next expiry is
- * read with them), whose refill cpu.stat's count from that read has, and
- * the periods before it not. Begun at the scrape's start, a refill between
- * that and the read (the maps are read first) was counted on both sides:
- * test_export_runs_held_over in the 6.1 guest, 225 periods against 223. An
- * expiry not ahead of read_ns (taken before the pass): the timer idle, no
- * period in progress. Up to two periods ahead of it: a refill during the
- * pass moved the expiry a period on, and the period ending there is still
- * the one in progress at the read.
+ * progress when the kernel's figures were read. The timer's next expiry is
+ * read with them. cpu.stat's count from that read has that period's
+ * refill, but not the periods before it. Beginning at the scrape's start
+ * would be wrong: the maps are read first, so a refill between the start
+ * and the read would count on both sides.
+ *
+ * An expiry not ahead of read_ns (taken before the pass) means the timer
+ * is idle, with no period in progress. An expiry up to two periods ahead
+ * is fine: a refill during the pass moved the expiry a period on, and the
+ * period ending there is still the one in progress at the read.
  */
 static uint64_t counted_from(const struct kstat *k, uint64_t read_ns)
 {
@@ -410,9 +412,10 @@ static int gather(struct exporter *x, struct view *v)
 			continue;
 		}
 		/*
-		 * Told removed at this read (the periodic check stats only where
-		 * removals are not told); looked for only when a removal was told
-		 * since the last scrape, or the cgroup is new to this one.
+		 * Check whether this read reported it removed; the periodic check
+		 * stats only where removals are not reported. Look only if a
+		 * removal was reported since the last scrape, or the cgroup is new
+		 * to this one.
 		 */
 		if (!c->gone_ns && (first || removed) && cgfs_told_removed(&s->fs, c->id))
 			c->gone_ns = w0;
@@ -675,10 +678,10 @@ static void look_at_drops(struct exporter *x, uint64_t now)
 #define READY_TICK_NS (10 * 1000000000ULL)
 
 /*
- * /healthz: the server answers (this runs on its thread). /readyz: the
- * programs attached, the command's loop alive (it ticks every second),
- * and no event dropped in the last minute (looked at every 5 s): figures
- * a scrape gets now are whole.
+ * /healthz is true if the server answers; this runs on its thread. /readyz
+ * is true if the programs are attached, the command's loop is alive (it
+ * ticks every second), and no event was dropped in the last minute
+ * (checked every 5 s). The figures a scrape gets now are then whole.
  */
 static int health(void *ctx, bool ready, char *buf, size_t n)
 {
@@ -742,18 +745,18 @@ void exporter_tick(struct exporter *x)
 		if (c && !c->hidden && !c->gone_ns && !cgfs_path(&x->s->fs, c->id, true, &last))
 			c->gone_ns = now;
 		/*
-		 * Gone past its grace, and not in the figures (a render hides
-		 * those): one named only as a preemptor (by_cgroup), outside
-		 * --cgroup. Hidden now, and dropped below once no scrape meets it.
+		 * Gone past its grace and not in the figures, which a render would
+		 * hide: a cgroup named only as a preemptor (by_cgroup), outside
+		 * --cgroup. Hide it now, and drop it below once no scrape meets it.
 		 */
 		if (c && !c->hidden && c->gone_ns && now - c->gone_ns > x->o.grace_ns)
 			c->hidden = true;
 		if (c && c->hidden && quiet)
 			xcg_free_labels(c);
 		/*
-		 * Hidden and no longer in the figures (the tracer let its parked
-		 * figures go): it cannot come back, so its entry goes, or a host
-		 * where containers come and go would grow the table for ever.
+		 * Hidden and no longer in the figures: the tracer dropped its
+		 * parked figures. It cannot come back, so drop its entry. Otherwise
+		 * a host where containers come and go would grow the table forever.
 		 */
 		if (c && c->hidden && quiet && c->seen != x->scrapes && (drop || (drop = calloc(x->tab.cap, sizeof(*drop)))))
 			drop[ndrop++] = c->id;

@@ -22,11 +22,11 @@
 
 /*
  * Bounds against hostile clients (docs/metrics.md, "Security"). A client
- * has HEAD_DEADLINE_S for its whole request head, however it trickles it
- * (libmicrohttpd's own timeout is for inactivity: a byte every 29 s kept a
- * slot for ever). CONN_LIMIT is far above what scrapers use, so that slow
- * clients of PER_IP_LIMIT each from many addresses do not fill it before
- * the deadline frees their slots.
+ * has HEAD_DEADLINE_S for its whole request head, however slowly it sends
+ * it. libmicrohttpd's own timeout is for inactivity only, so a byte sent
+ * now and then would hold a connection forever. CONN_LIMIT is far above
+ * what scrapers use. So slow clients from many addresses, PER_IP_LIMIT
+ * each, do not fill it before the deadline frees their slots.
  */
 #define HEAD_DEADLINE_S 10
 /* Inactivity, and the time a kept-alive connection has for its next request's head (a 15 s scrape interval keeps one). */
@@ -35,10 +35,11 @@
 #define PER_IP_LIMIT 8u
 #define CONN_MEMORY 32768u /* a request head and its answer's headers */
 /*
- * An answer of /metrics has this long to be read to its end: each holds a
- * working set of its own (figures of one moment, ~1 KB a cgroup) while it
- * is sent, and a client reading a byte now and then would hold it for ever
- * (a scrape's timeout is at most its interval, minutes at the most).
+ * A client has this long to read an answer of /metrics to its end. While
+ * it is sent, each answer holds a working set of its own: the figures of
+ * one moment, about 1 KB a cgroup. A client reading a byte now and then
+ * would hold it forever. A scraper's timeout is at most its interval, a
+ * few minutes at most, so this bound hurts no real scraper.
  */
 #define ANSWER_DEADLINE_S 120
 /* Tests make it shorter (seconds), to see it end an answer within their bounds. */
@@ -148,9 +149,8 @@ static void conn_clock(struct http_server *s, struct MHD_Connection *c, uint64_t
 }
 
 /*
- * Every half second: a connection whose head is not in after
- * HEAD_DEADLINE_S, or whose answer is not read after ANSWER_DEADLINE_S, is
- * ended.
+ * Every half second, end each connection whose head is not in after
+ * HEAD_DEADLINE_S, or whose answer is not read after ANSWER_DEADLINE_S.
  */
 static void *reaper(void *arg)
 {
@@ -311,9 +311,9 @@ static void answer_close(void *cls)
 }
 
 /*
- * /metrics: an answer sent as it is rendered (chunked), so the exposition
- * (23 MB at 10,000 cgroups) is never all in memory; its length is not
- * known before its end.
+ * Answer /metrics by sending it as it is rendered (chunked), so the
+ * exposition, tens of MB with many cgroups, is never all in memory. Its
+ * length is therefore not known before its end.
  */
 static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 {
@@ -473,10 +473,10 @@ static const char *tls_priorities(int min_tls)
 }
 
 /*
- * The daemon on s->fd, with s->wc's TLS and users: 0, or -1 with err. The
- * server's thread takes this one's signal mask: with every signal blocked
- * there, SIGTERM, SIGINT and SIGHUP reach the command's own thread, whose
- * wait they interrupt.
+ * Start the daemon on s->fd, with s->wc's TLS and users. Returns 0, or -1
+ * with err. The server's thread inherits this thread's signal mask, which
+ * blocks every signal there. So SIGTERM, SIGINT and SIGHUP reach the
+ * command's own thread, and interrupt its wait.
  */
 static int start_daemon(struct http_server *s, const char *listen, char *err, size_t errlen)
 {

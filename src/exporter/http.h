@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The /metrics endpoint over libmicrohttpd (docs/dependencies.md): its own
- * thread answers requests, sends what the caller renders as it is written, and
- * checks TLS and basic auth as --web-config says (exporter/webconfig.h).
+ * The /metrics endpoint over libmicrohttpd (docs/dependencies.md). Its own
+ * thread answers requests and sends what the caller renders, as it is
+ * written. It checks TLS and basic auth as --web-config says
+ * (exporter/webconfig.h).
  */
 #ifndef CGS_HTTP_H
 #define CGS_HTTP_H
@@ -29,8 +30,9 @@ struct http_source {
 	ssize_t (*read)(void *answer, char *buf, size_t max);
 	void (*close)(void *answer);
 	/*
-	 * /healthz (ready false: is it serving) and /readyz (true: is what it
-	 * serves sound): 0, or not (503); a line saying so, or why not, into buf.
+	 * Answer /healthz (ready false: is it serving?) or /readyz (ready true:
+	 * is what it serves sound?). Returns 0 if so, else nonzero (503). Puts
+	 * a line saying so, or why not, into buf.
 	 */
 	int (*health)(void *ctx, bool ready, char *buf, size_t n);
 	bool health_open;            /* those two answered without authentication */
@@ -53,11 +55,11 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 /* The URL it serves /metrics at, for messages. */
 const char *http_url(const struct http_server *s);
 /*
- * Serve with wc from now (a reloaded web config: users, certificate, key):
- * a new daemon takes the listening socket over from the running one
- * (MHD_quiesce_daemon: no connection refused meanwhile), then the old one
- * stops, ending its requests in flight. 0, or -1 with err, and the old
- * config serves on.
+ * Serve with wc from now: a reloaded web config with users, certificate
+ * and key. A new daemon takes the listening socket over from the running
+ * one (MHD_quiesce_daemon), so no connection is refused meanwhile. Then
+ * the old daemon stops, ending its requests in flight. Returns 0, or -1
+ * with err, and then the old config serves on.
  */
 int http_restart(struct http_server **s, struct webconfig *wc, const char *listen, char *err, size_t errlen);
 void http_stop(struct http_server *s);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * cgsched's metric families (docs/metrics.md). A per-cgroup series that
- * would only ever say 0 is left out until its figure first grows (a
- * throttle histogram of a cgroup never throttled, a wait cause never seen):
- * with 10,000 cgroups the zeros would be most of a scrape. Being cumulative,
- * a series once shown stays until its cgroup goes.
+ * would only say 0 is left out until its figure first grows: a throttle
+ * histogram of a cgroup never throttled, or a wait cause never seen. With
+ * many cgroups, the zeros would be most of a scrape. Series are
+ * cumulative, so a series once shown stays until its cgroup goes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -104,12 +104,12 @@ void metrics_take_figures(const struct cg_counters *c, uint64_t *values, struct 
 }
 
 /*
- * A rendering is a list of steps, a family each: the counter families of
- * the list first (a step per counter of the list, those that do not start a
- * family left out), then the rest below. Step by step and cgroup by
- * cgroup, so that a rendering can stop when its buffer is full and go on
- * from there (metrics_render_some): the exporter sends the exposition as it
- * writes it, and never holds all of it.
+ * A rendering is a list of steps, one family each. The counter families of
+ * the list come first: a step per counter of the list, skipping counters
+ * that do not start a family. The rest follow below. Rendering goes step
+ * by step and cgroup by cgroup, so that it can stop when its buffer is
+ * full and go on from there (metrics_render_some). The exporter thus sends
+ * the exposition as it writes it, and never holds all of it.
  */
 enum {
 	ST_RUNQ,
@@ -152,10 +152,10 @@ static const struct kstat_counter {
 _Static_assert(ARRAY_SIZE(kstat_counters) == ST_QUOTA - ST_KSTAT, "a step per kernel counter");
 
 /*
- * A counter family of the list (CG_COUNTERS' metric column) at its first
- * counter: every counter of the list under the same name, cgroup by
- * cgroup. Left out (false) where c->step is not a family's first counter,
- * or where its counters are all --why's and --why is off.
+ * Write a counter family of the list (CG_COUNTERS' metric column) at its
+ * first counter: every counter of the list under the same name, cgroup by
+ * cgroup. Returns false, writing nothing, if c->step is not a family's
+ * first counter, or if its counters are all --why's and --why is off.
  */
 static bool counter_begin(struct expo *x, const struct metrics_input *in, struct mx_cursor *c)
 {
@@ -200,9 +200,9 @@ static void counter_cg(struct expo *x, const struct metrics_input *in, const str
 }
 
 /*
- * A cgroup's most frequent preemptors: the pairs are sorted by victim and
- * the cgroups by id, so the cursor walks the pairs once, leaving out those
- * of cgroups not shown (gone).
+ * A cgroup's most frequent preemptors. The pairs are sorted by victim and
+ * the cgroups by id, so the cursor walks the pairs once. It skips the
+ * pairs of cgroups not shown (gone).
  */
 static void preemptors_cg(struct expo *x, const struct metrics_input *in, struct mx_cursor *c,
 			  const struct mx_cg *g, bool behind)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * cgsched's metrics for Prometheus (cgsched export, docs/metrics.md): every
- * family from one scrape's inputs. Pure: reads nothing, so the families and
- * their names are tested without a kernel; the exporter gathers the inputs.
+ * cgsched's metrics for Prometheus (cgsched export, docs/metrics.md):
+ * every family, from one scrape's inputs. Pure: it reads nothing, so the
+ * families and their names can be tested without a kernel. The exporter
+ * gathers the inputs.
  */
 #ifndef CGS_METRICS_H
 #define CGS_METRICS_H
@@ -69,10 +70,10 @@ struct metrics_input {
 	void *ctx;
 	struct mx_self self;
 	/*
-	 * NULL, or the counters of the list each family shows, counter k of
-	 * cgroup i at [k * stride + i] (metrics_take_figures): a family's
-	 * pass then reads them in order, not a line of each cgroup's 1 KB
-	 * sample (at 10,000 cgroups, a cache miss a cgroup and family).
+	 * NULL, or the counters of the list that the families show: counter k
+	 * of cgroup i is at [k * stride + i] (metrics_take_figures). A
+	 * family's pass then reads them in order, instead of one cache line
+	 * of each cgroup's 1 KB sample, a cache miss per cgroup and family.
 	 */
 	const uint64_t *values;
 	size_t stride;
@@ -106,23 +107,25 @@ struct mx_cursor {
 void metrics_cursor_init(struct mx_cursor *c);
 void metrics_cursor_free(struct mx_cursor *c);
 /*
- * Render from c on, cgroup by cgroup, until x holds at least until bytes
- * (checked before each cgroup's samples: one cgroup's lines may go past
- * it): true when every family is written. in must not change meanwhile.
- * Every piece rendered this way, concatenated, is metrics_render's text.
+ * Render from c on, cgroup by cgroup, until x holds at least until bytes.
+ * The check comes before each cgroup's samples, so one cgroup's lines may
+ * go past it. Returns true when every family is written. in must not
+ * change meanwhile. The pieces rendered this way, concatenated, are
+ * metrics_render's text.
  */
 bool metrics_render_some(struct expo *x, const struct metrics_input *in, struct mx_cursor *c, size_t until);
 /*
- * The label block of a cgroup: cgroup="<path>",cgroup_id="<id>" (prefix
- * "by_" for preemptors), then with who the names kubelet's and
- * kube-state-metrics' series carry, where known (metrics_name_label).
+ * The label block of a cgroup: cgroup="<path>",cgroup_id="<id>", with the
+ * prefix "by_" for preemptors. With who, it adds the names that kubelet's
+ * and kube-state-metrics' series carry, where known (metrics_name_label).
  */
 void metrics_cg_labels(struct expo *x, const char *prefix, const char *path, uint64_t id, const struct cgname *who);
 /*
- * Of the names a label block carries, the value of key ("namespace", "pod",
- * "container", "unit"), "" where the block has none: a pod's namespace and
- * name, a container's name (as its runtime calls it), and the unit of a
- * cgroup that is neither (a container's scope is its runtime's unit).
+ * The value of key ("namespace", "pod", "container", "unit") among the
+ * names a label block carries, or "" if the block has none. The names are
+ * a pod's namespace and name, a container's name as its runtime calls it,
+ * and the unit of a cgroup that is neither. A container's scope is its
+ * runtime's unit.
  */
 const char *metrics_name_label(const struct cgname *who, const char *key);
 

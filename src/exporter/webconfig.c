@@ -200,15 +200,17 @@ static const char *bcrypt_bad(const char *h, size_t len)
 	cost = (h[4] - '0') * 10 + h[5] - '0';
 	/*
 	 * Every request with credentials costs a bcrypt in the server's one
-	 * thread: 14 (~1 s here) is already too slow for a scrape, and above
-	 * it a stranger's wrong passwords would stall scraping for minutes.
+	 * thread. Cost 14 takes about a second, already too slow for a
+	 * scrape. Above it, a stranger's wrong passwords would stall scraping
+	 * for minutes.
 	 */
 	if (cost < 4 || cost > 14)
 		return "its cost is not 04..14 (each check costs 2^cost rounds; 10 is usual); " HTPASSWD_HINT;
 	/*
-	 * 16 bytes of salt in 22 characters end in 4 bits of padding, 23 bytes
-	 * of hash in 31 in 2: bcrypt writes them as zeros and its output is
-	 * compared whole, so a hash with other bits there could never match.
+	 * The salt's 16 bytes in 22 characters end in 4 bits of padding. The
+	 * hash's 23 bytes in 31 characters end in 2. bcrypt writes them as
+	 * zeros and its output is compared whole, so a hash with other bits
+	 * there could never match.
 	 */
 	if ((strchr(b64, h[28]) - b64) & 15 || (strchr(b64, h[59]) - b64) & 3)
 		return "its salt or hash ends in a character bcrypt never writes; " HTPASSWD_HINT;
@@ -511,9 +513,9 @@ enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *
 	if (webconfig_cached(wc, user, password))
 		return WEBAUTH_OK;
 	/*
-	 * bcrypt's time, paid back at a quarter of the clock: one server
-	 * thread spends at most a quarter of a CPU on strangers' guesses,
-	 * after a second's burst, whatever the hash's cost.
+	 * bcrypt's time is paid back at a quarter of the clock. So after a
+	 * second's burst, the server's thread spends at most a quarter of a
+	 * CPU on strangers' guesses, whatever the hash's cost.
 	 */
 	uint64_t paid = (now_ns - wc->debt_at_ns) / WEBCONFIG_BCRYPT_SHARE;
 	wc->debt_ns = wc->debt_ns > paid ? wc->debt_ns - paid : 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The --web-config file of cgsched export, after the Prometheus exporter
- * toolkit's web configuration (docs/web-configuration.md there), in part:
+ * The --web-config file of cgsched export. It follows part of the
+ * Prometheus exporter toolkit's web configuration
+ * (docs/web-configuration.md there):
  *
  *   tls_server_config:
  *     cert_file: server.crt   # PEM; relative to the config file's directory
@@ -66,13 +67,13 @@ int webconfig_load(const char *path, struct webconfig *wc, char *err, size_t err
 /* Frees and zeroes all, the cached passwords and the key's PEM first wiped. */
 void webconfig_free(struct webconfig *wc);
 /*
- * True when the config has users and user/password match one (bcrypt).
- * With no users configured: true. A wrong password or an unknown user
- * costs one full bcrypt (the unknown one against a dummy hash of the first
- * user's cost), so timing tells neither; a repeat of the last right
- * password of a user is compared in constant time, without bcrypt.
- * Not thread-safe, and needs no lock when called from one thread at a
- * time: the cache and bcrypt's scratch in *wc are shared by all calls.
+ * True if the config has users and user/password match one (bcrypt), or
+ * if it has no users. A wrong password or an unknown user costs one full
+ * bcrypt, so timing tells neither. An unknown user is checked against a
+ * dummy hash of the first user's cost. A repeat of a user's last right
+ * password is compared in constant time, without bcrypt. Not thread-safe:
+ * the cache and bcrypt's scratch in *wc are shared by all calls. It needs
+ * no lock if only one thread calls it at a time.
  */
 bool webconfig_check_user(struct webconfig *wc, const char *user, const char *password);
 
@@ -80,12 +81,12 @@ bool webconfig_check_user(struct webconfig *wc, const char *user, const char *pa
 bool webconfig_cached(const struct webconfig *wc, const char *user, const char *password);
 
 /*
- * The server's check: webconfig_check_user within a budget of bcrypt time,
- * a second's burst and then a 1/WEBCONFIG_BCRYPT_SHARE of the clock
- * (now_ns: monotonic). Past it, a password not remembered is not checked
- * (WEBAUTH_BUSY, answered 503): a stranger's guesses cannot hold the
- * server's thread, at any hash cost, and a scraper whose password checked
- * before goes on, from the cache.
+ * The server's check: webconfig_check_user within a budget of bcrypt time.
+ * The budget is a second's burst, then 1/WEBCONFIG_BCRYPT_SHARE of the
+ * clock (now_ns: monotonic). Past it, a password not remembered is not
+ * checked (WEBAUTH_BUSY, answered 503). So a stranger's guesses cannot
+ * hold the server's thread, at any hash cost. A scraper whose password
+ * checked before goes on, from the cache.
  */
 #define WEBCONFIG_BCRYPT_SHARE 4
 #define WEBCONFIG_BCRYPT_BURST_NS 1000000000ULL
