@@ -23,10 +23,10 @@ struct atomic_file {
 #define ATOMIC_FILE_TAG ".new-"
 
 /*
- * A new file beside path (mkstemp: a name no one prepared, even in a
- * directory anyone may write), with mode (0: mkstemp's 0600). sync: on disk
- * before the name points at it, so a power cut leaves the old file or the
- * new one. 0 or -errno.
+ * Open a new file beside path, with mode (0: mkstemp's 0600). mkstemp
+ * gives a name no one prepared, even in a directory anyone may write. With
+ * sync, the file is on disk before the name points at it, so a power cut
+ * leaves the old file or the new one. Returns 0 or -errno.
  */
 int atomic_file_open(struct atomic_file *f, const char *path, mode_t mode, bool sync);
 /* All of buf (a signal's EINTR is retried). 0 or -errno (-EIO: a short write). */

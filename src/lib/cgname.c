@@ -127,10 +127,10 @@ static void enter(struct cgname *c)
 }
 
 /*
- * The layouts are matched at any depth, not only at the top: kubelet's and
- * Docker's cgroup roots are settings (--cgroup-root, --cgroup-parent),
- * nested set-ups (kind, k3s in a container) put them lower, and so do
- * the tests, under their own unique cgroup.
+ * The layouts are matched at any depth, not only at the top. kubelet's and
+ * Docker's cgroup roots are settings (--cgroup-root, --cgroup-parent).
+ * Nested set-ups (kind, k3s in a container) put them lower, and so do the
+ * tests, under their own unique cgroup.
  */
 void cgname_decode(const char *path, struct cgname *c)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Who a cgroup belongs to, read from its path alone: the systemd unit, the
- * container and its runtime, the Kubernetes pod and QoS class. Layouts:
+ * container and its runtime, the Kubernetes pod and QoS class. The layouts
+ * it reads are these.
  *
  *   systemd       /a.slice/b.service, /user.slice/.../session-2.scope (v1's cpu
  *                 hierarchy and v2 alike); names unescaped (\x2d is '-')
@@ -12,10 +13,10 @@
  *                 (systemd; '_' for '-' in the uid), /kubepods/<qos>/pod<uid>/<id>
  *                 (cgroupfs); guaranteed pods sit directly under kubepods
  *
- * Nothing is guessed: what the path does not say stays empty. Pure: no file
- * is read. A pod's name and namespace and a container's name are not in the
- * path: kernel/runtime_state.c adds them from the runtimes' state files where
- * the host keeps them.
+ * Nothing is guessed: what the path does not say stays empty. Pure: no
+ * file is read. A pod's name and namespace and a container's name are not
+ * in the path. kernel/runtime_state.c adds them from the runtimes' state
+ * files, where the host keeps them.
  */
 #ifndef CGS_CGNAME_H
 #define CGS_CGNAME_H
@@ -54,9 +55,10 @@ static inline const char *cgname_kind(const struct cgname *n)
 	return n->pod_uid[0] ? "pod" : n->container[0] ? "container" : n->unit[0] ? "unit" : "";
 }
 /*
- * A short name for a table: "pod <namespace>/<name>/<container name>" where
- * the runtime said, else "pod <uid>/<id12>"; "docker <name>" or "docker
- * <id12>"; "unit <name>"; NULL when the path says nothing more than itself.
+ * A short name for a table. For a pod, "pod <namespace>/<name>/<container
+ * name>" where the runtime said, else "pod <uid>/<id12>". For a container,
+ * "docker <name>" or "docker <id12>". For a unit, "unit <name>". NULL if
+ * the path says nothing more than itself.
  */
 const char *cgname_short(const struct cgname *n, char *buf, size_t len);
 /* cgname_short escaped for text (lib/util.h text_escape) into buf; NULL when there is nothing. */
@@ -64,12 +66,12 @@ const char *who_text(const struct cgname *who, char *buf, size_t len);
 /* systemd's unit-name escaping undone (\xNN), into out; false if it did not fit. */
 bool cgname_unescape(const char *in, size_t inlen, char *out, size_t len);
 /*
- * Where a runtime's cgroup path says a cgroup is, as a path in the hierarchy
- * ("/a/b"): an absolute cgroupfs path as it is; "x" as "/x"; systemd's
- * "SLICE:PREFIX:NAME" (the kubelet's and runtimes' systemd driver) as the
- * slice's path and "PREFIX-NAME.scope" in it; a lone "a-b.slice" as its path
- * (/a.slice/a-b.slice; "-.slice" is the root). False if it does not fit in
- * out or is no such form.
+ * Turn a runtime's cgroup path into a path in the hierarchy ("/a/b"). An
+ * absolute cgroupfs path stays as it is, and "x" becomes "/x". systemd's
+ * "SLICE:PREFIX:NAME", as the kubelet's and runtimes' systemd driver write
+ * it, becomes the slice's path with "PREFIX-NAME.scope" in it. A lone
+ * "a-b.slice" becomes its path, /a.slice/a-b.slice ("-.slice" is the
+ * root). Returns false if it does not fit in out or is no such form.
  */
 bool cgname_runtime_path(const char *spec, char *out, size_t len);
 

@@ -98,9 +98,9 @@ bool idtab_del(struct idtab *t, uint64_t id)
 	if (*id_at(t->e, t->esize, i) != id)
 		return false;
 	/*
-	 * Close the gap: each later entry of the run moves back into it unless
-	 * its home lies cyclically in (gap, its place], where the probe from its
-	 * home would not pass the gap.
+	 * Close the gap. Each later entry of the run moves back into it,
+	 * unless its home lies cyclically in (gap, its place]. The probe from
+	 * such a home would not pass the gap.
 	 */
 	for (;;) {
 		j = (j + 1) & (t->cap - 1);

@@ -23,10 +23,9 @@ struct idtab {
 /* The entry of id, or NULL. */
 void *idtab_find(const struct idtab *t, uint64_t id);
 /*
- * Start loading the line where id's entry would begin its probe: a loop
- * over thousands of ids calls it a few ids ahead of its find or put, whose
- * probe was otherwise a cache miss each (perf: 95 % of idtab_put's samples
- * on its first load, at 10,000 cgroups).
+ * Start loading the cache line where id's probe would begin. A loop over
+ * thousands of ids calls it a few ids ahead of its find or put. Otherwise
+ * each probe would start with a cache miss.
  */
 void idtab_prefetch(const struct idtab *t, uint64_t id);
 /*

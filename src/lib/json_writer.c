@@ -9,10 +9,10 @@
 #include "lib/util.h"
 
 /*
- * The stream is the writer's alone while it writes (one thread writes a
- * report): its bytes go in without stdio's lock, which --json of 10,000
- * rows took once per piece, ~13 % of a refresh's CPU (perf); and in
- * blocks from the writer's buffer (json_writer.h).
+ * The stream is the writer's alone while it writes, since one thread
+ * writes a report. So its bytes go in without stdio's lock, which would
+ * otherwise be taken once per piece. They go in blocks from the writer's
+ * buffer (json_writer.h).
  */
 void jw_init(struct jw *w, FILE *f, bool pretty)
 {
@@ -180,9 +180,9 @@ void jw_key_escaped(struct jw *w, const char *key)
 }
 
 /*
- * A key of the program's own (json_writer.h's jw_key): no scan for bytes
- * to escape. Every row of --json has some sixty keys, and their scan was a
- * tenth of a refresh of 10,000 rows (perf, docs/performance.md).
+ * Write a key of the program's own (json_writer.h's jw_key), with no scan
+ * for bytes to escape. Every row of --json has some sixty keys, so the
+ * scans would add up (docs/performance.md).
  */
 void jw_key_plain(struct jw *w, const char *key, size_t n)
 {
@@ -224,9 +224,8 @@ void jw_name(struct jw *w, const char *s)
 		return;
 	}
 	/*
-	 * Most names are ASCII with nothing to escape: written as they are,
-	 * after one scan (a path checked and copied, then scanned again, was
-	 * 8 % of a refresh of 10,000 rows).
+	 * Most names are ASCII with nothing to escape. Write those as they
+	 * are, after one scan, rather than check, copy and scan them again.
 	 */
 	while (*p && *p < 0x80 && !escape[*p])
 		p++;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * JSON written as it is made, straight to a stream (as bpftool's
- * json_writer): no tree of objects in memory, so 10,000 rows of --json cost
- * their bytes and no more. The text is json-c's to the byte, plain (one
- * line) or pretty (two spaces a level, an empty container on two lines as
- * json-c has it): the same escapes, the same numbers
- * (tests/unit/test_json_writer.c holds it to json-c's), so readers and the
- * golden files see no change. json-c stays the reader (check, baselines).
+ * JSON written as it is made, straight to a stream, as bpftool's
+ * json_writer does. No tree of objects is built in memory, so a large
+ * --json output costs its bytes and no more. The text matches json-c's to
+ * the byte, plain (one line) or pretty (two spaces a level, an empty
+ * container on two lines as json-c has it). The escapes and numbers are
+ * the same too; tests/unit/test_json_writer.c holds it to json-c's. So
+ * readers and the golden files see no change. json-c stays the reader
+ * (check, baselines).
  *
  * Every value is written where the writer stands: after jw_key in an
  * object, or as the next element of an array. jw_k* are a key and its value.
@@ -23,10 +24,10 @@
 #define JW_MAX_DEPTH 32
 
 /*
- * The writer's own buffer: pieces of a few bytes each (a key, a comma, a
- * number) cost a copy, not a stdio call; it goes to the stream when full
- * and when a value at the top ends (so text written to the stream between
- * two values stays in its place).
+ * The size of the writer's own buffer. Pieces of a few bytes each (a key,
+ * a comma, a number) then cost a copy, not a stdio call. The buffer goes
+ * to the stream when full, and when a value at the top ends. So text
+ * written to the stream between two values stays in its place.
  */
 #define JW_BUF 16384
 
@@ -50,9 +51,10 @@ void jw_key_escaped(struct jw *w, const char *key);
 /* A key of the program's own: n bytes with nothing to escape, written as they are. */
 void jw_key_plain(struct jw *w, const char *key, size_t n);
 /*
- * A key: a literal (its length known when compiled) is the program's own
- * text, with nothing to escape (no quote, backslash or control byte in any
- * key cgsched spells); any other goes through the escapes.
+ * Write a key. A literal, whose length is known when compiled, is the
+ * program's own text with nothing to escape: no key cgsched spells has a
+ * quote, backslash or control byte. Any other key goes through the
+ * escapes.
  */
 static inline void jw_key(struct jw *w, const char *key)
 {
@@ -79,12 +81,12 @@ void jw_raw(struct jw *w, const char *json);
 static inline void jw_kstring(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_string(w, s); }
 static inline void jw_kname(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_name(w, s); }
 /*
- * A key of the program's own (n bytes, nothing to escape) and its number,
- * in one piece where the text is plain, inside a container, with room: the
- * comma, the key and the digits after one check, no calls. A row of --json
- * has some sixty of these; written a call for the comma, one for the key
- * and one for the value, they were most of its writing (perf,
- * docs/performance.md). Anywhere else, the general way.
+ * Write a key of the program's own (n bytes, nothing to escape) and its
+ * number. Where the text is plain, inside a container, with room, it
+ * writes the comma, the key and the digits after one check, with no
+ * calls. A row of --json has some sixty of these, so separate calls for
+ * comma, key and value would be most of its writing (docs/performance.md).
+ * Anywhere else, it takes the general way.
  */
 static inline void jw_ku64_plain(struct jw *w, const char *k, size_t n, uint64_t v)
 {

@@ -69,11 +69,11 @@ int priority_apply(const struct cgs_priority *p, int *tid)
 	if (p->kind == CGS_PRIO_DEFAULT)
 		return 0;
 	/*
-	 * Every thread: export's and enforce --listen's HTTP threads are
-	 * already running. A real-time policy only for this one, the tracing
-	 * thread: the others answer strangers' requests (a password to check
-	 * costs a bcrypt), which must never run at real-time priority; they get
-	 * the highest nice instead.
+	 * Set every thread, since export's and enforce --listen's HTTP threads
+	 * are already running. Only this one, the tracing thread, gets a
+	 * real-time policy. The others answer strangers' requests (a password
+	 * to check costs a bcrypt), which must never run at real-time priority.
+	 * They get the highest nice instead.
 	 */
 	const struct cgs_priority others = { .kind = CGS_PRIO_NICE, .value = -20 };
 	int self = (int)syscall(SYS_gettid);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * --priority: the loader's own threads at a real-time policy or a raised
- * nice, so that the load it watches cannot starve it (docs/performance.md,
- * "An observer under a storm"). Never the traced tasks, never a child:
- * every thread is set with SCHED_RESET_ON_FORK, so what it forks or clones
- * starts as an ordinary task (record's command, libraries' helpers).
+ * --priority: run the loader's own threads at a real-time policy or a
+ * raised nice, so that the load it watches cannot starve it
+ * (docs/performance.md, "An observer under a storm"). It never applies to
+ * the traced tasks or to a child. Every thread is set with
+ * SCHED_RESET_ON_FORK, so what it forks or clones starts as an ordinary
+ * task (record's command, libraries' helpers).
  */
 #ifndef CGS_PRIORITY_H
 #define CGS_PRIORITY_H
@@ -37,10 +38,11 @@ const char *priority_name(const struct cgs_priority *p, char *buf, size_t len);
  */
 int priority_apply(const struct cgs_priority *p, int *tid);
 /*
- * After EPERM: true when the privilege was there (CAP_SYS_NICE, or a high
- * enough RLIMIT_RTPRIO) and a real-time policy was still refused, which is
- * the cgroup's real-time runtime (v1 with CONFIG_RT_GROUP_SCHED: a cpu
- * cgroup's cpu.rt_runtime_us starts at 0); false: the privilege is missing.
+ * After EPERM, tell why. True if the privilege was there (CAP_SYS_NICE,
+ * or a high enough RLIMIT_RTPRIO) and a real-time policy was still
+ * refused: the cgroup's real-time runtime is the cause. On v1 with
+ * CONFIG_RT_GROUP_SCHED, a cpu cgroup's cpu.rt_runtime_us starts at 0.
+ * False if the privilege is missing.
  */
 bool priority_refused_by_group(const struct cgs_priority *p);
 

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Distribution-free statistics of repeated runs (record --repeat, check
- * --baseline): run times and latencies are skewed and bounded below, so
+ * --baseline). Run times and latencies are skewed and bounded below, so
  * nothing here assumes a normal distribution.
  *
- * - The median's confidence interval from order statistics: [x(j), x(n+1-j)]
- *   covers the median with probability 1 - 2 P(Bin(n, 1/2) < j).
- * - Two samples compared by the Wilcoxon-Mann-Whitney rank-sum test, one
- *   sided (is the new one stochastically larger?): mid-ranks for ties, and
- *   the exact permutation distribution of the rank sum for those ranks
- *   (counted, not simulated) up to 100 runs in all, the normal
- *   approximation with the tie correction beyond.
- * - The change as the Hodges-Lehmann estimate (the median of every
- *   new - base difference) and its interval: the k-th smallest and largest
- *   of those differences, k from the rank sum's distribution without ties.
+ * - The median's confidence interval comes from order statistics.
+ *   [x(j), x(n+1-j)] covers the median with probability
+ *   1 - 2 P(Bin(n, 1/2) < j).
+ * - Two samples are compared by the one-sided Wilcoxon-Mann-Whitney
+ *   rank-sum test: is the new one stochastically larger? Ties get
+ *   mid-ranks. Up to 100 runs in all, the p-value comes from the exact
+ *   permutation distribution of the rank sum for those ranks, counted,
+ *   not simulated. Beyond, it uses the normal approximation with the tie
+ *   correction.
+ * - The change is the Hodges-Lehmann estimate: the median of every
+ *   new - base difference. Its interval runs from the k-th smallest to the
+ *   k-th largest of those differences, with k from the rank sum's
+ *   distribution without ties.
  */
 #ifndef CGS_STATS_H
 #define CGS_STATS_H

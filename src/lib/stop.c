@@ -21,8 +21,8 @@ void stop_init(bool catch)
 	sigaction(SIGTERM, &sa, NULL);
 	/*
 	 * A reader that goes away (`enforce | head`) must not kill a command
-	 * before it restores what it changed: a write error instead, seen by
-	 * output_closed(), which asks for a stop.
+	 * before it restores what it changed. The command gets a write error
+	 * instead; output_closed() sees it and asks for a stop.
 	 */
 	signal(SIGPIPE, catch ? SIG_IGN : SIG_DFL);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Stop requests: SIGINT and SIGTERM, handled from the first line of main,
- * also when cgsched was started with them ignored (a background job of a
- * non-interactive shell starts with SIGINT ignored). A signal during
+ * Stop requests: SIGINT and SIGTERM, handled from the first line of main.
+ * They are handled even if cgsched was started with them ignored, as a
+ * background job of a non-interactive shell is (SIGINT). A signal during
  * start-up is never lost: every step of start-up checks cgs_stop.
  */
 #ifndef CGS_STOP_H
@@ -15,17 +15,19 @@
 extern volatile sig_atomic_t cgs_stop;
 
 /*
- * catch: SIGINT/SIGTERM set cgs_stop (no SA_RESTART: a sleeping poll wakes
- * with EINTR); else they take their default action (terminate), ignored or
- * not at start, for commands with nothing to finish or undo. SIGPIPE is
- * ignored when catching, left to its default otherwise.
+ * With catch, SIGINT and SIGTERM set cgs_stop. There is no SA_RESTART, so
+ * a sleeping poll wakes with EINTR. Without catch, they take their default
+ * action (terminate), even if ignored at start; this suits commands with
+ * nothing to finish or undo. SIGPIPE is ignored when catching, and left
+ * to its default otherwise.
  */
 void stop_init(bool catch);
 /*
- * SIGHUP asks for a reload (cgs_hup set; no SA_RESTART either): for the
- * commands that document it (enforce: the limits file; export: the web
- * config), from their first line, so that a SIGHUP during start-up never
- * kills one. Elsewhere SIGHUP keeps its default: the terminal went away.
+ * SIGHUP asks for a reload: it sets cgs_hup, again without SA_RESTART.
+ * This is for the commands that document it (enforce: the limits file;
+ * export: the web config). They catch it from their first line, so a
+ * SIGHUP during start-up never kills them. Elsewhere SIGHUP keeps its
+ * default meaning: the terminal went away.
  */
 extern volatile sig_atomic_t cgs_hup;
 void stop_catch_hup(void);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The pieces of text the exporter's exposition and --json are made of, put
- * fast: a scrape or a refresh of 10,000 cgroups writes millions of short
- * pieces and hundreds of thousands of numbers (docs/performance.md, "A
- * scrape's writer").
+ * Fast writers for the pieces of text that the exporter's exposition and
+ * --json are made of. A scrape or refresh of many cgroups writes millions
+ * of short pieces and hundreds of thousands of numbers
+ * (docs/performance.md, "A scrape's writer").
  */
 #ifndef CGS_TEXTPUT_H
 #define CGS_TEXTPUT_H
@@ -16,8 +16,8 @@
 
 /*
  * Copy len bytes in overlapping fixed-size moves that read only
- * [s, s + len): a call to memcpy for each short piece was a third of a
- * render's time (perf).
+ * [s, s + len). This avoids a call to memcpy for each short piece, which
+ * would cost a large share of a render's time.
  */
 static inline void text_copy(char *d, const char *s, size_t len)
 {

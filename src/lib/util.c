@@ -27,10 +27,10 @@ uint64_t cgs_t0_ns;
 static const char *escape(const char *s, char *buf, size_t len, bool backslash);
 
 /*
- * One line, whatever the message quotes: a path or value given with a
- * newline or a terminal escape in it comes out as \xNN, so no input can
- * split the line or move the cursor (backslashes stay: messages quote
- * commands with them).
+ * Print one line, whatever the message quotes. A newline or terminal
+ * escape in a path or value comes out as \xNN, so no input can split the
+ * line or move the cursor. Backslashes stay, because messages quote
+ * commands with them.
  */
 static void vsay(const char *tag, const char *fmt, va_list ap)
 {

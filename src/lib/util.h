@@ -12,30 +12,32 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Room for one more in the array *(T **)arrayp of *cap elements of size
- * bytes, n of them in use: when full, doubled (first, the first time) up
- * to max (0: no bound). 0, or -ENOMEM with the array and *cap as they were.
- * ARRAY_GROW(a, n, cap, first) for the common case.
+ * Make room for one more element in the array *(T **)arrayp. It holds *cap
+ * elements of size bytes, n of them in use. When full, the array doubles
+ * (to first, the first time), up to max (0: no bound). Returns 0, or
+ * -ENOMEM with the array and *cap as they were. ARRAY_GROW(a, n, cap,
+ * first) covers the common case.
  */
 int grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first, size_t max);
 #define ARRAY_GROW(a, n, cap, first) grow_array(&(a), &(cap), (n), sizeof(*(a)), (first), 0)
 
 /*
- * Room for need elements in an array reused from read to read, whose count
- * creeps up (cgroups made faster than removed ones go): when short, a
- * quarter more than need (and 16). Grown to the count exactly, it moved at
- * each new high, and the old block's pages stayed until the next trim
- * (make soak: +1.5 MB steps in enforce, a megabyte in top). The contents
- * are kept. 0, or -ENOMEM with the array and *cap as they were.
+ * Make room for need elements in an array reused from read to read, whose
+ * count creeps up as cgroups are made faster than removed. When short, it
+ * grows to a quarter more than need, plus 16. Grown to the count exactly,
+ * it would move at each new high, and the old block's pages would stay
+ * until the next trim. The contents are kept. Returns 0, or -ENOMEM with
+ * the array and *cap as they were.
  */
 int grow_room(void *arrayp, size_t *cap, size_t need, size_t size);
 #define ROOM_FOR(a, need, cap) grow_room(&(a), &(cap), (need), sizeof(*(a)))
 
 /*
- * How many entries ahead a loop over thousands of cgroups asks for the
- * memory it will read at random (a row's sample, a table's entry): far
- * enough for a miss (~100 ns) to arrive while the entries between are
- * handled (tens of ns each), near enough that the lines are still there.
+ * How many entries ahead a loop over thousands of cgroups prefetches the
+ * memory it will read at random (a row's sample, a table's entry). It is
+ * far enough that a cache miss arrives while the entries between are
+ * handled. It is near enough that the lines are still in the cache when
+ * used.
  */
 #define PREFETCH_AHEAD 4
 
@@ -67,10 +69,11 @@ void cgs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool cgs_verbose;
 void cgs_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
- * Give the heap's free blocks back to the kernel, once a BPF object is
- * loaded: libbpf's parse of the kernel's BTF (megabytes) is freed by then,
- * and main.c's thresholds, set so that refreshes keep their blocks, would
- * keep it too (docs/performance.md, "Why the code is as it is").
+ * Give the heap's free blocks back to the kernel once a BPF object is
+ * loaded. By then libbpf has freed its parse of the kernel's BTF, which
+ * takes megabytes. main.c sets the heap's thresholds so that refreshes
+ * keep their blocks, and those would keep the BTF's too
+ * (docs/performance.md, "Why the code is as it is").
  */
 void heap_trim(void);
 
@@ -108,20 +111,21 @@ int u64_cmp(const void *a, const void *b);
 uint64_t u64_rank(const uint64_t *sorted, size_t n, unsigned pct);
 
 /*
- * Watching a process end (record --attach --pid): a pidfd, readable once
- * the process has exited, zombie or reaped; kill(pid, 0) would still
- * succeed on an unreaped zombie. pid_watch returns the fd, or -1 with errno
- * ESRCH when there is no such process, or -2 where the kernel refuses
- * pidfds (seccomp, old kernels): pid_gone then falls back to kill().
+ * Watch a process end (record --attach --pid) through a pidfd. A pidfd is
+ * readable once the process has exited, zombie or reaped; kill(pid, 0)
+ * would still succeed on an unreaped zombie. pid_watch returns the fd, or
+ * -1 with errno ESRCH if there is no such process. It returns -2 where the
+ * kernel refuses pidfds (seccomp, old kernels); pid_gone then falls back
+ * to kill().
  */
 int pid_watch(long pid);
 bool pid_gone(int fd, long pid);
 
 /*
- * A whole input file (limits file, report): a regular file of at most max
- * bytes, read at once, NUL-terminated. Else -errno, *why says what was wrong
- * ("not a regular file", "too large", strerror). A FIFO or /dev/zero would
- * never end.
+ * Read a whole input file (limits file, report) at once, NUL-terminated.
+ * It must be a regular file of at most max bytes, since a FIFO or
+ * /dev/zero would never end. Else returns -errno, and *why says what was
+ * wrong ("not a regular file", "too large", strerror).
  */
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why);
 /* A file this user owns and no group or other may write: fit to act on with its rights. */
@@ -131,10 +135,11 @@ bool stat_ours_alone(const struct stat *st);
 int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why);
 
 /*
- * A file cgsched writes beside its target and renames over it at the end
- * (record -o, --timeline): a name that is not a directory, in a directory
- * it can write. Checked before anything runs, so a bad one costs nothing.
- * 0, or -errno with *why saying what was wrong.
+ * Check a file that cgsched writes beside its target and renames over it
+ * at the end (record -o, --timeline). The name must not be a directory,
+ * and its directory must be writable. Check it before anything runs, so a
+ * bad one costs nothing. Returns 0, or -errno with *why saying what was
+ * wrong.
  */
 int output_path_check(const char *path, const char **why);
 
