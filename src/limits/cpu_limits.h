@@ -13,9 +13,10 @@ struct cgfs;
 #define CGS_PERIOD_MAX_US 1000000ULL
 #define CGS_QUOTA_MIN_US 1000ULL
 /*
- * The most a quota (and a burst, and the two together) may be: the kernel
- * keeps bandwidth in 44 bits of microseconds (kernel/sched/core.c,
- * max_cfs_runtime = MAX_BW * NSEC_PER_USEC, MAX_BW = 2^44 - 1), about 203 days.
+ * The most a quota may be, and a burst, and the two together. The kernel
+ * keeps bandwidth in 44 bits of microseconds, about 203 days
+ * (kernel/sched/core.c: max_cfs_runtime = MAX_BW * NSEC_PER_USEC,
+ * MAX_BW = 2^44 - 1).
  */
 #define CGS_QUOTA_MAX_US ((1ULL << 44) - 1)
 
@@ -40,9 +41,10 @@ uint64_t weight_to_shares(uint64_t weight);
 uint64_t shares_to_weight(uint64_t shares);
 
 /*
- * Write the limits to a cgroup (v1: cfs_period_us, cfs_quota_us, shares,
- * cfs_burst_us; v2: cpu.max, cpu.weight, cpu.max.burst), the burst after
- * the quota it must not exceed. -ENOENT for a burst where the kernel has none.
+ * Write the limits to a cgroup: on v1 cfs_period_us, cfs_quota_us, shares
+ * and cfs_burst_us; on v2 cpu.max, cpu.weight and cpu.max.burst. The
+ * burst comes after the quota, which it must not exceed. Returns -ENOENT
+ * for a burst where the kernel has none.
  */
 int limits_apply(struct cgfs *fs, const char *rel, const struct cpu_limits *l);
 

@@ -250,10 +250,11 @@ static int journal_commit(struct enforcer *e)
 }
 
 /*
- * The pass's writes: first the values of the files about to be changed for
- * the first time go to the journal, in one atomic replace; then the writes,
- * in the order decided (a quota before its burst). No file is changed whose
- * value could not be journalled: after a crash it could not be put back.
+ * Do the pass's writes. First, the values of the files about to be
+ * changed for the first time go to the journal, in one atomic replace.
+ * Then come the writes, in the order decided (a quota before its burst).
+ * No file is changed whose value could not be journalled, because after a
+ * crash it could not be put back.
  */
 static void flush(struct enforcer *e)
 {

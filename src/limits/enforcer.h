@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The engine of `cgsched enforce` (docs/limits.md): keeps a limits file in
- * force on a cgroup tree, one pass at a time. A pass applies the file to the
- * cgroups that match it now, puts back values someone else changed, holds
- * soft-capped groups to their soft_max while enforcer_judge last saw
- * contention, and restores the files no longer in the file. Before a file is
- * first changed its value goes into the journal on disk (no change is made
- * that a crash could not undo); enforcer_stop puts every value back as found.
+ * The engine of `cgsched enforce` (docs/limits.md). It keeps a limits file
+ * in force on a cgroup tree, one pass at a time. A pass applies the limits
+ * file to the cgroups that match it now, and puts back values someone else
+ * changed. It holds soft-capped groups to their soft_max while
+ * enforcer_judge last saw contention. It restores the cgroup files that
+ * the limits file no longer covers. Before a cgroup file is first changed,
+ * its value goes into the journal on disk, so no change is made that a
+ * crash could not undo. enforcer_stop puts every value back as found.
  *
  * It talks to the cgroup tree only through struct cgfs (a fake tree in the
- * unit tests) and to the command only through the log callback: one line per
- * change, with its reason, and per problem.
+ * unit tests). It talks to the command only through the log callback: one
+ * line per change, with its reason, and one per problem.
  */
 #ifndef CGS_ENFORCER_H
 #define CGS_ENFORCER_H

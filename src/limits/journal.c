@@ -403,10 +403,11 @@ int journal_lock(const char *path, long *holder)
 	if ((fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return -errno;
 	/*
-	 * Kept from run to run (removing it races with its next taker), so not
-	 * O_EXCL: instead it must be a file of ours alone before it is
-	 * truncated. A hard link planted at its name in a shared directory
-	 * (O_NOFOLLOW stops only symlinks) would truncate the file it links to.
+	 * The lock file is kept from run to run, since removing it races with
+	 * its next taker. So it cannot be opened with O_EXCL. Instead it must
+	 * be a file of ours alone before it is truncated. A hard link planted
+	 * at its name in a shared directory would truncate the file it links
+	 * to; O_NOFOLLOW stops only symlinks.
 	 */
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !stat_ours_alone(&st)) {

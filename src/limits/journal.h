@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * enforce's journal (docs/limits.md): the value each cgroup file had before
- * enforce first changed it, kept on disk so that a SIGKILL, an OOM kill or
- * a power cut does not lose it. Written whole to a temporary file, fsync'd
- * and renamed over the journal (then the directory fsync'd) before the
- * change it covers; removed after a clean restore. A text file:
+ * enforce first changed it. It is kept on disk so that a SIGKILL, an OOM
+ * kill or a power cut does not lose it. Before the change it covers, the
+ * journal is written whole to a temporary file, fsync'd and renamed over
+ * the journal, and the directory is fsync'd. It is removed after a clean
+ * restore. It is a text file:
  *
  *   cgsched-journal 1
  *   pid 4242
@@ -13,8 +14,9 @@
  *   set 1795 /batch cpu.cfs_quota_us -1
  *   end 1
  *
- * Paths and values are %-encoded (a byte below '!', '%' and DEL as %XX): a
- * cgroup's name may hold any byte but '/' and NUL, cpu.max's value a space.
+ * Paths and values are %-encoded: a byte below '!', '%' and DEL become
+ * %XX. A cgroup's name may hold any byte but '/' and NUL, and cpu.max's
+ * value holds a space.
  */
 #ifndef CGS_JOURNAL_H
 #define CGS_JOURNAL_H
@@ -77,13 +79,15 @@ int journal_save(const struct journal *j);
 int journal_remove(const char *path);
 
 /*
- * One enforce per journal: an exclusive flock on PATH.lock (made when
- * missing, never removed: removing a lock file races with its next taker),
- * held until the process ends. Returns the lock's fd, or -EBUSY with the
- * holder's pid in *holder (0 when unknown), or -EPERM when PATH.lock is not
- * a file of this user's alone (a hard link, another owner, writable by
- * others: JOURNAL_LOCK_UNSAFE says so), or -errno. Temporary files a
- * killed writer left beside the journal are removed once the lock is held.
+ * Allow one enforce per journal, with an exclusive flock on PATH.lock,
+ * held until the process ends. PATH.lock is made when missing and never
+ * removed, since removing a lock file races with its next taker. Returns
+ * the lock's fd, or -EBUSY with the holder's pid in *holder (0 if
+ * unknown). Returns -EPERM if PATH.lock is not a file of this user's
+ * alone: a hard link, another owner, or writable by others
+ * (JOURNAL_LOCK_UNSAFE says so). Else -errno. Once the lock is held,
+ * temporary files that a killed writer left beside the journal are
+ * removed.
  */
 int journal_lock(const char *path, long *holder);
 #define JOURNAL_LOCK_UNSAFE "not a file of this user's alone (a hard link, another owner, or writable by others): remove it, or give --journal FILE in a directory only root can write"
@@ -96,11 +100,11 @@ bool journal_this_boot(const struct journal *j);
 int journal_for(const struct journal *j, const struct cgfs *fs, char *err, size_t errlen);
 
 /*
- * The writes that put j's values back, newest entry first (the kernel
- * refuses a quota below its burst: undo in reverse). Files already at their
- * value are left out; so are entries whose cgroup is gone, or is another
- * cgroup under the same name now: skipped(ctx, entry, replaced) for each.
- * 0 or -errno (-ENOMEM); p is empty then.
+ * Plan the writes that put j's values back, newest entry first: the kernel
+ * refuses a quota below its burst, so undo in reverse. Files already at
+ * their value are left out. So are entries whose cgroup is gone, or is
+ * now another cgroup under the same name; skipped(ctx, entry, replaced) is
+ * called for each. Returns 0, or -errno (-ENOMEM) with p empty.
  */
 int journal_plan(const struct journal *j, struct cgfs *fs, struct plan *p,
 		 void (*skipped)(void *ctx, const struct journal_ent *e, bool replaced), void *ctx);

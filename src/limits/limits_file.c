@@ -30,9 +30,10 @@ struct load_ctx {
 };
 
 /*
- * inih reads through this: one whole line per call (its line buffer may
- * grow to the file's size, so it never splits one), counted, and a section
- * header's name kept in full, since inih cuts section names at 49 bytes.
+ * inih reads through this, one whole line per call, and the lines are
+ * counted. inih's line buffer may grow to the file's size, so it never
+ * splits a line. A section header's name is kept in full here, since inih
+ * cuts section names at 49 bytes.
  */
 static char *reader(char *buf, int size, void *stream)
 {
@@ -496,9 +497,9 @@ int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const 
 		return 0;
 	*failed = err == -EINTR ? NULL : &p->c[i];
 	/*
-	 * Roll back in reverse (the kernel refuses a quota below its burst, so
-	 * the order of writes matters both ways): values first, then the
-	 * cgroups this run made, empty ones only.
+	 * Roll back in reverse order: the kernel refuses a quota below its
+	 * burst, so the order of writes matters both ways. Restore the values
+	 * first, then remove the cgroups this run made, empty ones only.
 	 */
 	for (size_t j = i; j-- > 0;)
 		if (p->c[j].file[0] && (!p->c[j].made || strcmp(p->c[j].old, p->c[j].new)) &&

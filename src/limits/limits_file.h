@@ -72,11 +72,12 @@ void plan_free(struct plan *p);
 /* "  /batch cpu.cfs_quota_us: -1 -> 20000" per change. */
 void plan_print(FILE *f, const struct plan *p);
 /*
- * Write it all; on the first failure, or when *stop is set between two
- * writes (-EINTR), restore what was written in reverse order and remove the
- * cgroups this run made (empty ones only: nothing is killed), and return
- * -errno with the failing change in *failed (NULL when stopped). What the
- * rollback could not undo is counted in p->unrestored.
+ * Write the whole plan. On the first failure, or if *stop is set between
+ * two writes (-EINTR), it rolls back. It restores what was written, in
+ * reverse order, and removes the cgroups this run made; only empty ones,
+ * so nothing is killed. It then returns -errno with the failing change in
+ * *failed (NULL when stopped). What the rollback could not undo is counted
+ * in p->unrestored.
  */
 int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const struct change **failed);
 /* The desired values of one cgroup's files under a rule (soft cap on or off). */
