@@ -44,8 +44,9 @@ static int parse_u64_line(const char *s, uint64_t max, uint64_t *v)
 uint64_t kstat_weight_of(uint64_t shares)
 {
 	/*
-	 * As the kernel's sched_weight_to_cgroup(), clamped to 1..10000 (6.1,
-	 * before it, showed cpu.weight 0 for shares 2..5). Unknown stays unknown.
+	 * As the kernel's sched_weight_to_cgroup(), clamped to 1..10000.
+	 * Kernels before the clamp (6.1) showed cpu.weight 0 for shares 2..5.
+	 * Unknown (0) stays unknown.
 	 */
 	return shares ? shares_to_weight(shares) : 0;
 }

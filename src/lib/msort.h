@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A stable merge sort with its comparison inline, for the arrays sorted at
- * every read or refresh of thousands of cgroups. qsort calls its
- * comparison through a pointer and copies elements byte by byte, which
- * shows in a refresh's profile (docs/performance.md).
+ * every read or refresh of thousands of cgroups. The C library's qsort
+ * calls its comparison through a pointer and copies elements byte by
+ * byte, which shows in a refresh's profile (docs/performance.md).
  *
  * MSORT_DEFINE(name, type, before) defines
  *   static void name(type *a, type *tmp, size_t n)

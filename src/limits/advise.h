@@ -50,12 +50,13 @@ struct advice {
  * period_us. There are nph sequences: the same run cut into periods at
  * nph offsets. A limit's period grid falls where it falls, so the advice
  * must hold at each offset; its throttled periods are the most at any.
- * The mean is d[0]'s. target is the share of periods allowed to be
- * throttled. step_us is the quota's granularity; the kernel's least quota
- * is 1 ms. burst says whether a burst may be set. ncpus bounds what a
- * period can run (ncpus x period), so a quota above that never throttles.
- * headroom_us is what to add to each quota the replay finds (struct
- * advice). Returns 0, or -EINVAL if there are no periods.
+ * The mean is d[0]'s. The target is the share of periods allowed to be
+ * throttled. The step_us argument is the quota's granularity; the
+ * kernel's least quota is 1 ms. The flag burst says whether a burst may be
+ * set. The count ncpus bounds what a period can run (ncpus x period), so a
+ * quota above that never throttles. The headroom_us argument is what to
+ * add to each quota the replay finds (struct advice). Returns 0, or
+ * -EINVAL if there are no periods.
  */
 int advise(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, double target, uint64_t step_us,
 	   bool burst, unsigned ncpus, uint64_t headroom_us, struct advice *out);

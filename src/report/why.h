@@ -61,11 +61,11 @@ struct why_named {
 };
 
 /*
- * Split c's waits, from its counters over interval_ns. named lists the
- * other cgroups it waited behind, with their ns: at most WHY_NAMED_MAX,
- * largest first, summing to at most c->wb_other_ns. inh_by is the ancestor
- * whose quota throttled it. inside_ns is the part of c->wb_other_ns spent
- * behind cgroups that count as its own.
+ * Split c's waits, from its counters over interval_ns. The array named
+ * lists the other cgroups it waited behind, with their ns: at most
+ * WHY_NAMED_MAX, largest first, summing to at most c->wb_other_ns. The id
+ * inh_by is the ancestor whose quota throttled it. The part of
+ * c->wb_other_ns spent behind cgroups that count as its own is inside_ns.
  */
 void why_build(struct why *w, const struct cg_counters *c, uint64_t inh_by, const struct why_named *named,
 	       int nnamed, uint64_t inside_ns, uint64_t interval_ns);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * One refresh: from two reads of a session's maps to the rows a command
- * shows. It makes, in this order: the interval's delta, the groups' sums
- * (--group-by), the kernel's figures beside each row, the rows, the waits'
- * causes (--why) with the kernel's pressure beside them, the per-task
- * rows, the order, and the paths and names of the rows shown. top, hist,
- * record, enforce and --timeline all use it. A command says what it wants
- * here, and adds only its output.
+ * shows. First it makes the interval's delta, the groups' sums
+ * (--group-by), and the kernel's figures beside each row. Then it makes
+ * the rows, the waits' causes (--why) with the kernel's pressure beside
+ * them, and the per-task rows. Last it sorts the rows and looks up the
+ * paths and names of those shown. The commands top, hist, record, enforce
+ * and --timeline all use it. A command says what it wants here, and adds
+ * only its output.
  */
 #ifndef CGS_REFRESH_H
 #define CGS_REFRESH_H

@@ -2,15 +2,14 @@
 /*
  * --timeline FILE (top, record): a session's events as a Perfetto trace
  * (report/timeline.h). Each cgroup has a track, nested as the hierarchy
- * and named as top names it. Under it are:
- * - per CPU, its throttle episodes;
- * - per thread, its waits longer than the threshold, named by the cgroup
- *   whose task ran meanwhile;
- * - with a quota, its throttled periods and their runs in a row, on the
- *   grid of its period timer (report/periods.h). Each period is a slice as
- *   long as the period, named by when the quota ran out;
- * - counters per interval: CPU %, run-queue p99, throttled %, quota used %.
- * Lost events have a counter track of their own and a line on stderr.
+ * and named as top names it. Under it, each CPU has a track of the
+ * cgroup's throttle episodes. Each thread has a track of its waits longer
+ * than the threshold, named by the cgroup whose task ran meanwhile. With a
+ * quota, a track shows its throttled periods and their runs in a row, on
+ * the grid of its period timer (report/periods.h). Each period is a slice
+ * as long as the period, named by when the quota ran out. Counters show,
+ * per interval, CPU %, run-queue p99, throttled % and quota used %. Lost
+ * events have a counter track of their own and a line on stderr.
  */
 #ifndef CGS_TIMELINE_REC_H
 #define CGS_TIMELINE_REC_H

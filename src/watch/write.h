@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Write one incident of cgsched watch (watch.h) from its history, in a
- * directory of its own (incident.h). report.json holds the window's
- * report in record's schema, for the cgroup and those below it.
- * trace.pftrace holds a Perfetto trace of the window for every cgroup, so
- * the neighbours are in it too. summary.txt says what fired, the window,
- * and the figures in a few lines.
+ * directory of its own (incident.h). The file report.json holds the
+ * window's report in record's schema, for the cgroup and those below it.
+ * The file trace.pftrace holds a Perfetto trace of the window for every
+ * cgroup, so the neighbours are in it too. The file summary.txt says what
+ * fired, the window, and the figures in a few lines.
  */
 #ifndef CGS_WATCH_WRITE_H
 #define CGS_WATCH_WRITE_H
