@@ -14,8 +14,9 @@ uint64_t hist_slot_high(unsigned i);
 uint64_t hist_total(const uint64_t *slots, unsigned n);
 /*
  * The p-th percentile (0 < p <= 100) in the histogram's unit, interpolated
- * linearly inside the slot where it falls; capped at max when max > 0
- * (the exact maximum is known separately). 0 for an empty histogram.
+ * linearly inside the slot where it falls. If max > 0, the exact maximum
+ * is known separately, and the result is capped at it. Returns 0 for an
+ * empty histogram.
  */
 double hist_percentile(const uint64_t *slots, unsigned n, double p, double max);
 /* bcc's print_log2_hist layout: header, rows, 40-character bars, trailing empty slots cut. */

@@ -212,8 +212,9 @@ static void on_episode(void *ctx, const struct cgs_episode *e)
 }
 
 /*
- * A slice on a track whose slices come in order of time: one that would
- * begin before the last ended is left out (a grid moved by a new period).
+ * Whether a slice may go on a track whose slices come in order of time.
+ * A slice that would begin before the last one ended is left out; that
+ * happens when a new period length moves the grid.
  */
 static bool in_order(struct tl_rec *r, uint64_t track, uint64_t start, uint64_t end)
 {
@@ -288,8 +289,9 @@ static void period_grid(struct tl_rec *r, const struct row *w)
 }
 
 /*
- * The episodes so far onto their cgroups' grids; those of a cgroup with
- * none yet wait for the next interval's (all of them at the end: unplaced).
+ * Place the episodes so far on their cgroups' grids. Episodes of a cgroup
+ * with no grid yet wait for the next interval. At the end (last), those
+ * still without a grid count as unplaced instead.
  */
 static void flush_periods(struct tl_rec *r, uint64_t now_ns, bool last)
 {
@@ -335,9 +337,10 @@ static void on_wait(void *ctx, const struct cgs_wait *w)
 	uint64_t tr = sub_track(r, w->cgid, TK_TASK, w->pid, name, NULL);
 	struct tl_seen *seen = idtab_find(&r->seen, tr);
 	/*
-	 * The start is the end less a length measured on the run queue's clock:
-	 * a few us off, enough for two waits of a thread to overlap. Slices on
-	 * one track must not: start no earlier than the last one ended.
+	 * The start is the end less a length measured on the run queue's
+	 * clock. It can be a few us off, enough for two waits of a thread to
+	 * overlap. Slices on one track must not overlap, so start no earlier
+	 * than the last one ended.
 	 */
 	uint64_t start = w->start_ns;
 	if (seen && start < seen->last_end)
