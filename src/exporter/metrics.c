@@ -405,8 +405,9 @@ static const struct step_family {
 };
 
 /*
- * The header of the step at hand; true when samples follow cgroup by
- * cgroup (step_cg), false when it is left out or was written whole.
+ * Write the header of the step at hand. Returns true if samples follow
+ * cgroup by cgroup (step_cg). Returns false if the step is left out or
+ * was written whole.
  */
 static bool step_begin(struct expo *x, const struct metrics_input *in, struct mx_cursor *c)
 {

@@ -184,8 +184,9 @@ static int parse_tls(struct ctx *c, const yaml_node_t *n)
 }
 
 /*
- * NULL when h is a bcrypt hash, else why not: $2a$, $2b$ or $2y$, a cost of
- * 04..31, $, a 22-character salt and a 31-character hash in bcrypt's base64.
+ * Returns NULL if h is a bcrypt hash, else why not. A bcrypt hash is $2a$,
+ * $2b$ or $2y$, a cost of 04..31, $, then a 22-character salt and a
+ * 31-character hash in bcrypt's base64.
  */
 static const char *bcrypt_bad(const char *h, size_t len)
 {
@@ -438,8 +439,9 @@ void webconfig_free(struct webconfig *wc)
 }
 
 /*
- * Equal, in a time that depends on a's length alone (a is the caller's:
- * the client's password or user name), never on where b differs or ends.
+ * Compare in a time that depends on a's length alone, never on where b
+ * differs or ends. The caller passes the client's password or user name
+ * as a.
  */
 static bool ct_eq(const char *a, size_t alen, const char *b, size_t blen)
 {

@@ -46,9 +46,9 @@ enum cg_json {
 #define CG_NWORDS (CG_NCOUNTERS + 3 * CGS_HIST_SLOTS)
 
 /*
- * Every cumulative figure of a cgroup, each a uint64_t (checked below): an
- * interval is their difference, and the words are summed and subtracted as
- * one array, w[].
+ * Every cumulative figure of a cgroup, each a uint64_t (checked below). An
+ * interval is the difference of two reads. The words are summed and
+ * subtracted as one array, w[].
  */
 struct cg_counters {
 	union {

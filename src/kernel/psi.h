@@ -33,8 +33,9 @@ struct psi_track {
 	bool started;                             /* psi_track_start was called */
 };
 /*
- * At the start of tracing: the host's figure, and (v2) every cgroup's under
- * `below` (every cgroup when nbelow is 0), so a summary counts from then.
+ * Call at the start of tracing. It reads the host's figure, and on v2 that
+ * of every cgroup under `below` (every cgroup if nbelow is 0). A summary
+ * then counts from that moment.
  */
 void psi_track_start(struct psi_track *t, struct cgfs *fs, const char *const *below, int nbelow);
 void psi_track_host(struct psi_track *t);

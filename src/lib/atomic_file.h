@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A file written whole or not at all (record -o, --timeline, enforce's
- * journal): into a new file beside the target, ".NAME.new-XXXXXX", then
- * renamed over it. A symlink (or anything else) at the target is replaced,
- * never followed; a reader sees the old file or the new one, never half.
+ * journal). It goes into a new file beside the target, ".NAME.new-XXXXXX",
+ * which is then renamed over it. A symlink, or anything else, at the
+ * target is replaced, never followed. A reader sees the old file or the
+ * new one, never half of one.
  */
 #ifndef CGS_ATOMIC_FILE_H
 #define CGS_ATOMIC_FILE_H

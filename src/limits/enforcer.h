@@ -86,9 +86,9 @@ struct enforcer {
 };
 
 /*
- * Take lf (its ownership too) and keep a journal at journal_path; nothing is
- * written yet. threshold_ns, min_waits, self, log and log_ctx are the
- * caller's to set before the first pass.
+ * Take lf, and its ownership, and keep a journal at journal_path. Nothing
+ * is written yet. The caller sets threshold_ns, min_waits, self, log and
+ * log_ctx before the first pass.
  */
 void enforcer_init(struct enforcer *e, struct cgfs *fs, struct limits_file *lf, const char *journal_path);
 /* One pass (first: the pass at start, whose changes say "in the limits file"). */

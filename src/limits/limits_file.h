@@ -62,9 +62,9 @@ struct plan {
 int limits_targets(struct limits_file *lf, struct cgfs *fs,
 		   int (*cb)(void *ctx, const char *rel, const struct limit_rule *r, bool exists), void *ctx);
 /*
- * The writes that make the cgroups matching lf as it says: hard limits, or
- * the soft cap where soft_on(ctx, rel) says so (NULL: nowhere). Only files
- * whose value differs are in it.
+ * Plan the writes that make the cgroups matching lf as it says. They get
+ * hard limits, or the soft cap where soft_on(ctx, rel) says so (NULL:
+ * nowhere). Only files whose value differs are in the plan.
  */
 int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ctx, const char *rel),
 	       void *soft_ctx, struct plan *p);

@@ -46,9 +46,9 @@ const char *group_by_name(enum group_by g);
 int groups_make(struct groups *gs, enum group_by by, const struct snapshot *d, struct cgfs *fs,
 		struct snapshot *out);
 /*
- * Mark r's group rows (built from out): member count, the common path;
- * the kernel's figures dropped where the row's id is a member's, not the
- * group's own cgroup.
+ * Mark r's group rows (built from out) with the member count and the
+ * common path. Where the row's id is a member's, not the group's own
+ * cgroup, the kernel's figures are dropped.
  */
 void groups_label(const struct groups *gs, struct report *r);
 void groups_free(struct groups *gs);

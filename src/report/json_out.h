@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Machine output, schema "cgsched/top" (docs/json.md): one object per
- * line, written as it is made (lib/json_writer.h), json-c's text to the byte.
+ * Machine output in the schema "cgsched/top" (docs/json.md): one object
+ * per line. Each is written as it is made (lib/json_writer.h), and matches
+ * json-c's text to the byte.
  */
 #ifndef CGS_JSON_OUT_H
 #define CGS_JSON_OUT_H

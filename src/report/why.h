@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Why a cgroup's tasks waited (--why): its run-queue and throttled waits
- * split into causes that add up to the whole, largest first, and the
- * verdict line made from them. Pure: figures in, parts out.
+ * Why a cgroup's tasks waited (--why). Its run-queue and throttled waits
+ * are split into causes that add up to the whole, largest first. A verdict
+ * line is made from them. Pure: figures in, parts out.
  */
 #ifndef CGS_WHY_H
 #define CGS_WHY_H

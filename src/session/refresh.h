@@ -58,10 +58,11 @@ struct refresh {
 int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
 		 const struct snapshot *cur);
 /*
- * The same into f, zeroed or made before (and not freed since): its
- * largest arrays (the delta's samples, the rows, the kernel's figures'
- * table) reused, as snapshot_reread's (figures/snapshot.h). A command
- * refreshing every interval for days keeps one f; refresh_free at its end.
+ * The same into f, which is zeroed or was made before and not freed
+ * since. Its largest arrays are reused: the delta's samples, the rows and
+ * the kernel's figures' table, as in snapshot_reread (figures/snapshot.h).
+ * A command refreshing every interval for days keeps one f, and calls
+ * refresh_free at its end.
  */
 int refresh_remake(struct refresh *f, struct session *s, const struct refresh_opts *o, const struct snapshot *prev,
 		   const struct snapshot *cur);
