@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Reading the BPF maps into a snapshot of cumulative values, and the delta
- * of two snapshots: what happened in an interval. Maps are never reset, so
- * nothing is lost between reads; only the maxima use the epoch slots.
+ * Read the BPF maps into a snapshot of cumulative values, and take the
+ * delta of two snapshots: what happened in an interval. Maps are never
+ * reset, so nothing is lost between reads. Only the maxima, which cannot
+ * be subtracted, need more: each keeps two slots chosen by the parity of
+ * an epoch that the loader advances before a read (include/cgsched.h).
  */
 #ifndef CGS_SNAPSHOT_H
 #define CGS_SNAPSHOT_H

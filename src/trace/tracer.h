@@ -85,7 +85,12 @@ struct tracer {
 	/* cg_hot, mapped for the slots in use (mapwin.h). CPU c's figures of slot s: hot[c * max_cgroups + s] */
 	struct cgs_cg_hot *hot;
 	struct mapwin hotw;
-	/* cg_shard, mapped the same way. Shard k's figures of slot s: shard[k * max_cgroups + s] */
+	/*
+	 * cg_shard, mapped the same way. A shard is one copy of the bulk of a
+	 * cgroup's figures: each CPU writes its own, or CPUs share a few with
+	 * atomic adds (tracer.c shards_for). Shard k's figures of slot s are at
+	 * shard[k * max_cgroups + s].
+	 */
 	struct cgs_cg_shard *shard;
 	struct mapwin shardw;
 	int nshards;
