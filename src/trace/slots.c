@@ -240,13 +240,13 @@ static void take_gone(struct slot_table *sl, uint64_t now)
 				note_slotless(sl, id);
 			continue;
 		}
-		/* Given out after this read's learn(): learn it now. */
+		/* The slot was given out after this read's learn(): learn its owner now. */
 		if (!sl->owner[s] && __atomic_load_n(&sl->bowner[s], __ATOMIC_ACQUIRE) == id)
 			learn_one(sl, s, id, now);
 		if (sl->owner[s] != id)
 			continue;
 		retire(sl, s, now);
-		/* Only cgroups with figures: every other removal is none of the readers' business. */
+		/* Only cgroups with figures get here; other removals do not concern the readers. */
 		sl->note[s].gone = true;
 		if (path && !sl->note[s].path)
 			sl->note[s].path = strdup(path);
@@ -539,7 +539,7 @@ static int release(struct slot_table *sl, uint64_t now)
 		return 0;
 	if (!(go = malloc(sl->nretiring * sizeof(*go))))
 		return -ENOMEM;
-	/* Decided at an earlier refresh, a second ago at least (a dying task's last switch). */
+	/* Take back slots chosen at an earlier refresh, a second ago at least, after a dying task's last switch. */
 	for (uint32_t s = 0; s < sl->nslots && n < sl->nretiring; s++)
 		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads && now - sl->retire_ns[s] >= 1000000000ULL)
 			go[n++] = s;
@@ -547,8 +547,8 @@ static int release(struct slot_table *sl, uint64_t now)
 		free(go);
 		return 0;
 	}
-	/* Every allocation first: past the deletes below, nothing may fail half-way. */
-	/* A churn's parked count creeps up a few at a time. */
+	/* Allocate everything first: past the deletes below, nothing may fail half-way. */
+	/* Under churn, the parked count creeps up a few at a time. */
 	if (ROOM_FOR(sl->parked, sl->nparked + n, sl->parked_cap))
 		goto out;
 	if (!(v = calloc(n, sizeof(*v))) || !(gone_ids = malloc(n * sizeof(*gone_ids))))
@@ -556,7 +556,11 @@ static int release(struct slot_table *sl, uint64_t now)
 	for (uint32_t i = 0; i < n; i++)
 		if (!(v[i] = calloc(slots_park_units(sl), sizeof(**v))))
 			goto out;
-	/* No new lookup finds them, no wait count is taken down on them; then every cached copy is looked up again... */
+	/*
+	 * Unlink the slots, so no new lookup finds them and no wait count is
+	 * taken down on them. The new slot_gen then makes the programs look up
+	 * every cached copy again...
+	 */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = go[i], back;
 		if (!bpf_map_lookup_elem(sl->fd_slot, &sl->owner[s], &back) && back == s)
@@ -658,7 +662,7 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 			left--;
 		}
 	}
-	/* ... then, past the bound, the oldest: removed ones first, (live?, parked at, index). */
+	/* ... then, past the bound, the oldest, removed ones first: sort by (live?, parked at, index). */
 	if (left > bound && (age = malloc(sl->nparked * sizeof(*age)))) {
 		size_t n = 0;
 		for (size_t i = 0; i < sl->nparked; i++) {
@@ -671,7 +675,7 @@ static int expire(struct slot_table *sl, uint64_t now, bool snapshot)
 		qsort(age, n, sizeof(*age), cmp_age);
 		for (size_t k = 0; k < left - bound; k++) {
 			struct parked *p = &sl->parked[age[k][2]];
-			/* Let go before any read saw it, or of a live cgroup, or kept for a summary: totals lack it. */
+			/* A loss if no read saw it, the cgroup lives, or a summary needs it: totals then lack it. */
 			if (!p->gone || p->parked_snap == sl->snaps || sl->keep_ns == UINT64_MAX)
 				sl->parked_lost++;
 			/* A live cgroup keeps its throttle and preemption entries, and its name. */
@@ -739,7 +743,7 @@ static void await_removals(struct slot_table *sl, uint64_t now)
 	uint32_t due = 0, waited = 0;
 	int i;
 
-	/* Its removal taken in while it had no slot (a straggler gave it one since): no record to wait for. */
+	/* The removal was taken in while it had no slot (a straggler gave it one since): no record to wait for. */
 	for (uint32_t s = 0; s < sl->nslots; s++)
 		if (sl->note[s].unnamed && slotless_has(sl, sl->owner[s]))
 			sl->note[s].unnamed = false;
@@ -761,7 +765,7 @@ static void await_removals(struct slot_table *sl, uint64_t now)
 			  waited, waited - due, i);
 }
 
-/* ... and last: the removals, and the figures let go. */
+/* At a snapshot read, last: tell the names layer of the removals, and of the figures dropped. */
 static void tell_removed(struct slot_table *sl)
 {
 	for (size_t i = 0; sl->on_forget && i < sl->npending; i++)

@@ -121,7 +121,7 @@ static int why_parts_for(const struct tracer_opts *o)
 		}
 		v |= bit;
 	}
-	/* The names are found in the split's figures: not without it. */
+	/* The names part reads the split's figures, so it needs the split. */
 	if (v <= 0 || strlen(env) >= sizeof(buf) || ((v & CGS_WHY_NAMES) && !(v & CGS_WHY_SPLIT))) {
 		cgs_err("CGS_WHY_PARTS=%s: give a comma list of split, count and names (names with split)", env);
 		return -EINVAL;
@@ -813,7 +813,7 @@ static int open_one(void *vctx, uint64_t cgid, uint64_t start)
 		o->e = m;
 		o->cap = cap;
 	}
-	/* Its CPU is the cfs_rq's, which the loader cannot read: none said. */
+	/* Its CPU is the cfs_rq's, which the loader cannot read, so none is given. */
 	o->e[o->n++] = (struct cgs_episode){ .cgid = cgid, .start_ns = start, .end_ns = o->now, .cpu = UINT32_MAX };
 	return 0;
 }
@@ -821,7 +821,7 @@ static int open_one(void *vctx, uint64_t cgid, uint64_t start)
 int tracer_open_episodes(struct tracer *t, uint64_t cgid, uint64_t now, struct cgs_episode **out, size_t *n)
 {
 	struct open_ctx o = { .cgid = cgid, .now = now };
-	/* Not the tracepoint backend's: it sees an end only at a later switch, so its entries may be over. */
+	/* Skip the tracepoint backend's entries: it sees an end only at a later switch, so they may be over. */
 	int err = each_unended(t, false, open_one, &o);
 
 	if (err) {
@@ -859,7 +859,7 @@ int tracer_pending(struct tracer *t, struct cg_pending *p)
 		p->n = 0;
 	else if (p->n)
 		qsort(p->id, p->n, sizeof(*p->id), u64_cmp);
-	/* Ended before the walk: delivered now, to the log and the tap. */
+	/* Episodes that ended before the walk are delivered now, to the log and the tap. */
 	if (t->rb)
 		ring_buffer__consume(t->rb);
 	return err;
