@@ -145,7 +145,7 @@ const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
 	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cmp_cg) : NULL;
 }
 
-/* Find, or append and re-sort (rare: a cgroup seen by one map only). */
+/* Find the sample of id, or append one and sort again (rare: a cgroup seen by one map only). */
 static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
 {
 	struct cg_sample *c = (struct cg_sample *)snapshot_find(s, id);
@@ -246,7 +246,7 @@ static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 			c = bsearch(&key, s->cg, sorted, sizeof(key), cmp_cg);
 		if (!c && !(c = cg_add(s, p->id)))
 			return -ENOMEM;
-		/* One record, or one per CPU (slots.h): only then is a record a CPU's. */
+		/* One record, or one per CPU (slots.h); only in the second case is a record a CPU's. */
 		for (int u = 0; u < p->nv; u++) {
 			add_hot(ctx, c, &p->v[u].h, p->nv == t->ncpus ? u : -1);
 			add_shard(ctx, c, &p->v[u].sh, p->nv == t->ncpus ? u : -1);
@@ -394,7 +394,7 @@ static const struct cg_sample *walk_to(const struct snapshot *p, size_t *j, uint
 	return *j < p->n && p->cg[*j].id == id ? &p->cg[*j] : NULL;
 }
 
-/* cg_hot and cg_shard into s->cg, each confirmed slot at its rank: sorted by id. */
+/* Read cg_hot and cg_shard into s->cg, each owned slot at its rank, so s->cg is sorted by id. */
 static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx)
 {
 	int err;
@@ -409,7 +409,7 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 		uint32_t ahead = slot + PREFETCH_AHEAD;
 		if (ahead < t->nslots && t->owner[ahead])
 			prefetch_lines(&s->cg[t->rank[ahead]], sizeof(struct cg_sample), true);
-		/* 0: claimed and given up in a race, or not yet named */
+		/* Owner 0: claimed and given up in a race, or not yet named. */
 		if (t->owner[slot] && (err = take_cg(ctx, t, slot))) {
 			/* Out of memory: free what the slots before it allocated. */
 			for (uint32_t k = 0; k < slot; k++)
