@@ -58,7 +58,7 @@ PROTO_H   := $(OUTPUT)/perfetto.pb-c.h
 PROTO_OBJ := $(OUTPUT)/perfetto.pb-c.o
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: man all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc \
+.PHONY: man pages all deps run test test-unit test-live test-vm test-matrix bench soak install clean sanitizers fuzz kernels-doc \
 	deb k8s-tools k8s-manifest
 all: cgsched $(OUTPUT)/cgsched.8 $(WORKLOADS) $(OUTPUT)/bench-floor $(OUTPUT)/bench-cputime $(OUTPUT)/bench-readmodel $(OUTPUT)/scx_min
 
@@ -231,7 +231,9 @@ kernels-doc:
 	$(Q)cp $(OUTPUT)/kernels.md docs/kernels.md
 	$(Q)echo "docs/kernels.md updated from the last make test"
 
-# The binary, the exporter's and the watch's systemd units (with the binary's path) and the docs they point to.
+# The binary, the exporter's and the watch's systemd units (with the binary's
+# path) and the docs they point to: docs/commands/*.md go in commands/, since
+# they link to the other docs with ../.
 SYSTEMD_UNITDIR ?= /etc/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/cgsched
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -243,7 +245,8 @@ install: cgsched $(OUTPUT)/cgsched.8
 			>$(DESTDIR)$(SYSTEMD_UNITDIR)/$$u.service && \
 		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$$u.service || exit 1; \
 	done
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md CONTRIBUTING.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/commands docs/commands/*.md
 	install -D -m 0644 $(OUTPUT)/cgsched.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgsched.8
 	install -D -m 0644 dist/cgsched.bash $(DESTDIR)$(BASHCOMPDIR)/cgsched
 
@@ -252,6 +255,11 @@ man: $(OUTPUT)/cgsched.8
 $(OUTPUT)/cgsched.8: cgsched dist/man/cgsched.8.in dist/man/mkman.sh
 	$(call msg,MAN,$@)
 	$(Q)sh dist/man/mkman.sh ./cgsched dist/man/cgsched.8.in $@
+
+# The Options block of each docs/commands/NAME.md, rewritten from
+# cgsched NAME --help (dist/man/mkpages.sh). Commit the pages it changes.
+pages: cgsched
+	$(Q)sh dist/man/mkpages.sh ./cgsched
 
 # --- The Debian package ---------------------------------------------------
 # make deb: .output/deb/cgsched_VERSION_ARCH.deb, built by dpkg-buildpackage
