@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	 * thousands of cgroups. glibc would hand such blocks back to the kernel
 	 * (mmap/trim) and fault them in, zeroed, again on the next refresh.
 	 * Keep them in the heap instead; the high-water mark stays bounded by
-	 * --max-cgroups (docs/performance.md, "Why the refresh costs what it does").
+	 * --max-cgroups (docs/performance.md, "Why the code is as it is").
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);

@@ -41,7 +41,7 @@ scaled() { echo $(( $1 * CGS_TIME_SCALE )); }
 # loops that ran date, grep, sed and sleep every 50-100 ms (30-70 ms of CPU a
 # turn) slowed the cgsched start-up they waited for by 75 %, and the
 # runner's loop, beside every test, everything by 25 % (docs/testing.md,
-# "Waits that cost nothing").
+# the "Bounded waits" rule).
 
 # proc_gone PID: the process has ended (a zombie has too: kill -0 still passes it).
 proc_gone() {

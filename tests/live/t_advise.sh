@@ -44,7 +44,8 @@ advise_case() {
 		# count. And what the record could not place at a step's end (a slice
 		# that ended between the end and the read: demand.unsure_max_us; a
 		# period asked 32.1 ms for 30 in CI of 90dd2e3 before reads were split
-		# at the edge, docs/testing.md). And time the CPU spent elsewhere
+		# at the edge, docs/testing.md, "The advice's bounds"). And time the
+		# CPU spent elsewhere
 		# while the workload was its current task (interrupts, the host's
 		# steal): the tracer's clock counts it as the workload's, cgwork's
 		# own CPU clock (its demand) does not; cgwork prints the most wall

@@ -106,7 +106,8 @@ test_export_prometheus() {
 	within "$(echo "$kinc" | awk '{ printf "%.0f", $1 * 1e9 }')" "$kern" 5 \
 		"increase(cgsched_cpu_stat_throttled_seconds_total) vs cpu.stat" || fail "kernel figure off"
 	count=$(prom_query "$P2" "cgsched_runqueue_latency_seconds_count$sel")
-	# The README's queries run, and name the throttled cgroup where they should
+	# The queries of docs/metrics.md ("Prometheus") run, and name the
+	# throttled cgroup where they should
 	# (rates over 2 s in the middle of the burn, which ended 2 s before ts).
 	mid=$(echo "$ts" | awk '{ printf "%.3f", $1 - 4.5 }')
 	worst=$(prom_api "$P2" \
@@ -758,7 +759,7 @@ kube_fixture_stop() {
 
 # kubelet's names on every per-cgroup series (namespace, pod, container;
 # unit for a systemd unit), from the layouts and runtime state files
-# t_names.sh builds (kube_fixture): the README's join against kube-state-metrics' limits
+# t_names.sh builds (kube_fixture): docs/metrics.md's join against kube-state-metrics' limits
 # runs in a real Prometheus (the limit a recording rule, as
 # kube-state-metrics would export it) and answers for the throttled
 # container alone; the info series keeps what the block has not;

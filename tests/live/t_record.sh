@@ -24,7 +24,8 @@ no_record_cgroups_left() {
 # that of wall under. And 25 ms either way for the window's own edges
 # (record's fork and the command's exec, its exit, which record notices on
 # a pidfd as it happens: noticed at the next of its 20 ms polls before, it
-# put a run +25.5 ms over in CI, docs/testing.md). Measured: -84 to +3 ms
+# put a run +25.5 ms over in CI, docs/testing.md, "The quota's law").
+# Measured: -84 to +3 ms
 # in 30 runs in the 6.1 guest, -101 ms on the host.
 #
 # Against the unconstrained run, the loop's CPU time must be the same in
@@ -181,7 +182,8 @@ test_record_attach() {
 # window's kernel figure came out 138 ms short (15 points, CI at 1c6576b).
 # That is what the spread measures, so half of it adds to the bound: in 25
 # windows beside a second guest, every difference was within half the
-# spread (up to 5.6 points) but one, by 0.06 points (docs/testing.md).
+# spread (up to 5.6 points) but one, by 0.06 points (docs/testing.md, "5
+# points plus half the spread").
 # 50 windows a case here, 5 in the guest (each start-up takes seconds there).
 attach_windows() {
 	_worst=0 _lo=1000 _hi=0 _hs=0

@@ -374,7 +374,8 @@ test_top_demand_nested() {
 # kernel counted the refills after it up to record's last read of cpu.stat
 # (~0.1 s after the exit there): cpu.stat had one more in each of 4 runs
 # until record counted the episodes still open at its end, up to that read
-# (docs/testing.md). The report says how many were (open_at_end).
+# (docs/testing.md, "Whole periods"). The report says how many were
+# (open_at_end).
 test_throttle_periods_held_over() {
 	"$CGSCHED" stat --json --limited --method iter >/dev/null 2>"$TMP/e" ||
 		{ echo "no cgroup iterator here (the period grid comes with it): $(cat "$TMP/e")"; exit 77; }
