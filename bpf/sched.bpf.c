@@ -431,13 +431,89 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
-/* Add an on-CPU slice of d ns to a cgroup's figures on this CPU: s, and sh if found. */
-static __always_inline void slice_add(struct cgs_cg_hot *s, struct cgs_cg_shard *sh, __u64 d)
+/* record --demand: the steps below are kept (rodata: other commands pay nothing). */
+const volatile bool targ_demand = false;
+/*
+ * Written by the loader (tracer_demand_arm): step 0 begins at dem_origin_ns
+ * (ktime); dem_step_ns is written last, and 0 means not armed yet. With
+ * dem_pre, time before the origin goes into step 0 (a command's start in its
+ * new cgroup); without it, that time is left out.
+ */
+__u64 dem_origin_ns = 0;
+__u64 dem_step_ns = 0;
+__u32 dem_pre = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgs_dem_steps);
+} dem_steps SEC(".maps");
+
+/*
+ * Put a slice that ends at `end` (the hot-path clock) and ran d ns into the
+ * demand steps it covers. The slice began at cur->since_ns. Each step gets its
+ * overlap, in order from the start, until d runs out: a steal the slice held
+ * comes off its last steps. The loader credits a running slice the same way,
+ * so a step it already read as running gets the same share here. Steps older
+ * than the ring were read while the slice ran; they are skipped.
+ */
+static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
+{
+	__u64 step = dem_step_ns, origin = dem_origin_ns, a, b, i, last;
+	struct cgs_dem_steps *ds;
+	__u32 zero = 0;
+
+	if (!targ_demand || !step || !d || !(ds = bpf_map_lookup_elem(&dem_steps, &zero)))
+		return;
+	a = cur->since_ns + cur->clock_off;
+	b = end + cur->clock_off;
+	if (b <= origin) {
+		if (!dem_pre)
+			return;
+		a = origin;
+		b = origin + 1;
+	} else if (a < origin) {
+		if (!dem_pre)
+			d = d > origin - a ? d - (origin - a) : 0;
+		a = origin;
+	}
+	i = (a - origin) / step;
+	last = (b - 1 - origin) / step;
+	if (last - i >= CGS_DEM_STEPS) {
+		__u64 from = origin + (last - CGS_DEM_STEPS + 1) * step;
+
+		d = d > from - a ? d - (from - a) : 0;
+		a = from;
+		i = last - CGS_DEM_STEPS + 1;
+	}
+	for (int n = 0; n < CGS_DEM_STEPS && d; n++) {
+		__u64 edge = origin + (i + 1) * step, part = i >= last || edge - a > d ? d : edge - a;
+		__u32 k = i & (CGS_DEM_STEPS - 1);
+
+		if (ds->tag[k] != i + 1) {
+			ds->tag[k] = i + 1;
+			ds->ns[k] = 0;
+		}
+		ds->ns[k] += part;
+		d -= part;
+		a = edge;
+		i++;
+	}
+}
+
+/*
+ * Add an on-CPU slice to a cgroup's figures on this CPU: s, and sh if found.
+ * The slice ran d ns from cur->since_ns to end.
+ */
+static __always_inline void slice_add(const struct cgs_cpu_cur *cur, struct cgs_cg_hot *s, struct cgs_cg_shard *sh,
+				      __u64 end, __u64 d)
 {
 	s->oncpu_ns += d;
 	s->oncpu_count++;
 	if (sh)
 		SHARD_ADD(sh->oncpu_slots[log2_slot(d / targ_hist_div)], 1);
+	dem_add(cur, end, d);
 }
 
 /*
@@ -516,7 +592,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
 		o->sh = sh_at(o->slot1);
 		if (cur->since_ns)
-			slice_add(s, o->sh, d);
+			slice_add(cur, s, o->sh, now, d);
 		if (runnable || held)
 			s->sw_invol++;
 		else
@@ -694,7 +770,7 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 		return 0;
 	d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1)))
-		slice_add(s, sh_at(cur->slot1), d);
+		slice_add(cur, s, sh_at(cur->slot1), at, d);
 	slice_start(cur, at, stolen);
 	return at;
 }
@@ -731,7 +807,7 @@ static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_str
 	__u64 d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen) {
 		if ((s = cg_at(cur->slot1)))
-			slice_add(s, sh_at(cur->slot1), d);
+			slice_add(cur, s, sh_at(cur->slot1), at, d);
 		tasks_ran(p, cur->cgid, at, d, false);
 	}
 	slice_start(cur, at, stolen);

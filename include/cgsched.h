@@ -333,6 +333,19 @@ struct cgs_cpu_tl {
 	struct cgs_tl_slice ring[CGS_TL_RING];
 };
 
+/*
+ * record --demand: on-CPU time of the traced cgroups, per CPU, in steps of
+ * dem_step_ns from dem_origin_ns (ktime). A slice goes into the steps it
+ * covers when it ends, so the loader can read a step exactly however late it
+ * comes, while the step is among the last CGS_DEM_STEPS (PERCPU_ARRAY, one
+ * entry).
+ */
+#define CGS_DEM_STEPS 64 /* a power of two */
+struct cgs_dem_steps {
+	__u64 tag[CGS_DEM_STEPS]; /* 1 + the index of the step ns[i] holds; 0: none */
+	__u64 ns[CGS_DEM_STEPS];
+};
+
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
 struct cgs_cpu_cur {
 	__u64 since_ns;      /* the switch-in, by the hot-path clock (sched_now) */

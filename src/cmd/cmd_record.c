@@ -585,6 +585,7 @@ static int record_trace(struct rec_run *r)
 	r->paths[0] = r->rel;
 	o->c.so.cgroups = r->paths;
 	o->c.so.ncgroups = 1;
+	o->c.so.demand = o->demand;
 	struct cgfs keep = r->s.fs;
 	/* The trace's file before tracing: a bad path costs no tracing (the cgroup goes at the end). */
 	if (o->c.timeline) {
@@ -637,7 +638,7 @@ static void record_begin(struct rec_run *r)
 	uint64_t period = rs->k_ok && r->k0.period_us ? r->k0.period_us * 1000 : CGS_PERIOD_DEFAULT_US * 1000;
 	bool grid = quota && !cgfs_id(&r->s.fs, r->rel, &id); /* before id is passed on */
 	if (o->demand)
-		demand_rec_start(&r->dr, &r->s, period, grid, id, r->rel, now_ns());
+		demand_rec_start(&r->dr, &r->s, period, grid, !o->attach, id, r->rel, now_ns());
 }
 
 /* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */
@@ -669,7 +670,7 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 	}
 	/* The command runs in its new cgroup from here: its demand's windows begin now. */
 	if (r->o->demand)
-		demand_rec_origin(&r->dr, now_ns());
+		demand_rec_origin(&r->dr, &r->s, now_ns());
 	/*
 	 * Until CMD exits; a signal to us was forwarded to it, so keep waiting.
 	 * Its exit ends the window when it happens (tick's wait on its pidfd),

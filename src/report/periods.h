@@ -70,13 +70,7 @@ struct demand_series {
 	size_t n, cap;          /* steps */
 	uint32_t *used_us;      /* on-CPU time in step i, summed over CPUs */
 	uint32_t *waited_us;    /* its tasks' throttled waits in step i, summed over tasks */
-	uint64_t late;          /* steps read late and folded into the next (their split unknown) */
-	/*
-	 * unsure_max_ns is the most by which one step's end was unresolved
-	 * (demand_rec.c read_at), so a period's demand is at most this over
-	 * what ran in it. unsure_edges counts the unresolved step ends.
-	 */
-	uint64_t unsure_max_ns, unsure_edges;
+	uint64_t late;          /* steps lost, read too late to find (pushed as 0) */
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
 	unsigned cpus_any;      /* CPUs it ran on at all; each may keep 1 ms of quota when its queue empties */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */

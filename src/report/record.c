@@ -84,8 +84,9 @@ static void demand_json(struct jw *w, const struct demand_series *d)
 	jw_ku64(w, "periods", np);
 	jw_ku64(w, "steps", d->n);
 	jw_ku64(w, "late", d->late);
-	jw_ku64(w, "unsure_max_us", (d->unsure_max_ns + 999) / 1000);
-	jw_ku64(w, "unsure_steps", d->unsure_edges);
+	/* Older readers find these: the steps leave no step end unresolved now. */
+	jw_ku64(w, "unsure_max_us", 0);
+	jw_ku64(w, "unsure_steps", 0);
 	jw_ku64(w, "cpus", d->cpus);
 	jw_ku64(w, "cpus_any", d->cpus_any);
 	jw_ku64(w, "slice_us", d->slice_us);

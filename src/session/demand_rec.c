@@ -7,10 +7,61 @@
 
 #include "lib/util.h"
 #include "session/demand_rec.h"
+#include "trace/demand_steps.h"
 #include "session/session.h"
 
-void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_ns, bool grid, uint64_t id,
-		      const char *rel, uint64_t now)
+/*
+ * Read the subtree's throttled waits so far. Also find the CPUs it ran on,
+ * from the per-CPU figures every read takes. This reads the totals only:
+ * the interval maxima's epoch is the command's to close. If these reads
+ * closed it, the report's maxima would be those of the last tenth of a
+ * period.
+ */
+static int read_figures(struct demand_rec *d, struct session *s, uint64_t *used, uint64_t *waited)
+{
+	struct snapshot *cur = &d->snap;
+	int err;
+
+	if ((err = snapshot_read_light(&s->tr, cur, true)))
+		return err;
+	*used = *waited = 0;
+	for (size_t i = 0; i < cur->n; i++) {
+		*used += cur->cg[i].c.oncpu_ns;
+		*waited += cur->cg[i].c.thr_wait_ns;
+	}
+	unsigned n = 0, any = 0;
+	for (int k = 0; k < cur->ncpus; k++) {
+		uint64_t on = 0;
+		for (size_t i = 0; i < cur->n; i++)
+			on += cur->cg[i].cpu ? cur->cg[i].cpu[k].oncpu_ns : 0;
+		n += on * 100 > *used && on;
+		any += on > 0;
+	}
+	d->ds.cpus = n;
+	d->ds.cpus_any = any;
+	return 0;
+}
+
+/* Keep steps from origin (trace/demand_steps.h); the subtree's throttled waits so far are their base. */
+static int arm(struct demand_rec *d, struct session *s, uint64_t origin, bool pre, bool base)
+{
+	uint64_t used, waited;
+	int err;
+
+	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns, pre))) {
+		cgs_warn("record --demand: cannot keep the demand's steps: %s", strerror(-err));
+		d->failed = true;
+		return err;
+	}
+	d->origin = origin;
+	d->armed = true;
+	if (base && !read_figures(d, s, &used, &waited))
+		d->waited0 = waited;
+	return 0;
+}
+
+void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_ns, bool grid, bool at_exec,
+		      uint64_t id, const char *rel, uint64_t now)
 {
 	memset(d, 0, sizeof(*d));
 	d->ds.period_ns = period_ns;
@@ -30,79 +81,27 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 	d->ks_open = d->want_grid;
 	if (d->want_grid) {
 		d->next_probe_ns = now; /* the grid first, the periods on it after */
+	} else if (at_exec) {
+		/*
+		 * Until the exec, everything goes into step 0: its origin lies
+		 * far ahead, and time before the origin is step 0's.
+		 */
+		d->wait_exec = !arm(d, s, UINT64_MAX / 4, true, false);
 	} else {
-		d->next_ns = now; /* windows from now: the first read is the base */
+		arm(d, s, now, false, true);
 	}
 }
 
-void demand_rec_origin(struct demand_rec *d, uint64_t t)
+void demand_rec_origin(struct demand_rec *d, struct session *s, uint64_t t)
 {
-	if (d->want_grid || d->ds.aligned || d->primed)
+	if (!d->wait_exec)
 		return;
-	d->used0 = d->waited0 = 0;
-	d->primed = true;
-	d->next_ns = t + d->ds.step_ns;
-}
-
-/*
- * Read the subtree's on-CPU time and throttled waits as of edge, the end
- * of a step that the read came after. Also find the CPUs it ran on, from
- * the per-CPU figures that every read takes. This reads the totals only:
- * the interval maxima's epoch is the command's to close. If these reads
- * closed it, the report's maxima would be those of the last tenth of a
- * period.
- *
- * A read always comes some time after its edge (the wake-up and the
- * read). What ran meanwhile is not the step's. Where the edges fall inside
- * a workload's bursts, a period would otherwise hold part of the next
- * one's work (docs/testing.md, test_advise_steady). So the slice running
- * at the read is split at the edge; its part after the edge goes to the
- * next step. A slice of the subtree's that ended between the edge and the
- * read cannot be split. The time from the edge to the first switch after
- * it on that CPU may belong to the next step; it goes to *unsure. Two
- * kinds of CPU add nothing to *unsure: one whose slice began before the
- * edge (no switch since), and one whose settled figures of the subtree did
- * not move since the last read.
- */
-static int read_at(struct demand_rec *d, struct session *s, uint64_t edge, uint64_t *used, uint64_t *waited,
-		   uint64_t *unsure)
-{
-	struct snapshot *cur = &d->snap;
-	int err;
-
-	cur->want_running = true;
-	if ((err = snapshot_read_light(&s->tr, cur, true)))
-		return err;
-	if (!d->settled0 && !(d->settled0 = calloc(cur->ncpus, sizeof(*d->settled0))))
-		return -ENOMEM;
-	*used = *waited = *unsure = 0;
-	for (size_t i = 0; i < cur->n; i++) {
-		*used += cur->cg[i].c.oncpu_ns;
-		*waited += cur->cg[i].c.thr_wait_ns;
-	}
-	unsigned n = 0, any = 0;
-	for (int k = 0; k < cur->ncpus; k++) {
-		const struct cpu_slice *r = &cur->running[k];
-		uint64_t on = 0;
-		for (size_t i = 0; i < cur->n; i++)
-			on += cur->cg[i].cpu ? cur->cg[i].cpu[k].oncpu_ns : 0;
-		n += on * 100 > *used && on;
-		any += on > 0;
-		uint64_t settled = on - (r->credit_ns < on ? r->credit_ns : on);
-		uint64_t after = r->since_ns >= edge ? r->credit_ns :
-				 cur->t_ns - edge < r->credit_ns ? cur->t_ns - edge : r->credit_ns;
-		*used -= after < *used ? after : *used;
-		if (d->primed && cur->t_ns > edge && (!r->since_ns || r->since_ns > edge) && settled != d->settled0[k])
-			*unsure += (r->since_ns ? r->since_ns : cur->t_ns) - edge;
-		d->settled0[k] = settled;
-	}
-	d->ds.cpus = n;
-	d->ds.cpus_any = any;
-	return 0;
+	d->wait_exec = false;
+	arm(d, s, t, true, false);
 }
 
 /* With a quota: its grid, once its period timer runs; then the period end after now. */
-static void find_grid(struct demand_rec *d, uint64_t now)
+static void find_grid(struct demand_rec *d, struct session *s, uint64_t now)
 {
 	struct kstat k;
 
@@ -113,52 +112,57 @@ static void find_grid(struct demand_rec *d, uint64_t now)
 	    k.period_us * 1000 == d->ds.period_ns) {
 		uint64_t P = d->ds.period_ns, e = k.period_end_ns;
 		/* The grid's first period end after now: steps from there begin periods. */
-		d->next_ns = e > now ? e - (e - now) / P * P : e + ((now - e) / P + 1) * P;
 		d->ds.aligned = true;
 		d->want_grid = false;
+		arm(d, s, e > now ? e - (e - now) / P * P : e + ((now - e) / P + 1) * P, false, true);
 	} else if (++d->tries >= 50) {
 		d->want_grid = false; /* no grid in 5 s: windows from now */
-		d->next_ns = now;
+		arm(d, s, now, false, true);
 	}
 }
 
 int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 {
 	if (d->want_grid) {
-		find_grid(d, now);
+		find_grid(d, s, now);
 		if (d->want_grid)
 			return 20;
 	}
-	if (!d->next_ns)
+	if (!d->armed || d->failed)
 		return 20;
-	if (now < d->next_ns) {
-		uint64_t left = d->next_ns - now;
+	uint64_t step = d->ds.step_ns, next = d->origin + (d->next_step + 1) * step;
+	if (now < next) {
+		uint64_t left = next - now;
 		if (left > 2000000ULL)
 			return (int)((left - 1000000ULL) / 1000000ULL) > 20 ? 20 : (int)((left - 1000000ULL) / 1000000ULL);
 		/* The last stretch slept exactly: a poll's timeout is whole milliseconds. */
-		struct timespec ts = { d->next_ns / 1000000000ULL, d->next_ns % 1000000000ULL };
+		struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 			;
 		now = now_ns();
 	}
-	/* A read a whole step late or more: the steps it spans are one, counted; the next keeps the grid. */
-	uint64_t late = (now - d->next_ns) / d->ds.step_ns, used, waited, unsure;
-	if (read_at(d, s, d->next_ns + late * d->ds.step_ns, &used, &waited, &unsure))
+	/*
+	 * Every step that has ended, however late this read comes: the BPF
+	 * side placed each slice in its steps. The throttled waits since the
+	 * last read go into the first of them.
+	 */
+	uint64_t upto = (now - d->origin) / step, used, waited, ns[CGS_DEM_STEPS];
+	if (read_figures(d, s, &used, &waited))
 		return 20;
-	if (d->primed) {
-		d->ds.late += late;
-		if (unsure > d->ds.unsure_max_ns)
-			d->ds.unsure_max_ns = unsure;
-		d->ds.unsure_edges += unsure > 0;
-		demand_push(&d->ds, used > d->used0 ? used - d->used0 : 0, waited > d->waited0 ? waited - d->waited0 : 0);
-		for (uint64_t i = 0; i < late; i++)
-			demand_push(&d->ds, 0, 0);
-		d->next_ns += (late + 1) * d->ds.step_ns;
-	} else {
-		d->next_ns += (late + 1) * d->ds.step_ns;
-		d->primed = true;
+	uint64_t w = waited > d->waited0 ? waited - d->waited0 : 0;
+	/* Steps older than the ring are lost: counted, and kept in place as empty. */
+	for (; d->next_step + CGS_DEM_STEPS < upto; d->next_step++, w = 0) {
+		d->ds.late++;
+		demand_push(&d->ds, 0, w);
 	}
-	d->used0 = used;
+	uint64_t n = upto - d->next_step;
+	if (tracer_demand_steps(&s->tr, d->next_step, n, ns))
+		return 20;
+	for (uint64_t i = 0; i < n; i++, w = 0) {
+		d->ds.late += ns[i] == UINT64_MAX;
+		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i], w);
+	}
+	d->next_step = upto;
 	d->waited0 = waited;
 	return 0;
 }
@@ -166,7 +170,6 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 void demand_rec_free(struct demand_rec *d)
 {
 	snapshot_free(&d->snap);
-	free(d->settled0);
 	if (d->ks_open)
 		kstat_src_close(&d->ks);
 	demand_free(&d->ds);

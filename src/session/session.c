@@ -111,6 +111,7 @@ int session_open(struct session *s, const struct session_opts *o)
 		.why = o->why,
 		.causes = o->causes,
 		.per_cpu = o->per_cpu,
+		.demand = o->demand,
 		.long_wait_ns = o->long_wait_ns,
 		.keep_removed_ns = o->keep_removed_ns,
 		.filter_ids = s->filter_ids,

@@ -25,6 +25,7 @@ struct session_opts {
 	bool tasks_one;            /* with tasks: one cgroup's at a time (top's screen, tracer_tasks_follow) */
 	bool why;                  /* --why: the causes of the waits (top, record) */
 	bool causes;               /* without --why, the split of waits by what ran (export --causes) */
+	bool demand;               /* record --demand: the BPF side keeps demand steps (trace/demand_steps.h) */
 	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
 	/*
 	 * How long removed cgroups' figures are kept. 0 means a minute.

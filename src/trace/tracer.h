@@ -49,6 +49,7 @@ struct tracer_opts {
 	bool why;                   /* --why: split each wait into its causes */
 	bool causes;                /* without --why: the split by what ran alone (CGS_WHY_SPLIT) */
 	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU */
+	bool demand;                /* record --demand: keep demand steps (demand_steps.h) */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */
 	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
