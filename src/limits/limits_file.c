@@ -168,6 +168,12 @@ static int check_rule(struct load_ctx *c, struct limit_rule *r)
 		snprintf(buf, sizeof(buf), "%llu us", (unsigned long long)r->lim.quota_us);
 		return fail_at(c, r->line_of[K_BURST], "burst larger than the quota (%s) in [%s]", buf, r->pattern);
 	}
+	/* The cap is a quota too: the kernel refuses it below the burst, and the cap would never come on. */
+	if (r->has_burst && r->has_soft && r->burst_us > r->soft_quota_us) {
+		snprintf(buf, sizeof(buf), "%llu us", (unsigned long long)r->soft_quota_us);
+		return fail_at(c, r->line_of[K_BURST], "burst larger than the soft cap's quota (%s) in [%s]: "
+			       "lower the burst or raise soft_max", buf, r->pattern);
+	}
 	if (r->has_soft && r->lim.has_max && r->lim.quota_us &&
 	    (double)r->soft_quota_us / r->soft_period_us >= (double)r->lim.quota_us / r->lim.period_us)
 		return fail_at(c, r->line_of[K_SOFT], "soft_max must be below max in [%s]%s", r->pattern, "");

@@ -196,3 +196,19 @@ Test(limits_file, create_alone_makes_it, .init = setup, .fini = teardown)
 	plan_free(&p);
 	limits_file_free(&lf);
 }
+
+/* A soft cap is a quota too: one below the burst is refused as the file is read. */
+Test(limits_file, soft_cap_below_the_burst, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	char err[512], p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/s", dir);
+	mkdir(p, 0755);
+	cr_assert_eq(load("[/s]\nmax = 50%\nsoft_max = 10%\nburst = 20ms\n", &lf, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "l.ini:4: burst larger than the soft cap's quota (10000 us) in [/s]: "
+			      "lower the burst or raise soft_max");
+	cr_assert_eq(load("[/s]\nsoft_max = 10%\nburst = 20ms\n", &lf, err, sizeof(err)), -1, "a soft cap alone too");
+	cr_assert_eq(load("[/s]\nmax = 50%\nsoft_max = 20%\nburst = 20ms\n", &lf, err, sizeof(err)), 0, "%s", err);
+	limits_file_free(&lf);
+}
