@@ -141,6 +141,28 @@ struct pass {
 static void want_value(void *ctx, const char *file, const char *value);
 static int journal_commit(struct enforcer *e);
 
+/*
+ * One target's writes, queued from start on: its burst goes before its
+ * quota when the new quota is below the burst in force, which the kernel
+ * would refuse.
+ */
+static void order_bursts(struct enforcer *e, size_t start)
+{
+	for (size_t i = start; i < e->npend; i++) {
+		const char *bf = burst_file_of(e->m[e->pend[i].m].file);
+		for (size_t j = i + 1; bf && j < e->npend; j++) {
+			if (strcmp(e->m[e->pend[j].m].file, bf))
+				continue;
+			if (burst_goes_first(e->pend[i].value, e->pend[j].now)) {
+				struct enf_pending t = e->pend[j];
+				memmove(&e->pend[i + 1], &e->pend[i], (j - i) * sizeof(t));
+				e->pend[i] = t;
+			}
+			break;
+		}
+	}
+}
+
 static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, bool exists)
 {
 	struct pass *p = ctx;
@@ -165,8 +187,10 @@ static int pass_target(void *ctx, const char *rel, const struct limit_rule *r, b
 	p->id = id;
 	p->rule = r;
 	struct enf_soft *s = find_soft(e, rel);
+	size_t start = e->npend;
 	e->reason = s && s->why[0] ? s->why : NULL;
 	rule_values(r, e->fs->version, s && s->capped, want_value, p);
+	order_bursts(e, start);
 	if (s)
 		s->why[0] = 0;
 	return 0;
@@ -252,9 +276,10 @@ static int journal_commit(struct enforcer *e)
 /*
  * Do the pass's writes. First, the values of the files about to be
  * changed for the first time go to the journal, in one atomic replace.
- * Then come the writes, in the order decided (a quota before its burst).
- * No file is changed whose value could not be journalled, because after a
- * crash it could not be put back.
+ * Then come the writes, in the order decided: a quota before its burst,
+ * unless the new quota is below the burst in force. No file is changed
+ * whose value could not be journalled, because after a crash it could not
+ * be put back.
  */
 static void flush(struct enforcer *e)
 {

@@ -475,5 +475,6 @@ int journal_plan(const struct journal *j, struct cgfs *fs, struct plan *p,
 		snprintf(c->old, sizeof(c->old), "%s", now);
 		snprintf(c->new, sizeof(c->new), "%s", e->orig);
 	}
+	plan_order_bursts(p);
 	return 0;
 }

@@ -445,7 +445,68 @@ int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ct
 		if (p->c[i].mkdir || strcmp(p->c[i].old, p->c[i].new))
 			p->c[w++] = p->c[i];
 	p->n = w;
+	plan_order_bursts(p);
 	return 0;
+}
+
+/* A value in µs at the start of s; false for "-1" and "max" (no quota), or no number. */
+static bool leading_us(const char *s, uint64_t *us)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*us = strtoull(s, &end, 10);
+	return !errno && (!*end || *end == ' ' || *end == '\n');
+}
+
+bool burst_goes_first(const char *quota, const char *burst)
+{
+	uint64_t q, b;
+
+	return leading_us(quota, &q) && leading_us(burst, &b) && q < b;
+}
+
+const char *burst_file_of(const char *quota_file)
+{
+	if (!strcmp(quota_file, "cpu.cfs_quota_us"))
+		return "cpu.cfs_burst_us";
+	if (!strcmp(quota_file, "cpu.max"))
+		return "cpu.max.burst";
+	return NULL;
+}
+
+/* Element from of p moved to to, those between shifted by one. */
+static void plan_move(struct plan *p, size_t from, size_t to)
+{
+	struct change t = p->c[from];
+
+	if (from > to)
+		memmove(&p->c[to + 1], &p->c[to], (from - to) * sizeof(t));
+	else
+		memmove(&p->c[from], &p->c[from + 1], (to - from) * sizeof(t));
+	p->c[to] = t;
+}
+
+void plan_order_bursts(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const char *bf = burst_file_of(p->c[i].file);
+		size_t j;
+		if (!bf)
+			continue;
+		for (j = 0; j < p->n && (strcmp(p->c[j].file, bf) || strcmp(p->c[j].rel, p->c[i].rel)); j++)
+			;
+		/* A cgroup to make has no burst yet; and its first write makes it. */
+		if (j == p->n || p->c[i].mkdir || p->c[j].mkdir)
+			continue;
+		bool first = burst_goes_first(p->c[i].new, p->c[j].old);
+		if (first && j > i)
+			plan_move(p, j, i);
+		else if (!first && j < i)
+			plan_move(p, i, j);
+	}
 }
 
 void plan_free(struct plan *p)

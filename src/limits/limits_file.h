@@ -80,6 +80,21 @@ void plan_print(FILE *f, const struct plan *p);
  * in p->unrestored.
  */
 int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const struct change **failed);
+/*
+ * The kernel refuses a quota below the burst in force, and a burst above the
+ * quota in force. burst_goes_first: a write of quota (a value of
+ * cpu.cfs_quota_us or cpu.max) to a cgroup whose burst is burst now must
+ * wait for the burst's own write. burst_file_of: the burst file of a quota
+ * file, NULL for any other file.
+ */
+bool burst_goes_first(const char *quota, const char *burst);
+const char *burst_file_of(const char *quota_file);
+/*
+ * Each cgroup's burst write just before its quota write when the new quota
+ * is below the burst in force (change.old), else after it; the other writes
+ * keep their order. Each write is then one the kernel takes.
+ */
+void plan_order_bursts(struct plan *p);
 /* The desired values of one cgroup's files under a rule (soft cap on or off). */
 int rule_values(const struct limit_rule *r, int version, bool soft_on,
 		void (*cb)(void *ctx, const char *file, const char *value), void *ctx);

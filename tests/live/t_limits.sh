@@ -202,3 +202,24 @@ test_enforce_new_groups() {
 	[ "$w" = "$( [ "$CG_VER" = 1 ] && echo 2048 || echo 200)" ] || fail "the new cgroup did not get its weight ($w)"
 	grep -q "$P/late $(weight_file): .* -> " "$TMP/enf" || fail "not logged"
 }
+
+# Lowering a quota and its burst together: the kernel refuses a quota below
+# the burst in force, so apply writes the burst first; raising them again
+# writes the quota first.
+test_apply_lowers_quota_and_burst() {
+	cg_create lqb && L=$CG
+	has_burst "$L" || { echo "no CFS burst here (Linux 5.14)"; exit 77; }
+	printf '[%s]\nmax = 50%%\nburst = 20ms\n' "$L" >"$TMP/hi.ini"
+	printf '[%s]\nmax = 10%%\nburst = 5ms\n' "$L" >"$TMP/lo.ini"
+	for f in hi lo hi; do
+		"$CGSCHED" apply "$TMP/$f.ini" >"$TMP/o" 2>"$TMP/e" || fail "apply $f.ini: exit $?: $(cat "$TMP/e")"
+		echo "$f: quota $(readf "$L" "$(quota_file)"), burst $(readf "$L" "$(burst_file)")"
+	done
+	"$CGSCHED" apply "$TMP/lo.ini" >"$TMP/o" 2>"$TMP/e" || fail "apply lo.ini again: $(cat "$TMP/e")"
+	cat "$TMP/o"
+	[ "$(readf "$L" "$(burst_file)")" = 5000 ] || fail "burst not lowered: $(readf "$L" "$(burst_file)")"
+	case $(readf "$L" "$(quota_file)") in 10000*) ;; *) fail "quota not lowered: $(readf "$L" "$(quota_file)")" ;; esac
+	grep -n "$(burst_file)" "$TMP/o" | cut -d: -f1 >"$TMP/bl"
+	grep -n "$(quota_file)" "$TMP/o" | cut -d: -f1 >"$TMP/ql"
+	[ "$(cat "$TMP/bl")" -lt "$(cat "$TMP/ql")" ] || fail "the plan does not list the burst first: $(cat "$TMP/o")"
+}

@@ -327,3 +327,27 @@ Test(enforcer, journal_left_by_a_crash_restores, .init = setup, .fini = teardown
 	enforcer_pass(&e, true);
 	cr_assert(journalled("/web", "cpu.shares", "1024"));
 }
+
+/* The line of the log that holds what, or NULL. */
+static const char *logged_at(const char *what)
+{
+	return strstr(logbuf, what);
+}
+
+/* Lowering a quota and its burst together: the burst is written first, or the kernel refuses the quota. */
+Test(enforcer, burst_first_when_the_quota_goes_below_it, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	char err[PATH_MAX + 256];
+
+	set("/web", "cpu.cfs_quota_us", "50000");
+	set("/web", "cpu.cfs_burst_us", "20000");
+	enforcer_free(&e);
+	write_limits("[web]\nmax = 10%\nburst = 5ms\n");
+	cr_assert_eq(limits_file_load(lpath, &fs, &lf, err, sizeof(err)), 0, "%s", err);
+	enforcer_init(&e, &fs, &lf, jpath);
+	e.log = logged;
+	enforcer_pass(&e, true);
+	const char *b = logged_at("/web cpu.cfs_burst_us: 20000 -> 5000"), *q = logged_at("/web cpu.cfs_quota_us: 50000 -> 10000");
+	cr_assert(b && q && b < q, "%s", logbuf);
+}

@@ -212,3 +212,46 @@ Test(limits_file, soft_cap_below_the_burst, .init = setup, .fini = teardown)
 	cr_assert_eq(load("[/s]\nmax = 50%\nsoft_max = 20%\nburst = 20ms\n", &lf, err, sizeof(err)), 0, "%s", err);
 	limits_file_free(&lf);
 }
+
+/* The index of rel's file in the plan (p->n when absent). */
+static size_t at(const struct plan *p, const char *rel, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < p->n && (strcmp(p->c[i].rel, rel) || strcmp(p->c[i].file, file)); i++)
+		;
+	return i;
+}
+
+/*
+ * The kernel refuses a quota below the burst in force: lowering both writes
+ * the burst first; raising them writes the quota first.
+ */
+Test(plan_apply, burst_first_when_the_quota_goes_below_it, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	struct plan p;
+	char err[512], path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/w", dir);
+	mkdir(path, 0755);
+	put("w/cpu.cfs_period_us", "100000\n");
+	put("w/cpu.cfs_quota_us", "50000\n");
+	put("w/cpu.cfs_burst_us", "20000\n");
+	cr_assert_eq(load("[/w]\nmax = 10%\nburst = 5ms\n", &lf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan_build(&lf, &fs, NULL, NULL, &p), 0);
+	cr_assert_eq(p.n, 2);
+	cr_assert_lt(at(&p, "/w", "cpu.cfs_burst_us"), at(&p, "/w", "cpu.cfs_quota_us"), "the burst first");
+	plan_free(&p);
+	limits_file_free(&lf);
+	cr_assert_eq(load("[/w]\nmax = 80%\nburst = 60ms\n", &lf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan_build(&lf, &fs, NULL, NULL, &p), 0);
+	cr_assert_lt(at(&p, "/w", "cpu.cfs_quota_us"), at(&p, "/w", "cpu.cfs_burst_us"), "the quota first");
+	plan_free(&p);
+	limits_file_free(&lf);
+	/* "-1" is no quota: nothing is below it. */
+	cr_assert(!burst_goes_first("-1", "20000"));
+	cr_assert(!burst_goes_first("max 100000", "20000"));
+	cr_assert(burst_goes_first("10000 100000", "20000"));
+	cr_assert(!burst_goes_first("20000 100000", "20000"));
+}
