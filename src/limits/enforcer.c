@@ -359,11 +359,58 @@ static int restore(struct enforcer *e, struct enf_managed *m, const char *why)
 	return err;
 }
 
+/* m put back as found, and out of the journal unless the kernel refused it; true when the journal changed. */
+static bool put_back(struct enforcer *e, struct enf_managed *m, const char *why)
+{
+	m->put_back = true;
+	return !restore(e, m, why) && m->journaled && journal_drop(&e->j, m->rel, m->file);
+}
+
+/* The quota file of a burst file, or NULL. */
+static const char *quota_file_of(const char *file)
+{
+	return !strcmp(file, "cpu.cfs_burst_us") ? "cpu.cfs_quota_us" : !strcmp(file, "cpu.max.burst") ? "cpu.max" : NULL;
+}
+
+/*
+ * Every file not seen in this pass (all: every file) put back, newest
+ * first: the reverse of the order in which they were first changed. A
+ * cgroup's quota and burst go in the order the kernel takes: the burst
+ * first when the quota put back is below the burst in force. True when the
+ * journal changed.
+ */
+static bool put_back_all(struct enforcer *e, bool all, const char *why)
+{
+	bool dropped = false;
+
+	for (size_t i = 0; i < e->n; i++)
+		e->m[i].put_back = false;
+	for (size_t i = e->n; i-- > 0;) {
+		struct enf_managed *m = &e->m[i], *q = NULL, *b = NULL;
+		const char *other;
+		if (m->put_back || (!all && m->seen))
+			continue;
+		if ((other = burst_file_of(m->file)))
+			q = m, b = find_m(e, m->rel, other);
+		else if ((other = quota_file_of(m->file)))
+			b = m, q = find_m(e, m->rel, other);
+		if (q && b && q->id == b->id && !q->put_back && !b->put_back && (all || (!q->seen && !b->seen))) {
+			char now[64] = "";
+			bool burst_first = cgfs_read(e->fs, b->rel, b->file, now, sizeof(now)) >= 0 &&
+					   burst_goes_first(q->orig, now);
+			dropped |= put_back(e, burst_first ? b : q, why);
+			m = burst_first ? q : b;
+		}
+		dropped |= put_back(e, m, why);
+	}
+	return dropped;
+}
+
 void enforcer_pass(struct enforcer *e, bool first)
 {
 	struct pass p = { .e = e, .first = first };
-
-	bool dropped = false;
+	bool dropped;
+	size_t w = 0;
 	int err;
 
 	for (size_t i = 0; i < e->n; i++)
@@ -378,17 +425,13 @@ void enforcer_pass(struct enforcer *e, bool first)
 	 * Files no longer in the file (after a reload): back to what they were.
 	 * Files of cgroups gone: forgotten. Either way out of the journal, but
 	 * for a value the kernel refused to take back (kept for apply --restore).
+	 * The list keeps its order, which is the order of the restore at exit.
 	 */
-	for (size_t i = 0; i < e->n;) {
-		struct enf_managed *m = &e->m[i];
-		if (m->seen) {
-			i++;
-			continue;
-		}
-		if (!restore(e, m, "no longer in the limits file") && m->journaled)
-			dropped |= journal_drop(&e->j, m->rel, m->file);
-		e->m[i] = e->m[--e->n];
-	}
+	dropped = put_back_all(e, false, "no longer in the limits file");
+	for (size_t i = 0; i < e->n; i++)
+		if (e->m[i].seen)
+			e->m[w++] = e->m[i];
+	e->n = w;
 	if (dropped && (err = journal_commit(e)))
 		elog(e, "journal %s: cannot update it: %s", e->j.path, strerror(-err));
 }
@@ -424,10 +467,7 @@ size_t enforcer_stop(struct enforcer *e)
 {
 	int err;
 
-	/* Newest first: the kernel refuses a quota below its burst, so undo in reverse. */
-	for (size_t i = e->n; i-- > 0;)
-		if (!restore(e, &e->m[i], "restored at exit") && e->m[i].journaled)
-			journal_drop(&e->j, e->m[i].rel, e->m[i].file);
+	put_back_all(e, true, "restored at exit");
 	/* A clean restore: no journal. Else what could not be put back stays in it. */
 	if ((err = journal_commit(e)))
 		elog(e, "journal %s: cannot %s it: %s", e->j.path, e->j.n ? "update" : "remove", strerror(-err));

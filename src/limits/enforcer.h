@@ -34,6 +34,7 @@ struct enf_managed {
 	char want[64];   /* what we last set */
 	bool seen;       /* still desired in this pass */
 	bool journaled;  /* orig is in the journal (it was, or is about to be, changed) */
+	bool put_back;   /* done in the restore under way */
 };
 
 struct enf_soft {

@@ -223,3 +223,32 @@ test_apply_lowers_quota_and_burst() {
 	grep -n "$(quota_file)" "$TMP/o" | cut -d: -f1 >"$TMP/ql"
 	[ "$(cat "$TMP/bl")" -lt "$(cat "$TMP/ql")" ] || fail "the plan does not list the burst first: $(cat "$TMP/o")"
 }
+
+# enforce: a reload that drops a section with a quota and a burst puts the
+# burst back first (the kernel refuses a quota below the burst in force),
+# and the exit after it is clean.
+test_enforce_reload_restores_burst_first() {
+	cg_create rbq && R=$CG
+	cg_create rbq-other && O=$CG
+	has_burst "$R" || { echo "no CFS burst here (Linux 5.14)"; exit 77; }
+	cg_quota "$R" 10000 100000
+	start=$(state "$R")
+	printf '[%s]\nmax = 50%%\nburst = 20ms\n' "$R" >"$TMP/rbq.ini"
+	"$CGSCHED" enforce "$TMP/rbq.ini" -i 0.3 --journal "$TMP/rbq.journal" >"$TMP/enf" 2>&1 &
+	CGS_BG="$CGS_BG $!" # killed on exit if the test fails
+	EP=$!
+	wait_line "$TMP/enf" enforcing
+	[ "$(readf "$R" "$(burst_file)")" = 20000 ] || fail "burst not set: $(cat "$TMP/enf")"
+	printf '[%s]\nweight = 200\n' "$O" >"$TMP/rbq.ini"
+	kill -HUP $EP
+	wait_line "$TMP/enf" "reloaded"
+	for i in $(seq 1 20); do
+		[ "$(state "$R")" = "$start" ] && break
+		nap 0.1
+	done
+	kill -TERM $EP
+	wait_bounded $EP 20 "enforce after SIGTERM"
+	cat "$TMP/enf"
+	[ "$(state "$R")" = "$start" ] || fail "not put back after the reload: $(state "$R")"
+	[ "$WAIT_RC" = 0 ] || fail "enforce exited $WAIT_RC, not 0"
+}

@@ -351,3 +351,57 @@ Test(enforcer, burst_first_when_the_quota_goes_below_it, .init = setup, .fini = 
 	const char *b = logged_at("/web cpu.cfs_burst_us: 20000 -> 5000"), *q = logged_at("/web cpu.cfs_quota_us: 50000 -> 10000");
 	cr_assert(b && q && b < q, "%s", logbuf);
 }
+
+/* The engine afresh, on the limits of text. */
+static void restart_with(const char *text)
+{
+	struct limits_file lf;
+	char err[PATH_MAX + 256];
+
+	enforcer_free(&e);
+	write_limits(text);
+	cr_assert_eq(limits_file_load(lpath, &fs, &lf, err, sizeof(err)), 0, "%s", err);
+	enforcer_init(&e, &fs, &lf, jpath);
+	e.log = logged;
+}
+
+/* A section dropped by a reload: its burst is put back before its quota, which the kernel refuses below the burst. */
+Test(enforcer, reload_puts_the_burst_back_first, .init = setup, .fini = teardown)
+{
+	set("/web", "cpu.cfs_quota_us", "10000");
+	set("/web", "cpu.cfs_burst_us", "0");
+	restart_with("[web]\nmax = 50%\nburst = 20ms\n[soft]\nsoft_max = 50%\n");
+	enforcer_pass(&e, true);
+	cr_assert_str_eq(get("/web", "cpu.cfs_burst_us"), "20000");
+	write_limits("[soft]\nsoft_max = 50%\n");
+	logbuf[0] = 0;
+	cr_assert_eq(enforcer_reload(&e, lpath), 0);
+	const char *b = logged_at("/web cpu.cfs_burst_us: 20000 -> 0 (no longer"),
+		   *q = logged_at("/web cpu.cfs_quota_us: 50000 -> 10000 (no longer");
+	cr_assert(b && q && b < q, "%s", logbuf);
+}
+
+/*
+ * A managed cgroup removed: the list keeps the order of the others, which
+ * the restore at exit undoes newest first.
+ */
+Test(enforcer, removal_keeps_the_order, .init = setup, .fini = teardown)
+{
+	char cmd[PATH_MAX + 16];
+	static const char *const want[] = { "cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.cfs_burst_us" };
+
+	set("/web", "cpu.cfs_burst_us", "0");
+	restart_with("[rival]\nweight = 300\n[web]\nmax = 50%\nburst = 20ms\n");
+	enforcer_pass(&e, true);
+	cr_assert_eq(e.n, 4);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/rival", dir);
+	cr_assert_eq(system(cmd), 0);
+	enforcer_pass(&e, false);
+	cr_assert_eq(e.n, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_str_eq(e.m[i].file, want[i], "entry %zu", i);
+	logbuf[0] = 0;
+	cr_assert_eq(enforcer_stop(&e), 0, "%s", logbuf);
+	const char *b = logged_at("/web cpu.cfs_burst_us: 20000 -> 0"), *q = logged_at("/web cpu.cfs_quota_us: 50000 -> -1");
+	cr_assert(b && q, "%s", logbuf);
+}
