@@ -386,7 +386,8 @@ int webconfig_load(const char *path, struct webconfig *wc, char *err, size_t err
 	init(wc);
 	if (!err || !errlen)
 		err = sink, errlen = sizeof(sink);
-	if (read_file_bounded(path, WEBCONFIG_MAX, &text, &len, &why) < 0) {
+	/* It sets who may read the metrics: a file others can write is refused. */
+	if (read_file_config(path, WEBCONFIG_MAX, &text, &len, &why) < 0) {
 		snprintf(err, errlen, "%s: %s", esc(path, b), why);
 		return -1;
 	}

@@ -235,12 +235,16 @@ bool stat_ours_alone(const struct stat *st)
 	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-static int read_bounded(const char *path, size_t max, bool trusted, char **out, size_t *len, const char **why)
+/* What read_bounded checks beyond a bounded regular file. */
+enum { READ_NOFOLLOW = 1, READ_OURS = 2 };
+
+static int read_bounded(const char *path, size_t max, int how, char **out, size_t *len, const char **why)
 {
 	struct stat st;
 	char *buf;
 	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (trusted ? O_NOFOLLOW : 0));
+	bool trusted = how & READ_OURS;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (how & READ_NOFOLLOW ? O_NOFOLLOW : 0));
 
 	*out = NULL;
 	if (fd < 0) {
@@ -300,12 +304,17 @@ static int read_bounded(const char *path, size_t max, bool trusted, char **out, 
 
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why)
 {
-	return read_bounded(path, max, false, out, len, why);
+	return read_bounded(path, max, 0, out, len, why);
 }
 
 int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why)
 {
-	return read_bounded(path, max, true, out, len, why);
+	return read_bounded(path, max, READ_NOFOLLOW | READ_OURS, out, len, why);
+}
+
+int read_file_config(const char *path, size_t max, char **out, size_t *len, const char **why)
+{
+	return read_bounded(path, max, READ_OURS, out, len, why);
 }
 
 int output_path_check(const char *path, const char **why)

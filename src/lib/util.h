@@ -133,6 +133,12 @@ struct stat;
 bool stat_ours_alone(const struct stat *st);
 /* The same as read_file_bounded, for a file acted on with this user's rights (a journal): no symlink, ours, writable by us alone (-EPERM). */
 int read_file_trusted(const char *path, size_t max, char **out, size_t *len, const char **why);
+/*
+ * The same, through symbolic links (a Kubernetes ConfigMap mounts files
+ * through them), for a config file acted on with this user's rights (a
+ * limits file, a web config): the file reached must be ours alone.
+ */
+int read_file_config(const char *path, size_t max, char **out, size_t *len, const char **why);
 
 /*
  * Check a file that cgsched writes beside its target and renames over it

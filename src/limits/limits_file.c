@@ -209,7 +209,8 @@ int limits_file_load(const char *path, struct cgfs *fs, struct limits_file *lf, 
 	int r;
 
 	memset(lf, 0, sizeof(*lf));
-	if (read_file_bounded(path, LIMITS_FILE_MAX, &text, &len, &why)) {
+	/* Applied as root, create = yes included: a file others can write is refused. */
+	if (read_file_config(path, LIMITS_FILE_MAX, &text, &len, &why)) {
 		snprintf(err, errlen, "%s: %s%s", path, why,
 			 !strcmp(why, "too large") ? " (a limits file is at most 1 MiB)" : "");
 		return -1;

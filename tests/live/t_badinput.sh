@@ -117,6 +117,10 @@ bi_fixtures() {
 	chmod 666 "$F/wide.journal"
 	echo precious >"$F/victim"
 	rm -f "$F/hl.journal.lock" && ln "$F/victim" "$F/hl.journal.lock"
+	# Config files acted on as root: another user's, and ones others may write.
+	cp "$F/ok.ini" "$F/others.ini" && chown 12345:12345 "$F/others.ini"
+	cp "$F/ok.ini" "$F/wide.ini" && chmod 666 "$F/wide.ini"
+	: >"$F/wide.yml" && chmod 664 "$F/wide.yml"
 }
 
 test_bad_input_table() {
@@ -309,6 +313,9 @@ bi_doc() {
 		print "| `others.journal` | a journal owned by another user |"
 		print "| `wide.journal` | a journal of mode 666 |"
 		print "| `hl.journal.lock` | a hard link to another file |"
+		print "| `others.ini` | `ok.ini`, owned by another user |"
+		print "| `wide.ini` | `ok.ini`, of mode 666 |"
+		print "| `wide.yml` | an empty web config of mode 664 |"
 		print ""
 		print "The environments:"
 		print ""

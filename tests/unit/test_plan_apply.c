@@ -255,3 +255,25 @@ Test(plan_apply, burst_first_when_the_quota_goes_below_it, .init = setup, .fini 
 	cr_assert(burst_goes_first("10000 100000", "20000"));
 	cr_assert(!burst_goes_first("20000 100000", "20000"));
 }
+
+/* A limits file is applied as root: one that others may write is refused, as a journal is. */
+Test(limits_file, writable_by_others_refused, .init = setup, .fini = teardown)
+{
+	struct limits_file lf;
+	char err[PATH_MAX + 256], path[PATH_MAX], want[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/a", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/l.ini", dir);
+	put("l.ini", "[/a]\nweight = 50\n");
+	static const mode_t modes[] = { 0620, 0602, 0666 };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		cr_assert_eq(chmod(path, modes[i]), 0);
+		cr_assert_eq(limits_file_load(path, &fs, &lf, err, sizeof(err)), -1, "mode %o", modes[i]);
+		snprintf(want, sizeof(want), "%s: writable by others: refused", path);
+		cr_assert(!strncmp(err, want, strlen(want)), "%s", err);
+	}
+	cr_assert_eq(chmod(path, 0644), 0);
+	cr_assert_eq(limits_file_load(path, &fs, &lf, err, sizeof(err)), 0, "%s", err);
+	limits_file_free(&lf);
+}

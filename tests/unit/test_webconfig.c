@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exporter/webconfig.h"
@@ -309,6 +310,23 @@ Test(webconfig, load, .init = mk_tmp, .fini = rm_tmp)
 	cr_expect_str_eq(err, want);
 	cr_assert_eq(webconfig_load(tmp, &wc, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "not a regular file"), "%s", err);
+}
+
+/* It sets who may read the metrics: a web config that others may write is refused. */
+Test(webconfig, writable_by_others_refused, .init = mk_tmp, .fini = rm_tmp)
+{
+	struct webconfig wc;
+	char path[128], want[256], err[512];
+
+	snprintf(path, sizeof(path), "%s/web.yml", tmp);
+	put("web.yml", "");
+	cr_assert_eq(chmod(path, 0664), 0);
+	cr_assert_eq(webconfig_load(path, &wc, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: writable by others: refused", path);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	cr_assert_eq(chmod(path, 0644), 0);
+	cr_assert_eq(webconfig_load(path, &wc, err, sizeof(err)), 0, "%s", err);
+	webconfig_free(&wc);
 }
 
 /* bcrypt within a budget: past a second's burst, unremembered passwords wait (BUSY); a remembered one goes on. */
