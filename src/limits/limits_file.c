@@ -30,6 +30,67 @@ struct load_ctx {
 };
 
 /*
+ * The ']' that closes the set of fnmatch opening at p ('['), or NULL when
+ * none does on the line: then the '[' is a plain character, as fnmatch
+ * takes it. A ']' first in the set is one of its characters.
+ */
+static const char *set_end(const char *p)
+{
+	const char *q = p + 1;
+
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	for (; *q && *q != '\n'; q++) {
+		if (*q == '\\' && q[1] && q[1] != '\n') {
+			q++;
+		} else if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+			/* A class such as [:digit:]: its ']' does not close the set. */
+			const char *e = q + 2;
+			while (*e && *e != '\n' && !(e[0] == q[1] && e[1] == ']'))
+				e++;
+			if (!*e || *e == '\n')
+				return NULL;
+			q = e + 1;
+		} else if (*q == ']') {
+			return q;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The ']' that ends the section name opening at p ('['): the first one
+ * outside a set of the glob, so that [x-[ab]] names x-[ab]. Else the first
+ * ']' on the line, as inih reads it, or NULL.
+ */
+static const char *section_end(const char *p)
+{
+	const char *q, *e;
+
+	for (q = p + 1; *q && *q != '\n'; q++) {
+		if (*q == '\\' && q[1] && q[1] != '\n')
+			q++;
+		else if (*q == '[' && (e = set_end(q)))
+			q = e;
+		else if (*q == ']')
+			return q;
+	}
+	q = strpbrk(p, "]\n");
+	return q && *q == ']' ? q : NULL;
+}
+
+/* A glob: it has a '*', a '?', or a set that closes. */
+static bool is_glob(const char *pattern)
+{
+	for (const char *p = pattern; *p; p++)
+		if (*p == '*' || *p == '?' || (*p == '[' && set_end(p)))
+			return true;
+	return false;
+}
+
+/*
  * inih reads through this, one whole line per call, and the lines are
  * counted. inih's line buffer may grow to the file's size, so it never
  * splits a line. A section header's name is kept in full here, since inih
@@ -47,10 +108,10 @@ static char *reader(char *buf, int size, void *stream)
 		c->line++;
 		p = c->at + strspn(c->at, " \t");
 		if (*p == '[') {
-			const char *close = strpbrk(p, "]\n");
+			const char *close = section_end(p);
 			c->section_line = c->line;
 			free(c->section);
-			c->section = close && *close == ']' ? strndup(p + 1, close - p - 1) : NULL;
+			c->section = close ? strndup(p + 1, close - p - 1) : NULL;
 		}
 	}
 	/* inih asks for the rest of a long line in a grown buffer: hand it out in pieces. */
@@ -94,7 +155,7 @@ static struct limit_rule *rule_for(struct load_ctx *c, const char *section)
 	memset(r, 0, sizeof(*r));
 	snprintf(r->pattern, sizeof(r->pattern), "%s", norm);
 	r->line = c->section_line;
-	r->glob = strpbrk(norm, "*?") != NULL;
+	r->glob = is_glob(norm);
 	return r;
 }
 

@@ -277,3 +277,51 @@ Test(limits_file, writable_by_others_refused, .init = setup, .fini = teardown)
 	cr_assert_eq(limits_file_load(path, &fs, &lf, err, sizeof(err)), 0, "%s", err);
 	limits_file_free(&lf);
 }
+
+static int by_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct change *)a)->rel, ((const struct change *)b)->rel);
+}
+
+/* The cgroups a limits file's plan writes to, in sorted order, one "REL " after another. */
+static const char *planned(const char *text)
+{
+	static char out[512];
+	struct limits_file lf;
+	struct plan p;
+	char err[512];
+
+	out[0] = 0;
+	cr_assert_eq(load(text, &lf, err, sizeof(err)), 0, "%s: %s", text, err);
+	cr_assert_eq(plan_build(&lf, &fs, NULL, NULL, &p), 0);
+	qsort(p.c, p.n, sizeof(*p.c), by_rel);
+	for (size_t i = 0; i < p.n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%.64s ", p.c[i].rel);
+	plan_free(&p);
+	limits_file_free(&lf);
+	return out;
+}
+
+/* A section name ends at the first ']' outside a set of its glob. */
+Test(limits_file, a_set_in_a_section_name, .init = setup, .fini = teardown)
+{
+	static const char *const cgs[] = { "x-a", "x-b", "x-c", "a[1]", "a1", "a[b" };
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, cgs[i]);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		snprintf(p, sizeof(p), "%s/cpu.shares", cgs[i]);
+		put(p, "1024\n");
+	}
+	cr_assert_str_eq(planned("[x-[ab]]\nweight = 50\n"), "/x-a /x-b ");
+	cr_assert_str_eq(planned("[x-[!a]]\nweight = 50\n"), "/x-b /x-c ");
+	cr_assert_str_eq(planned("[x-[[:alpha:]]]\nweight = 50\n"), "/x-a /x-b /x-c ");
+	cr_assert_str_eq(planned("[x-[ab]] ; a comment [c]\nweight = 50\n"), "/x-a /x-b ");
+	/* '[' and ']' in a name, as sets of one. */
+	cr_assert_str_eq(planned("[a[[]1[]]]\nweight = 50\n"), "/a[1] ");
+	/* A '[' that nothing closes is a plain character. */
+	cr_assert_str_eq(planned("[a[b]\nweight = 50\n"), "/a[b ");
+	/* Over inih's 49 bytes. */
+	cr_assert_str_eq(planned("[/./././././././././././././././././././././././x-[ab]]\nweight = 50\n"), "/x-a /x-b ");
+}
