@@ -310,8 +310,14 @@ static void flush(struct enforcer *e)
 		added++;
 	}
 	if (added && (err = journal_save(&e->j))) {
-		elog(e, "journal %s: cannot write it (%s): %zu change%s not made (none is made that a crash could not undo)",
-			e->j.path, strerror(-err), added, added == 1 ? "" : "s");
+		if (err == -EFBIG)
+			elog(e, "journal %s: cannot write it: %zu values would make it larger than " JOURNAL_MAX_TEXT
+				", which could not be read back: %zu change%s not made (none is made that a crash could not "
+				"undo); split the limits file between enforce processes, each with its own --journal",
+				e->j.path, e->j.n, added, added == 1 ? "" : "s");
+		else
+			elog(e, "journal %s: cannot write it (%s): %zu change%s not made (none is made that a crash could not undo)",
+				e->j.path, strerror(-err), added, added == 1 ? "" : "s");
 		/* This pass's entries out again; those of earlier passes are on disk, their writes go ahead. */
 		for (size_t i = 0; i < e->npend; i++) {
 			struct enf_managed *m = &e->m[e->pend[i].m];

@@ -15,8 +15,6 @@
 #include "limits/journal.h"
 
 #define JOURNAL_MAGIC "cgsched-journal 1"
-/* Each entry is a line of at most a few KB: this is over 100,000 cgroup files. */
-#define JOURNAL_MAX (16 << 20)
 
 /* A boot id as the kernel writes it (a UUID), or "unknown". */
 static bool boot_ok(const char *s, size_t n)
@@ -359,7 +357,7 @@ int journal_load(const char *path, struct journal *j, char *err, size_t errlen)
 	char *text;
 	size_t len;
 	const char *why;
-	int r = read_file_trusted(path, JOURNAL_MAX, &text, &len, &why);
+	int r = read_file_trusted(path, JOURNAL_MAX_BYTES, &text, &len, &why);
 
 	memset(j, 0, sizeof(*j));
 	if (r == -ENOENT)
@@ -380,6 +378,11 @@ int journal_save(const struct journal *j)
 
 	if (!text)
 		return -ENOMEM;
+	/* What journal_load would refuse is not written: the journal on disk stays as it was. */
+	if (len > JOURNAL_MAX_BYTES) {
+		free(text);
+		return -EFBIG;
+	}
 	/* Synced: a power cut leaves the old journal or the new one, never none. */
 	int err = atomic_file_put(j->path, text, len, 0, true);
 	free(text);

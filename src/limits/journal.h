@@ -31,6 +31,9 @@
 struct cgfs;
 
 #define JOURNAL_DEFAULT "/run/cgsched/enforce.journal"
+/* The largest journal that journal_load takes; an entry is a line, of up to about 4 KB with the longest paths. */
+#define JOURNAL_MAX_BYTES (16 << 20)
+#define JOURNAL_MAX_TEXT "16 MiB"
 
 struct journal_ent {
 	uint64_t id;     /* the cgroup's id then: one made again under the name is another */
@@ -73,7 +76,11 @@ char *journal_format(const struct journal *j, size_t *len);
 
 /* Read path: 0; -ENOENT when there is none; -1 with a line in err when unreadable or malformed. */
 int journal_load(const char *path, struct journal *j, char *err, size_t errlen);
-/* Atomically replace j->path with j: temp file, fsync, rename, fsync of the directory. 0 or -errno. */
+/*
+ * Atomically replace j->path with j: temp file, fsync, rename, fsync of the
+ * directory. 0 or -errno; -EFBIG, with nothing written, when the text would
+ * be over JOURNAL_MAX_BYTES, which journal_load refuses.
+ */
 int journal_save(const struct journal *j);
 /* Remove it (and fsync the directory): 0 or -errno; none there is 0. */
 int journal_remove(const char *path);

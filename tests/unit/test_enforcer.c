@@ -405,3 +405,40 @@ Test(enforcer, removal_keeps_the_order, .init = setup, .fini = teardown)
 	const char *b = logged_at("/web cpu.cfs_burst_us: 20000 -> 0"), *q = logged_at("/web cpu.cfs_quota_us: 50000 -> -1");
 	cr_assert(b && q, "%s", logbuf);
 }
+
+/*
+ * A pass whose values would make the journal too big to read back: none of
+ * its changes is made, and the log says why and what to do.
+ */
+Test(enforcer, journal_too_big_no_change, .init = setup, .fini = teardown)
+{
+	char rel[PATH_MAX];
+	size_t total = 0, len;
+
+	/* Entries of cgroups the tree does not have, up to 31 bytes below the bound or closer (a line of /web is longer). */
+	for (size_t i = 0; total + 8192 < JOURNAL_MAX_BYTES; i++) {
+		int n = snprintf(rel, sizeof(rel), "/gone-%zu", i);
+		while (n < 3900)
+			n += snprintf(rel + n, sizeof(rel) - n, "/%0200d", 0);
+		cr_assert_eq(journal_add(&e.j, 1, rel, "cpu.shares", "1024"), 0);
+		total += n + 23;
+	}
+	char *text = journal_format(&e.j, &len);
+	free(text);
+	for (size_t i = 0; len + 31 <= JOURNAL_MAX_BYTES; i++) {
+		char line[64];
+		snprintf(rel, sizeof(rel), "/f%06zu", i);
+		cr_assert_eq(journal_add(&e.j, 1, rel, "cpu.shares", "1024"), 0);
+		len += snprintf(line, sizeof(line), "set 1 %s cpu.shares 1024\n", rel);
+	}
+	cr_assert_eq(journal_save(&e.j), 0);
+	enforcer_pass(&e, true);
+	cr_assert_str_eq(get("/web", "cpu.shares"), "1024");
+	cr_assert_str_eq(get("/web", "cpu.cfs_quota_us"), "-1");
+	cr_assert_not_null(strstr(logbuf, "would make it larger than 16 MiB, which could not be read back: 2 changes not made"),
+			   "%s", logbuf);
+	struct journal j;
+	char err[512];
+	cr_assert_eq(journal_load(jpath, &j, err, sizeof(err)), 0, "the journal on disk reads back: %s", err);
+	journal_free(&j);
+}

@@ -203,3 +203,50 @@ Test(journal, save_load_plan, .init = setup, .fini = teardown)
 	cr_assert_eq(journal_load(path, &k, err, sizeof(err)), -ENOENT);
 	journal_free(&j);
 }
+
+/* A path below the root of about 3,900 bytes, told apart by i. */
+static void long_rel(char *rel, size_t len, size_t i)
+{
+	int n = snprintf(rel, len, "/%zu", i);
+
+	while ((size_t)n + 201 < len && n < 3900)
+		n += snprintf(rel + n, len - n, "/%0200d", 0);
+}
+
+/* What journal_save writes, journal_load reads back: a journal too big for it is refused, the old one kept. */
+Test(journal, too_big_is_not_written, .init = setup, .fini = teardown)
+{
+	struct journal j, k;
+	char path[PATH_MAX], rel[PATH_MAX], err[512];
+	size_t len, n = 0;
+
+	snprintf(path, sizeof(path), "%s/enforce.journal", dir);
+	journal_init(&j, path, &fs);
+	cr_assert_eq(journal_add(&j, 1, "/a", "cpu.shares", "1024"), 0);
+	cr_assert_eq(journal_save(&j), 0);
+	/* Past the bound by a few entries ("set 1 REL cpu.shares 1024\n" each). */
+	size_t total = 0;
+	while (total < JOURNAL_MAX_BYTES + 4 * 4096) {
+		long_rel(rel, sizeof(rel), n++);
+		cr_assert_eq(journal_add(&j, 1, rel, "cpu.shares", "1024"), 0);
+		total += strlen(rel) + 23;
+	}
+	char *text = journal_format(&j, &len);
+	cr_assert_gt(len, JOURNAL_MAX_BYTES);
+	free(text);
+	cr_assert_eq(journal_save(&j), -EFBIG);
+	cr_assert_eq(journal_load(path, &k, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(k.n, 1, "the journal before it is kept");
+	journal_free(&k);
+	/* Back under it: written, and read back whole. */
+	while (total > JOURNAL_MAX_BYTES - 4096) {
+		long_rel(rel, sizeof(rel), --n);
+		cr_assert(journal_drop(&j, rel, "cpu.shares"));
+		total -= strlen(rel) + 23;
+	}
+	cr_assert_eq(journal_save(&j), 0);
+	cr_assert_eq(journal_load(path, &k, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(k.n, j.n);
+	journal_free(&k);
+	journal_free(&j);
+}
