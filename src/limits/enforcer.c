@@ -24,20 +24,35 @@ static void elog(struct enforcer *e, const char *fmt, ...)
 	e->log(e->log_ctx, line);
 }
 
+static void m_key(const void *ctx, size_t i, const char **rel, const char **file)
+{
+	const struct enforcer *e = ctx;
+
+	*rel = e->m[i].rel;
+	*file = e->m[i].file;
+}
+
+static void soft_key(const void *ctx, size_t i, const char **rel, const char **none)
+{
+	const struct enforcer *e = ctx;
+
+	*rel = e->soft[i].rel;
+	*none = "";
+}
+
+/* Both by hash: a pass looks up every target and every file. */
 static struct enf_managed *find_m(struct enforcer *e, const char *rel, const char *file)
 {
-	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->m[i].rel, rel) && !strcmp(e->m[i].file, file))
-			return &e->m[i];
-	return NULL;
+	size_t i = keyidx_find(&e->mi, rel, file, m_key, e);
+
+	return i == SIZE_MAX ? NULL : &e->m[i];
 }
 
 static struct enf_soft *find_soft(struct enforcer *e, const char *rel)
 {
-	for (size_t i = 0; i < e->nsoft; i++)
-		if (!strcmp(e->soft[i].rel, rel))
-			return &e->soft[i];
-	return NULL;
+	size_t i = keyidx_find(&e->si, rel, "", soft_key, e);
+
+	return i == SIZE_MAX ? NULL : &e->soft[i];
 }
 
 /* Soft-capped targets: make sure each has a state. */
@@ -59,9 +74,12 @@ static int note_soft(void *ctx, const char *rel, const struct limit_rule *r, boo
 	}
 	if (ARRAY_GROW(e->soft, e->nsoft, e->softcap, 8))
 		return -ENOMEM;
-	s = &e->soft[e->nsoft++];
+	s = &e->soft[e->nsoft];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->rel, sizeof(s->rel), "%s", rel);
+	if (keyidx_add(&e->si, e->nsoft, s->rel, ""))
+		return -ENOMEM;
+	e->nsoft++;
 	s->id = id;
 	s->seen = true;
 	return 0;
@@ -76,6 +94,9 @@ static void shrink_soft(struct enforcer *e)
 		if (e->soft[i].seen)
 			e->soft[w++] = e->soft[i];
 	e->nsoft = w;
+	/* Fewer than before: this takes no memory, so it cannot fail. */
+	if (w != before)
+		keyidx_rebuild(&e->si, w, soft_key, e);
 	if (w != before)
 		cgs_debug("soft-cap states: %zu (%zu dropped: cgroups gone or no longer soft-capped)", w, before - w);
 	if (w < e->softcap / 4 && e->softcap > 8) {
@@ -229,13 +250,16 @@ static void want_value(void *ctx, const char *file, const char *value)
 	if (!m) {
 		if (ARRAY_GROW(e->m, e->n, e->cap, 16))
 			return;
-		m = &e->m[e->n++];
+		m = &e->m[e->n];
 		memset(m, 0, sizeof(*m));
+		snprintf(m->rel, sizeof(m->rel), "%s", p->rel);
+		snprintf(m->file, sizeof(m->file), "%s", file);
+		if (keyidx_add(&e->mi, e->n, m->rel, m->file))
+			return;
+		e->n++;
 		if (!p->first)
 			snprintf(fresh, sizeof(fresh), "new, matches [%s]", p->rule->pattern);
-		snprintf(m->rel, sizeof(m->rel), "%s", p->rel);
 		m->id = id;
-		snprintf(m->file, sizeof(m->file), "%s", file);
 		snprintf(m->orig, sizeof(m->orig), "%s", now);
 		snprintf(m->want, sizeof(m->want), "%s", now);
 	}
@@ -372,12 +396,6 @@ static bool put_back(struct enforcer *e, struct enf_managed *m, const char *why)
 	return !restore(e, m, why) && m->journaled && journal_drop(&e->j, m->rel, m->file);
 }
 
-/* The quota file of a burst file, or NULL. */
-static const char *quota_file_of(const char *file)
-{
-	return !strcmp(file, "cpu.cfs_burst_us") ? "cpu.cfs_quota_us" : !strcmp(file, "cpu.max.burst") ? "cpu.max" : NULL;
-}
-
 /*
  * Every file not seen in this pass (all: every file) put back, newest
  * first: the reverse of the order in which they were first changed. A
@@ -437,6 +455,9 @@ void enforcer_pass(struct enforcer *e, bool first)
 	for (size_t i = 0; i < e->n; i++)
 		if (e->m[i].seen)
 			e->m[w++] = e->m[i];
+	/* Fewer than before: this takes no memory, so it cannot fail. */
+	if (w != e->n)
+		keyidx_rebuild(&e->mi, w, m_key, e);
 	e->n = w;
 	if (dropped && (err = journal_commit(e)))
 		elog(e, "journal %s: cannot update it: %s", e->j.path, strerror(-err));
@@ -474,6 +495,7 @@ size_t enforcer_stop(struct enforcer *e)
 	int err;
 
 	put_back_all(e, true, "restored at exit");
+	keyidx_rebuild(&e->mi, 0, m_key, e);
 	/* A clean restore: no journal. Else what could not be put back stays in it. */
 	if ((err = journal_commit(e)))
 		elog(e, "journal %s: cannot %s it: %s", e->j.path, e->j.n ? "update" : "remove", strerror(-err));
@@ -486,6 +508,8 @@ void enforcer_free(struct enforcer *e)
 	for (size_t i = 0; i < e->npend; i++)
 		free(e->pend[i].why);
 	journal_free(&e->j);
+	keyidx_free(&e->mi);
+	keyidx_free(&e->si);
 	free(e->m);
 	free(e->soft);
 	free(e->pend);

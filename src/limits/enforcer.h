@@ -79,8 +79,10 @@ struct enforcer {
 	/* The engine's state. */
 	struct enf_managed *m;
 	size_t n, cap;
+	struct keyidx mi;        /* m by (rel, file) */
 	struct enf_soft *soft;
 	size_t nsoft, softcap;
+	struct keyidx si;        /* soft by rel */
 	struct enf_pending *pend;
 	size_t npend, pendcap;
 	const char *reason;      /* for the changes being made */

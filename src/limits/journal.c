@@ -59,14 +59,23 @@ void journal_free(struct journal *j)
 	free(j->e);
 	j->e = NULL;
 	j->n = j->cap = 0;
+	keyidx_free(&j->idx);
 }
 
+static void ent_key(const void *ctx, size_t i, const char **rel, const char **file)
+{
+	const struct journal *j = ctx;
+
+	*rel = j->e[i].rel;
+	*file = j->e[i].file;
+}
+
+/* By hash: a pass looks up every file it manages. */
 static struct journal_ent *find(const struct journal *j, const char *rel, const char *file)
 {
-	for (size_t i = 0; i < j->n; i++)
-		if (!strcmp(j->e[i].rel, rel) && !strcmp(j->e[i].file, file))
-			return &j->e[i];
-	return NULL;
+	size_t i = keyidx_find(&j->idx, rel, file, ent_key, j);
+
+	return i == SIZE_MAX ? NULL : &j->e[i];
 }
 
 int journal_add(struct journal *j, uint64_t id, const char *rel, const char *file, const char *orig)
@@ -82,6 +91,10 @@ int journal_add(struct journal *j, uint64_t id, const char *rel, const char *fil
 	e->id = id;
 	snprintf(e->file, sizeof(e->file), "%s", file);
 	snprintf(e->orig, sizeof(e->orig), "%s", orig);
+	if (keyidx_add(&j->idx, j->n, e->rel, e->file)) {
+		free(e->rel);
+		return -ENOMEM;
+	}
 	j->n++;
 	return 0;
 }
@@ -97,6 +110,7 @@ bool journal_drop(struct journal *j, const char *rel, const char *file)
 
 	if (!e)
 		return false;
+	keyidx_remove(&j->idx, e - j->e, j->n, ent_key, j);
 	free(e->rel);
 	/* The order is the undo order: keep it. */
 	memmove(e, e + 1, (j->n - (e - j->e) - 1) * sizeof(*e));

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/keyidx.h"
 #include "limits/limits_file.h"
 
 struct cgfs;
@@ -50,6 +51,7 @@ struct journal {
 	char root[PATH_MAX];
 	struct journal_ent *e;  /* in the order of the first changes */
 	size_t n, cap;
+	struct keyidx idx;      /* e by (rel, file) */
 };
 
 /* An empty journal at path, for this process, boot and hierarchy. */

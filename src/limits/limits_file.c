@@ -8,6 +8,7 @@
 
 #include "kernel/cgroupfs.h"
 #include "limits/limits_file.h"
+#include "lib/keyidx.h"
 #include "lib/util.h"
 
 enum { K_MAX, K_WEIGHT, K_BURST, K_SOFT, K_CREATE };
@@ -539,36 +540,78 @@ const char *burst_file_of(const char *quota_file)
 	return NULL;
 }
 
-/* Element from of p moved to to, those between shifted by one. */
-static void plan_move(struct plan *p, size_t from, size_t to)
+const char *quota_file_of(const char *burst_file)
 {
-	struct change t = p->c[from];
-
-	if (from > to)
-		memmove(&p->c[to + 1], &p->c[to], (from - to) * sizeof(t));
-	else
-		memmove(&p->c[from], &p->c[from + 1], (to - from) * sizeof(t));
-	p->c[to] = t;
+	if (!strcmp(burst_file, "cpu.cfs_burst_us"))
+		return "cpu.cfs_quota_us";
+	if (!strcmp(burst_file, "cpu.max.burst"))
+		return "cpu.max";
+	return NULL;
 }
 
+static void change_key(const void *ctx, size_t i, const char **rel, const char **file)
+{
+	const struct plan *p = ctx;
+
+	*rel = p->c[i].rel;
+	*file = p->c[i].file;
+}
+
+/* p->c[k] becomes what p->c[order[k]] was, for each k; order is used up. */
+static void plan_permute(struct plan *p, size_t *order)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		if (order[k] == k || order[k] == SIZE_MAX)
+			continue;
+		struct change t = p->c[k];
+		for (size_t d = k;;) {
+			size_t from = order[d];
+			order[d] = SIZE_MAX;
+			if (from == k) {
+				p->c[d] = t;
+				break;
+			}
+			p->c[d] = p->c[from];
+			d = from;
+		}
+	}
+}
+
+/* The partner of a quota or burst change: found by hash, as a plan may hold every file of thousands of cgroups. */
 void plan_order_bursts(struct plan *p)
 {
+	struct keyidx x = {};
+	size_t *order = malloc((p->n + 1) * sizeof(*order)), o = 0;
+	bool *taken = calloc(p->n + 1, sizeof(*taken));
+
+	/* Without the memory the writes stay in their order; the kernel may then refuse one, which is rolled back. */
+	if (!order || !taken || keyidx_rebuild(&x, p->n, change_key, p))
+		goto out;
 	for (size_t i = 0; i < p->n; i++) {
-		const char *bf = burst_file_of(p->c[i].file);
-		size_t j;
-		if (!bf)
+		const struct change *c = &p->c[i];
+		const char *bf = burst_file_of(c->file), *qf = quota_file_of(c->file);
+		size_t j = SIZE_MAX;
+		if (taken[i])
 			continue;
-		for (j = 0; j < p->n && (strcmp(p->c[j].file, bf) || strcmp(p->c[j].rel, p->c[i].rel)); j++)
-			;
-		/* A cgroup to make has no burst yet; and its first write makes it. */
-		if (j == p->n || p->c[i].mkdir || p->c[j].mkdir)
-			continue;
-		bool first = burst_goes_first(p->c[i].new, p->c[j].old);
-		if (first && j > i)
-			plan_move(p, j, i);
-		else if (!first && j < i)
-			plan_move(p, i, j);
+		if (bf || qf)
+			j = keyidx_find(&x, c->rel, bf ? bf : qf, change_key, p);
+		/* A cgroup to make has no burst yet, and its first write makes it. */
+		if (j != SIZE_MAX && j > i && !c->mkdir && !p->c[j].mkdir) {
+			size_t q = bf ? i : j, b = bf ? j : i;
+			/* The later one of the pair goes first: pulled forward to here. */
+			if (burst_goes_first(p->c[q].new, p->c[b].old) == (b == j)) {
+				order[o++] = j;
+				taken[j] = true;
+			}
+		}
+		order[o++] = i;
+		taken[i] = true;
 	}
+	plan_permute(p, order);
+out:
+	keyidx_free(&x);
+	free(order);
+	free(taken);
 }
 
 void plan_free(struct plan *p)

@@ -85,10 +85,11 @@ int plan_apply(struct cgfs *fs, struct plan *p, const volatile int *stop, const 
  * quota in force. burst_goes_first: a write of quota (a value of
  * cpu.cfs_quota_us or cpu.max) to a cgroup whose burst is burst now must
  * wait for the burst's own write. burst_file_of: the burst file of a quota
- * file, NULL for any other file.
+ * file, quota_file_of the other way; NULL for any other file.
  */
 bool burst_goes_first(const char *quota, const char *burst);
 const char *burst_file_of(const char *quota_file);
+const char *quota_file_of(const char *burst_file);
 /*
  * Each cgroup's burst write just before its quota write when the new quota
  * is below the burst in force (change.old), else after it; the other writes

@@ -250,3 +250,38 @@ Test(journal, too_big_is_not_written, .init = setup, .fini = teardown)
 	journal_free(&k);
 	journal_free(&j);
 }
+
+/*
+ * Entries are found by hash: adding, parsing (each line checked against
+ * those before it) and dropping 200,000 of them takes well under a second.
+ * Linear lookups took n^2/2 comparisons, minutes.
+ */
+Test(journal, many_entries_by_hash, .timeout = 20)
+{
+	struct journal j = { .pid = 7, .boot = "abc-1", .version = 1, .root = "/sys/fs/cgroup/cpu" }, k;
+	char rel[32], err[512];
+	size_t len, n = 200000;
+
+	snprintf(j.path, sizeof(j.path), "J");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "/batch/job-%06zu", i / 2);
+		cr_assert_eq(journal_add(&j, 1 + i / 2, rel, i % 2 ? "cpu.cfs_quota_us" : "cpu.shares", "1024"), 0);
+	}
+	cr_assert_eq(journal_add(&j, 1, "/batch/job-000000", "cpu.shares", "1"), -EEXIST);
+	char *text = journal_format(&j, &len);
+	cr_assert_not_null(text);
+	cr_assert_eq(journal_parse(text, len, "J", &k, err, sizeof(err)), 0, "%s", err);
+	free(text);
+	cr_assert_eq(k.n, n);
+	for (size_t i = 0; i < n; i += 1000) {
+		snprintf(rel, sizeof(rel), "/batch/job-%06zu", i / 2);
+		cr_assert(journal_drop(&k, rel, "cpu.shares"), "%s", rel);
+	}
+	cr_assert_eq(k.n, n - n / 1000);
+	/* What is left is found where it now is. */
+	cr_assert_eq(journal_find(&k, "/batch/job-099999", "cpu.cfs_quota_us"), &k.e[k.n - 1]);
+	cr_assert_eq(journal_find(&k, "/batch/job-000000", "cpu.cfs_quota_us"), &k.e[0]);
+	cr_assert_null(journal_find(&k, "/batch/job-000000", "cpu.shares"));
+	journal_free(&j);
+	journal_free(&k);
+}
