@@ -94,11 +94,11 @@ static void shrink_soft(struct enforcer *e)
 		if (e->soft[i].seen)
 			e->soft[w++] = e->soft[i];
 	e->nsoft = w;
-	/* Fewer than before: this takes no memory, so it cannot fail. */
-	if (w != before)
+	if (w != before) {
+		/* Fewer than before: this takes no memory, so it cannot fail. */
 		keyidx_rebuild(&e->si, w, soft_key, e);
-	if (w != before)
 		cgs_debug("soft-cap states: %zu (%zu dropped: cgroups gone or no longer soft-capped)", w, before - w);
+	}
 	if (w < e->softcap / 4 && e->softcap > 8) {
 		/* Give the memory back after a wave of short-lived cgroups (about 8 KB each). */
 		size_t c = e->softcap / 2;
