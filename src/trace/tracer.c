@@ -47,7 +47,6 @@ static const struct thr_backend {
 	{ "tracepoint", CGS_THR_TRACEPOINT },
 };
 
-#define MAX_SYMS 4
 /* Up to v5.10 the kernel refused any map of 4 GiB or more (bpf_map_charge_init). */
 #define CG_STATS_MAX_BYTES ((4ULL << 30) - (1ULL << 20))
 
@@ -131,7 +130,7 @@ static int why_parts_for(const struct tracer_opts *o)
 
 struct ksyms {
 	bool read;                  /* /proc/kallsyms read (only when kprobes can be tried) */
-	char throttle[MAX_SYMS][256], unthrottle[MAX_SYMS][256];
+	char throttle[TRACER_KPROBE_SYMS][256], unthrottle[TRACER_KPROBE_SYMS][256];
 	int nthrottle, nunthrottle;
 	bool fentry_probed;         /* fexit_probe tried (once per start, whatever the backend pair) */
 	int fentry_refused;         /* its refusal, -errno; 0: none seen */
@@ -170,16 +169,25 @@ static void resolve_ksyms(struct ksyms *k)
 		int n = sscanf(line, "%*s %c %255s %255s", &type, name, mod);
 		if (n < 2 || n == 3 || (type != 't' && type != 'T'))
 			continue;
-		if (sym_is(name, "throttle_cfs_rq") && k->nthrottle < MAX_SYMS)
+		if (sym_is(name, "throttle_cfs_rq") && k->nthrottle < TRACER_KPROBE_SYMS)
 			snprintf(k->throttle[k->nthrottle++], 256, "%s", name);
-		else if (sym_is(name, "unthrottle_cfs_rq") && k->nunthrottle < MAX_SYMS)
+		else if (sym_is(name, "unthrottle_cfs_rq") && k->nunthrottle < TRACER_KPROBE_SYMS)
 			snprintf(k->unthrottle[k->nunthrottle++], 256, "%s", name);
 	}
 	fclose(f);
 }
 
-static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf_link **links,
-			  int *nlinks)
+bool tracer_link_add(struct tracer *t, struct bpf_link *l)
+{
+	if (t->nlinks >= (int)ARRAY_SIZE(t->links)) {
+		bpf_link__destroy(l);
+		return false;
+	}
+	t->links[t->nlinks++] = l;
+	return true;
+}
+
+static int attach_kprobes(struct tracer *t, struct sched_bpf *s, const struct ksyms *k)
 {
 	struct {
 		struct bpf_program *prog;
@@ -192,6 +200,7 @@ static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf
 		{ s->progs.kprobe_unthrottle, false, k->unthrottle, k->nunthrottle },
 	};
 
+	_Static_assert(ARRAY_SIZE(want) == TRACER_KPROBE_PROGS, "tracer.h sizes links for these programs");
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		if (!want[i].n)
 			return -ENOENT;
@@ -200,7 +209,8 @@ static int attach_kprobes(struct sched_bpf *s, const struct ksyms *k, struct bpf
 									 want[i].names[j]);
 			if (!l)
 				return -errno;
-			links[(*nlinks)++] = l;
+			if (!tracer_link_add(t, l))
+				return -E2BIG;
 			cgs_debug("kprobe%s on %s", want[i].ret ? " (return)" : "", want[i].names[j]);
 		}
 	}
@@ -464,6 +474,7 @@ static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const str
 		b->btf ? s->progs.btf_attach : s->progs.raw_attach,
 	};
 
+	_Static_assert(ARRAY_SIZE(p) == TRACER_CGROUP_HOOKS, "tracer.h sizes links for these hooks");
 	for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
 		/* Without the hierarchy's number, another hierarchy's event could pass for the cpu one's. */
 		if (hier < 0) {
@@ -471,10 +482,9 @@ static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const str
 			continue;
 		}
 		struct bpf_link *l = bpf_program__attach(p[i]);
-		if (l) {
-			t->links[t->nlinks++] = l;
+		if (l && tracer_link_add(t, l))
 			t->rmdir_hooked |= i == 0;
-		} else
+		else if (!l)
 			cgs_debug("%s not attached (%s): %s", bpf_program__name(p[i]), strerror(errno), without[i]);
 	}
 }
@@ -523,7 +533,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	}
 	err = sched_bpf__attach(s);
 	if (!err && tb->id == CGS_THR_KPROBE)
-		err = attach_kprobes(s, k, t->links, &t->nlinks);
+		err = attach_kprobes(t, s, k);
 	if (!err)
 		attach_cgroup_hooks(t, s, b, hier);
 	if (err) {

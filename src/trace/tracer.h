@@ -66,11 +66,21 @@ struct tracer_opts {
 	const volatile int *stop;
 };
 
+/*
+ * The links attached by hand: each kprobe program on every clone of its
+ * function that kallsyms lists (at most TRACER_KPROBE_SYMS each), and the
+ * two cgroup hooks.
+ */
+#define TRACER_KPROBE_SYMS 4
+#define TRACER_KPROBE_PROGS 3
+#define TRACER_CGROUP_HOOKS 2
+#define TRACER_LINKS (TRACER_KPROBE_PROGS * TRACER_KPROBE_SYMS + TRACER_CGROUP_HOOKS)
+
 struct tracer {
 	struct sched_bpf *skel;
 	const char *backend;        /* "tp_btf" or "raw_tp" */
 	const char *thr_backend;    /* "fentry", "kprobe" or "tracepoint" */
-	struct bpf_link *links[13]; /* kprobes and the cgroup hooks, attached by hand */
+	struct bpf_link *links[TRACER_LINKS]; /* kprobes and the cgroup hooks, attached by hand */
 	int nlinks;
 	bool rmdir_hooked;          /* cgroup_rmdir is traced: removals are told (slots.h) */
 	void (*on_removals_told)(void *ctx, bool all);
@@ -155,6 +165,11 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 void tracer_begin_drops(struct tracer *t, struct tracer_view *v);
 /* The view is read: let go of it (after every tracer_begin_read, also a failed one). */
 void tracer_end_read(struct tracer *t);
+/*
+ * Keep a link attached by hand. Returns false, with the link destroyed,
+ * when t->links is full: a link beyond it could never be detached.
+ */
+bool tracer_link_add(struct tracer *t, struct bpf_link *l);
 /* Tell every CPU again what it runs, so a switch the kernel did not trace is caught up. */
 void tracer_sync_cpus(struct tracer *t);
 /*
