@@ -521,6 +521,7 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 	/* One allocation for every slot in use, or the last read's if as large (enforce reads every cgroup). */
 	if (t->nowned + t->nparked && ROOM_FOR(s->cg, t->nowned + t->nparked + 64, s->cap)) {
 		free(cur);
+		free(ran);
 		return -ENOMEM;
 	}
 	s->n = t->nowned;
