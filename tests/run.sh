@@ -58,6 +58,10 @@ took unit
 tests/layers.sh 2>&1 | tee "$logs/layers"
 counted "$logs/layers" layers
 took layers
+# The writing rules a machine can check (CONTRIBUTING.md).
+tests/docs.sh 2>&1 | tee "$logs/docs"
+counted "$logs/docs" docs
+took docs
 # The same with ASan and UBSan: a report crashes the test, and Criterion counts it.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 unit .output/asan/unit-tests "[asan]"
 took asan
