@@ -451,26 +451,25 @@ struct {
 } dem_steps SEC(".maps");
 
 /*
- * Put a slice that ends at `end` (the hot-path clock) and ran d ns into the
- * demand steps it covers. The slice began at cur->since_ns. Each step gets its
- * overlap, in order from the start, until d runs out: a steal the slice held
- * comes off its last steps. The loader credits a running slice the same way,
- * so a step it already read as running gets the same share here. Steps older
- * than the ring were read while the slice ran; they are skipped.
+ * Put a slice of d ns that ran from a to b (ktime) into the demand steps it
+ * covers. Each step gets its overlap, in order from the start, until d runs
+ * out: a steal the slice held comes off its last steps. The loader credits
+ * a running slice the same way, so a step it already read as running gets
+ * the same share here. Steps older than the ring were read while the slice
+ * ran; they are skipped. A global function: the verifier checks it once,
+ * not at each of its callers.
  */
-static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
+__noinline int dem_place(__u64 a, __u64 b, __u64 d)
 {
-	__u64 step = dem_step_ns, origin = dem_origin_ns, a, b, i, last;
+	__u64 step = dem_step_ns, origin = dem_origin_ns, i, last;
 	struct cgs_dem_steps *ds;
 	__u32 zero = 0;
 
-	if (!targ_demand || !step || !d || !(ds = bpf_map_lookup_elem(&dem_steps, &zero)))
-		return;
-	a = cur->since_ns + cur->clock_off;
-	b = end + cur->clock_off;
+	if (!step || !d || b <= a || !(ds = bpf_map_lookup_elem(&dem_steps, &zero)))
+		return 0;
 	if (b <= origin) {
 		if (!dem_pre)
-			return;
+			return 0;
 		a = origin;
 		b = origin + 1;
 	} else if (a < origin) {
@@ -500,6 +499,14 @@ static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __
 		a = edge;
 		i++;
 	}
+	return 0;
+}
+
+/* The slice from cur->since_ns to end, of d ns, in the hot-path clock. */
+static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
+{
+	if (targ_demand)
+		dem_place(cur->since_ns + cur->clock_off, end + cur->clock_off, d);
 }
 
 /*
