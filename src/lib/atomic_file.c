@@ -58,6 +58,16 @@ int atomic_file_open(struct atomic_file *f, const char *path, mode_t mode, bool 
 	return 0;
 }
 
+int atomic_file_check(const char *path)
+{
+	struct atomic_file f;
+	int err = atomic_file_open(&f, path, 0, false);
+
+	if (!err)
+		atomic_file_close(&f, false);
+	return err;
+}
+
 int atomic_file_write(struct atomic_file *f, const void *buf, size_t len)
 {
 	const char *p = buf;

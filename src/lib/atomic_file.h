@@ -30,6 +30,15 @@ struct atomic_file {
  * leaves the old file or the new one. Returns 0 or -errno.
  */
 int atomic_file_open(struct atomic_file *f, const char *path, mode_t mode, bool sync);
+/*
+ * Make and remove the temporary file that atomic_file_open would make for
+ * path, by the same construction: a name it can make now will not fail at
+ * the end for its length ("." and ATOMIC_FILE_TAG "XXXXXX" add 12 bytes).
+ * For a check before a long run. Returns 0 or -errno (-ENAMETOOLONG).
+ */
+int atomic_file_check(const char *path);
+/* How much longer the temporary name is than the target's. */
+#define ATOMIC_FILE_EXTRA (sizeof("." ATOMIC_FILE_TAG "XXXXXX") - 1)
 /* All of buf (a signal's EINTR is retried). 0 or -errno (-EIO: a short write). */
 int atomic_file_write(struct atomic_file *f, const void *buf, size_t len);
 /* keep: the file becomes path; else (or on an error) it is removed. 0 or -errno. */

@@ -269,6 +269,26 @@ ARGS
 	no_record_cgroups_left
 }
 
+# -o with a name that fits, but whose temporary name (12 bytes longer,
+# lib/atomic_file.h) does not: refused before the command runs, in one
+# line, exit 2; the command would have made a marker file.
+test_record_out_name_too_long() {
+	d=$TMP/rec-longname
+	mkdir -p "$d"
+	n=$(printf '%0245d' 0)
+	: >"$d/$n" || fail "a 245-byte name cannot be made here: the test shows nothing"
+	rm -f "$d/$n"
+	"$CGSCHED" record -q -o "$d/$n" -- touch "$d/ran" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	echo "record -o (245 bytes) -> exit $rc: $(cut -c1-60 "$TMP/e")...$(sed 's/.*0\{245\}//' "$TMP/e")"
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "exit $rc, $(wc -l <"$TMP/e") lines, not one line and exit 2"
+	grep -q "File name too long" "$TMP/e" || fail "the line does not say the name is too long: $(cat "$TMP/e")"
+	[ ! -e "$d/ran" ] || fail "the command ran before the name was refused"
+	[ -z "$(ls -A "$d")" ] || fail "left in $d: $(ls -A "$d")"
+	rm -rf "$d"
+	no_record_cgroups_left
+}
+
 # The live status line on a terminal (script(1) gives a pty), off without one.
 test_record_progress_line() {
 	if ! command -v script >/dev/null || ! script -qec true /dev/null >/dev/null 2>&1; then

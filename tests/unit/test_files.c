@@ -152,3 +152,37 @@ Test(atomic_file, discard_and_clean)
 	unlink(path);
 	rmdir(dir);
 }
+
+/*
+ * The check makes the writer's own temporary name: a target name that fits
+ * but whose temporary name does not is refused by the check, as the writer
+ * would refuse it at the end. The longest that fits passes, and nothing is
+ * left.
+ */
+Test(atomic_file, check_tries_the_temporary_name)
+{
+	char dir[] = "/tmp/cgs-afile-XXXXXX", path[1024], name[300];
+	long max;
+
+	cr_assert_not_null(mkdtemp(dir));
+	max = pathconf(dir, _PC_NAME_MAX);
+	cr_assert_gt(max, (long)ATOMIC_FILE_EXTRA + 1);
+	cr_assert_eq(ATOMIC_FILE_EXTRA, 12);
+	memset(name, 'a', sizeof(name));
+	name[max - ATOMIC_FILE_EXTRA + 1] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "the target's own name fits");
+	fclose(f);
+	unlink(path);
+	cr_assert_eq(atomic_file_check(path), -ENAMETOOLONG);
+	cr_assert_eq(atomic_file_put(path, "x", 1, 0, false), -ENAMETOOLONG, "as the writer fails");
+	name[max - ATOMIC_FILE_EXTRA] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_eq(atomic_file_check(path), 0);
+	cr_assert_eq(atomic_file_check("/nonexistent-dir/x"), -ENOENT);
+	char pat[1100];
+	snprintf(pat, sizeof(pat), "%s/.*" ATOMIC_FILE_TAG "*", dir);
+	cr_assert_eq(leftovers(pat), 0);
+	cr_assert_eq(rmdir(dir), 0, "nothing left in it");
+}
