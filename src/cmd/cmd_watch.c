@@ -157,7 +157,7 @@ static void on_usr1(int sig)
 /* --dump: the running watch's pid, SIGUSR1, and the new incident's path once it is there. */
 static int dump(const struct watch_opts *o)
 {
-	struct incident_dir d = { .dir = (char *)o->dir };
+	struct incident_dir d = { .dir = (char *)o->dir, .fd = -1 };
 	char text[32], *end;
 	FILE *f = fopen(o->pid_file, "r");
 	long pid;
@@ -295,7 +295,10 @@ int cmd_watch(int argc, char **argv)
 		return CGS_EXIT_USAGE;
 	}
 	if ((err = watch_open(&w, &o.w, &s, o.dir, (unsigned)o.max_incidents, &why))) {
-		cgs_err("--dir %s: %s: %s", o.dir, why ? why : "cannot use it", strerror(-err));
+		if (err == -EPERM && why)
+			cgs_err("--dir %s: %s", o.dir, why);
+		else
+			cgs_err("--dir %s: %s: %s", o.dir, why ? why : "cannot use it", strerror(-err));
 		unlink(o.pid_file);
 		watch_close(&w);
 		session_close(&s);

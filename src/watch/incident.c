@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/util.h"
 #include "watch/incident.h"
 
 #define TMP_TAG ".new-"
@@ -35,61 +36,104 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-/* An incident's directory and its files (no deeper: an incident has none). */
-static int remove_dir(const char *path)
+/*
+ * An incident's directory at name in dfd, and its files (no deeper: an
+ * incident has none). Opened with O_NOFOLLOW: a symlink or a file at the
+ * name is left alone (-ELOOP, -ENOTDIR), and so is what it points to.
+ * Everything is removed relative to that descriptor, never by a path.
+ */
+static int remove_at(int dfd, const char *name)
 {
-	DIR *dd = opendir(path);
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dd;
 	struct dirent *e;
-	char f[4096 + 256];
 
-	if (!dd)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (!(dd = fdopendir(fd))) {
+		close(fd);
+		return -errno;
+	}
 	while ((e = readdir(dd))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		snprintf(f, sizeof(f), "%s/%s", path, e->d_name);
-		unlink(f);
+		unlinkat(dirfd(dd), e->d_name, 0);
 	}
 	closedir(dd);
-	return rmdir(path) ? -errno : 0;
+	return unlinkat(dfd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
-static void sync_dir(const char *dir)
+/* A new stream over DIR's entries (a dup would share its offset: a second listing would find none). */
+static DIR *list_at(int dfd, const char *path)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+			  : open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dd;
 
-	if (fd >= 0) {
-		fsync(fd);
+	if (fd < 0)
+		return NULL;
+	if (!(dd = fdopendir(fd)))
 		close(fd);
-	}
+	return dd;
+}
+
+/* A real directory, not a symlink to one. */
+static bool is_dir_at(DIR *dd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return !fstatat(dirfd(dd), e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 }
 
 int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, const char **why)
 {
 	DIR *dd;
 	struct dirent *e;
-	char p[4096 + 256];
-	int err;
+	struct stat st;
+	int err, fd;
 
 	memset(d, 0, sizeof(*d));
+	d->fd = -1;
 	d->max = max;
 	if ((err = mkdir_p(dir))) {
 		*why = "cannot make it";
 		return err;
 	}
-	if (access(dir, W_OK | X_OK)) {
-		*why = "cannot write there";
-		return -errno;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
+		err = -errno;
+		*why = "cannot open it";
+		if (fd >= 0)
+			close(fd);
+		return err;
 	}
-	if (!(d->dir = strdup(dir)))
+	/*
+	 * watch removes what it finds there, as root: anyone else who may
+	 * write there could plant names for it to remove.
+	 */
+	if (!stat_ours_alone(&st)) {
+		*why = st.st_uid != geteuid() ? INCIDENT_DIR_NOT_OURS : INCIDENT_DIR_WIDE;
+		close(fd);
+		return -EPERM;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		err = -errno;
+		*why = "cannot write there";
+		close(fd);
+		return err;
+	}
+	if (!(d->dir = strdup(dir))) {
+		close(fd);
 		return -ENOMEM;
+	}
+	d->fd = fd;
 	/* A killed watch's half-written incidents: hidden, and of no use. */
-	if ((dd = opendir(dir))) {
+	if ((dd = list_at(d->fd, d->dir))) {
 		while ((e = readdir(dd))) {
-			if (e->d_name[0] != '.' || !strstr(e->d_name, TMP_TAG))
+			if (e->d_name[0] != '.' || !strstr(e->d_name, TMP_TAG) || !is_dir_at(dd, e))
 				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			if (!remove_dir(p))
+			if (!remove_at(d->fd, e->d_name))
 				d->stale++;
 		}
 		closedir(dd);
@@ -99,8 +143,11 @@ int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, con
 
 void incident_dir_close(struct incident_dir *d)
 {
+	if (d->dir && d->fd >= 0)
+		close(d->fd);
 	free(d->dir);
 	d->dir = NULL;
+	d->fd = -1;
 }
 
 void incident_slug(const char *path, char *out, size_t n)
@@ -132,13 +179,14 @@ int incident_begin(struct incident_dir *d, const char *name, struct incident *in
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	for (int i = 2; i < 1000; i++) {
 		snprintf(in->path, sizeof(in->path), "%s/%s", d->dir, in->name);
-		if (lstat(in->path, &st))
+		if (fstatat(d->fd, in->name, &st, AT_SYMLINK_NOFOLLOW))
 			break;
 		snprintf(in->name, sizeof(in->name), "%.150s-%d", name, i);
 	}
 	snprintf(in->tmp, sizeof(in->tmp), "%s/.%s%sXXXXXX", d->dir, in->name, TMP_TAG);
 	if (!mkdtemp(in->tmp))
 		return -errno;
+	in->tmp_name = strrchr(in->tmp, '/') + 1;
 	return 0;
 }
 
@@ -162,14 +210,15 @@ static int cmp_name(const void *a, const void *b)
 
 size_t incident_list(const struct incident_dir *d, char (*names)[256], size_t max)
 {
-	DIR *dd = opendir(d->dir);
+	DIR *dd = list_at(d->fd, d->dir);
 	struct dirent *e;
 	size_t n = 0;
 
 	if (!dd)
 		return 0;
+	/* Real directories only: a symlink or a file at such a name is no incident, and is never removed. */
 	while ((e = readdir(dd)) && n < max) {
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || !is_dir_at(dd, e))
 			continue;
 		snprintf(names[n++], 256, "%s", e->d_name);
 	}
@@ -182,18 +231,16 @@ size_t incident_list(const struct incident_dir *d, char (*names)[256], size_t ma
 static void bound(struct incident_dir *d)
 {
 	size_t cap = (size_t)d->max + 64, n;
-	char (*names)[256] = malloc(cap * 256), p[4096 + 256];
+	char (*names)[256] = malloc(cap * 256);
 
 	if (!names)
 		return;
 	n = incident_list(d, names, cap);
-	for (size_t i = 0; n > d->max && i < n - d->max; i++) {
-		snprintf(p, sizeof(p), "%s/%s", d->dir, names[i]);
-		if (!remove_dir(p))
+	for (size_t i = 0; n > d->max && i < n - d->max; i++)
+		if (!remove_at(d->fd, names[i]))
 			d->removed++;
-	}
 	free(names);
-	sync_dir(d->dir);
+	fsync(d->fd);
 }
 
 int incident_end(struct incident_dir *d, struct incident *in, bool keep)
@@ -201,16 +248,20 @@ int incident_end(struct incident_dir *d, struct incident *in, bool keep)
 	int err = 0;
 
 	if (keep) {
-		sync_dir(in->tmp);
-		if (rename(in->tmp, in->path))
+		int fd = openat(d->fd, in->tmp_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+		if (renameat(d->fd, in->tmp_name, d->fd, in->name))
 			err = -errno;
 	}
 	if (!keep || err) {
-		remove_dir(in->tmp);
+		remove_at(d->fd, in->tmp_name);
 		d->failed++;
 		return err;
 	}
-	sync_dir(d->dir);
+	fsync(d->fd);
 	d->written++;
 	bound(d);
 	return 0;

@@ -7,6 +7,11 @@
  * directory, which the next watch removes at start and counts. At most max
  * incidents are kept. The oldest go first, and are counted; names begin
  * with the time, so the oldest sorts first.
+ *
+ * DIR must be root's alone: watch removes what it finds there as root.
+ * It is opened once, and its entries are listed and removed through that
+ * descriptor. Only real directories are removed, never what a symlink
+ * points to.
  */
 #ifndef CGS_INCIDENT_H
 #define CGS_INCIDENT_H
@@ -17,6 +22,7 @@
 
 struct incident_dir {
 	char *dir;
+	int fd;               /* DIR, opened and checked once; -1 before (a --dump lists by the name) */
 	unsigned max;
 	uint64_t written;     /* incidents kept */
 	uint64_t removed;     /* the oldest removed for the bound */
@@ -24,13 +30,20 @@ struct incident_dir {
 	uint64_t stale;       /* half-written ones of a killed watch, removed at the start */
 };
 
-/* Make DIR and its parents if needed; remove stale incidents. 0, or -errno with what failed in why. */
+/*
+ * Make DIR and its parents if needed; remove stale incidents. 0, or -errno
+ * with what failed in why. -EPERM: DIR is not this user's alone (why says
+ * which, and what to do).
+ */
 int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, const char **why);
+#define INCIDENT_DIR_NOT_OURS "not owned by root: refused, as watch removes files there; chown root it, or give another --dir"
+#define INCIDENT_DIR_WIDE "writable by group or others: refused, as anyone could plant files for watch to remove; chmod go-w it, or give another --dir"
 void incident_dir_close(struct incident_dir *d);
 
 struct incident {
 	char name[160];       /* its name in DIR */
 	char tmp[4096];       /* where it is written */
+	const char *tmp_name; /* its last part, in DIR */
 	char path[4096];      /* DIR/NAME, once kept */
 };
 /* A new incident named name (made unique): 0 or -errno. */

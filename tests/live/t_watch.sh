@@ -122,6 +122,58 @@ test_watch_dump_and_kill() {
 	[ ! -e "$TMP/watch.pid" ] || fail "the pid file is left behind"
 }
 
+# Symlinks planted in --dir, each to a victim directory of files: one named
+# as a half-written incident before the start, one named as the oldest
+# incident once the watch runs. Neither the start's sweep nor the bound of
+# --max-incidents removes anything through them.
+test_watch_planted_symlinks() {
+	V=$TMP/victim
+	mkdir -p "$V/start" "$V/bound" "$TMP/inc"
+	chmod 755 "$TMP/inc"
+	for f in a b c; do echo precious >"$V/start/$f"; echo precious >"$V/bound/$f"; done
+	ln -s "$V/start" "$TMP/inc/.20200101-000000-asked-root.new-AbCdEf"
+	watch_start -i 500ms --max-incidents 1
+	[ "$(ls "$V/start" | wc -l)" = 3 ] || fail "the start removed files through a symlink: $(ls -A "$V/start" | tr '\n' ' ')"
+	! grep -q "half-written" "$TMP/cgs.err" || fail "a symlink counted as a half-written incident: $(cat "$TMP/cgs.err")"
+	ln -s "$V/bound" "$TMP/inc/00000000-000000-asked-root"
+	for i in 1 2; do
+		nap 1.1 # a name a second: each its own
+		"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" >>"$TMP/dumps" 2>"$TMP/dump.err" ||
+			fail "--dump $i failed: $(cat "$TMP/dump.err")"
+	done
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	echo "left in --dir: $(ls -A "$TMP/inc" | tr '\n' ' '); victims: $(ls -A "$V"/* | tr '\n' ' ')"
+	[ "$(ls "$V/bound" | wc -l)" = 3 ] || fail "the bound removed files through a symlink: $(ls -A "$V/bound" | tr '\n' ' ')"
+	[ -L "$TMP/inc/00000000-000000-asked-root" ] && [ -L "$TMP/inc/.20200101-000000-asked-root.new-AbCdEf" ] ||
+		fail "the symlinks were not left alone"
+	[ ! -e "$(head -n 1 "$TMP/dumps")" ] && [ -d "$(tail -n 1 "$TMP/dumps")" ] ||
+		fail "the bound did not keep the newest real incident alone: $(ls -A "$TMP/inc" | tr '\n' ' ')"
+	rm -rf "$V"
+}
+
+# A --dir that another user owns, or that a group or others may write:
+# refused at the start, one line, exit 2, no pid file left.
+test_watch_dir_not_roots_alone() {
+	mkdir -p "$TMP/wide" "$TMP/grp" "$TMP/other"
+	chmod 777 "$TMP/wide"
+	chmod 775 "$TMP/grp"
+	chmod 755 "$TMP/other"
+	chown 12345:12345 "$TMP/other" || fail "chown"
+	for d in wide grp other; do
+		"$CGSCHED" watch --dir "$TMP/$d" --pid-file "$TMP/w.pid" -i 500ms >/dev/null 2>"$TMP/e" &
+		P=$!
+		wait_bounded "$P" 30 "watch with --dir $d"
+		echo "--dir $d ($(stat -c '%U %a' "$TMP/$d")): exit $WAIT_RC: $(cat "$TMP/e")"
+		[ "$WAIT_RC" = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] || fail "--dir $d: exit $WAIT_RC, not one line and exit 2"
+		case $d in
+		other) grep -q "not owned by root" "$TMP/e" ;;
+		*) grep -q "writable by group or others" "$TMP/e" ;;
+		esac || fail "--dir $d: the line does not say what is wrong"
+		[ ! -e "$TMP/w.pid" ] || fail "a refused watch left its pid file"
+		[ -z "$(ls -A "$TMP/$d")" ] || fail "a refused watch wrote in --dir $d: $(ls -A "$TMP/$d")"
+	done
+}
+
 # A full disk: the incident is not written (said, counted), nothing half
 # of it is left, and the watch goes on. The small disk is a 64 KB tmpfs in
 # a mount namespace of the watch's own (gone with it, whatever happens to

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* cgsched watch's pure parts: triggers, the history's packing and bound, incident names, sizes. */
+/* cgsched watch's pure parts: triggers, the history's packing and bound, incident names and files, sizes. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/cgname.h"
 #include "lib/util.h"
@@ -253,4 +257,116 @@ Test(incident, names_from_paths_and_sizes)
 	cr_assert_eq(b, 65536);
 	cr_assert_eq(parse_size("64X", &b), -EINVAL);
 	cr_assert_eq(parse_size("-1M", &b), -EINVAL);
+}
+
+/* A directory under /tmp for one test: DIR/inc (root's, 755) and DIR/victim with two files. */
+static void victim_setup(char *base, char *inc, char *victim, size_t n)
+{
+	char f[512];
+
+	cr_assert_not_null(mkdtemp(base));
+	snprintf(inc, n, "%s/inc", base);
+	snprintf(victim, n, "%s/victim", base);
+	cr_assert_eq(mkdir(inc, 0755), 0);
+	cr_assert_eq(chmod(inc, 0755), 0);
+	cr_assert_eq(mkdir(victim, 0755), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(f, sizeof(f), "%s/file%d", victim, i);
+		FILE *fp = fopen(f, "w");
+		cr_assert_not_null(fp);
+		fputs("precious\n", fp);
+		fclose(fp);
+	}
+}
+
+static int victim_files(const char *victim)
+{
+	char f[512];
+	int n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(f, sizeof(f), "%s/file%d", victim, i);
+		n += access(f, F_OK) == 0;
+	}
+	return n;
+}
+
+static void victim_teardown(const char *base)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/*
+ * Symlinks named as a half-written incident (before the start) and as the
+ * oldest incident (after it): neither the stale sweep at the start nor the
+ * bound removes anything through them. They are not counted, and are left where they are.
+ */
+Test(incident, planted_symlinks_are_never_followed)
+{
+	char base[] = "/tmp/cgs-inc-XXXXXX", inc[256], victim[256], l1[512], l2[512];
+	const char *why = NULL;
+	struct incident_dir d;
+	struct incident in;
+	char names[8][256];
+
+	victim_setup(base, inc, victim, sizeof(inc));
+	snprintf(l1, sizeof(l1), "%s/.20200101-000000-asked-root.new-AbCdEf", inc);
+	snprintf(l2, sizeof(l2), "%s/00000000-000000-asked-root", inc);
+	cr_assert_eq(symlink(victim, l1), 0);
+	cr_assert_eq(incident_dir_open(&d, inc, 1, &why), 0, "%s", why ? why : "");
+	cr_assert_eq(d.stale, 0, "a symlink is not a half-written incident");
+	cr_assert_eq(victim_files(victim), 2, "the start removed files through a symlink");
+	cr_assert_eq(symlink(victim, l2), 0);
+	cr_assert_eq(incident_list(&d, names, 8), 0, "a symlink is not an incident");
+	for (int i = 0; i < 2; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "20260101-00000%d-asked-root", i);
+		cr_assert_eq(incident_begin(&d, name, &in), 0);
+		cr_assert_eq(incident_put(&in, "summary.txt", "x\n", 2), 0);
+		cr_assert_eq(incident_end(&d, &in, true), 0);
+	}
+	cr_assert_eq(victim_files(victim), 2, "the bound removed files through a symlink");
+	cr_assert_eq(d.written, 2);
+	cr_assert_eq(d.removed, 1, "the older real incident went for the bound");
+	cr_assert_eq(incident_list(&d, names, 8), 1);
+	cr_assert_str_eq(names[0], "20260101-000001-asked-root");
+	struct stat st;
+	cr_assert_eq(lstat(l1, &st), 0);
+	cr_assert_eq(lstat(l2, &st), 0, "the symlinks are left alone");
+	incident_dir_close(&d);
+	victim_teardown(base);
+}
+
+/* DIR is refused (-EPERM, why says which) unless this user owns it and no group or other may write it. */
+Test(incident, dir_must_be_ours_alone)
+{
+	char base[] = "/tmp/cgs-inc-XXXXXX", inc[256], victim[256];
+	const char *why = NULL;
+	struct incident_dir d;
+
+	victim_setup(base, inc, victim, sizeof(inc));
+	cr_assert_eq(chmod(inc, 0777), 0);
+	cr_assert_eq(incident_dir_open(&d, inc, 1, &why), -EPERM);
+	cr_assert_str_eq(why, INCIDENT_DIR_WIDE);
+	incident_dir_close(&d);
+	cr_assert_eq(chmod(inc, 01777), 0);
+	cr_assert_eq(incident_dir_open(&d, inc, 1, &why), -EPERM, "the sticky bit lets others plant names too");
+	incident_dir_close(&d);
+	cr_assert_eq(chmod(inc, 0775), 0);
+	cr_assert_eq(incident_dir_open(&d, inc, 1, &why), -EPERM);
+	incident_dir_close(&d);
+	cr_assert_eq(chmod(inc, 0755), 0);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(inc, 12345, 12345), 0);
+		cr_assert_eq(incident_dir_open(&d, inc, 1, &why), -EPERM);
+		cr_assert_str_eq(why, INCIDENT_DIR_NOT_OURS);
+		incident_dir_close(&d);
+		cr_assert_eq(chown(inc, 0, 0), 0);
+	}
+	cr_assert_eq(incident_dir_open(&d, inc, 1, &why), 0);
+	incident_dir_close(&d);
+	victim_teardown(base);
 }
