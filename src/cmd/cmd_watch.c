@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cgsched watch: a flight recorder that writes the past out when a trigger fires (watch/watch.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include "cmd/commands.h"
 #include "figures/kstat_src.h"
 #include "kernel/psi.h"
-#include "lib/atomic_file.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 #include "session/refresh.h"
@@ -154,22 +154,37 @@ static void on_usr1(int sig)
 	dump_asked = 1;
 }
 
-/* --dump: the running watch's pid, SIGUSR1, and the new incident's path once it is there. */
+/*
+ * --dump: SIGUSR1 to the running watch, and the new incident's path once it
+ * is there. The watch is the process that holds the pid file's lock, as
+ * the kernel says (F_GETLK): the pid in a file that a killed watch left
+ * may be another process's by now.
+ */
 static int dump(const struct watch_opts *o)
 {
 	struct incident_dir d = { .dir = (char *)o->dir, .fd = -1 };
-	char text[32], *end;
-	FILE *f = fopen(o->pid_file, "r");
+	char text[32] = "", shown[160];
+	int fd = open(o->pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	long pid;
 
-	if (!f || !fgets(text, sizeof(text), f) || (pid = strtol(text, &end, 10)) <= 1 || (*end && *end != '\n')) {
+	if (fd < 0) {
 		cgs_err("--dump: no cgsched watch running (%s: %s); start one, or give its --pid-file", o->pid_file,
-			f ? "not a pid" : strerror(errno));
-		if (f)
-			fclose(f);
+			strerror(errno));
 		return CGS_EXIT_USAGE;
 	}
-	fclose(f);
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (fcntl(fd, F_GETLK, &l) || l.l_type == F_UNLCK || l.l_pid <= 0) {
+		cgs_err("--dump: no cgsched watch running (%s names %s%s, but no watch holds it: one that was killed "
+			"left it); start one, or give its --pid-file", o->pid_file, *text ? "pid " : "no pid",
+			*text ? text_escape(text, shown, sizeof(shown)) : "");
+		close(fd);
+		return CGS_EXIT_USAGE;
+	}
+	close(fd);
+	pid = l.l_pid;
 	static char before[1024][256], after[1024][256];
 	size_t nb = incident_list(&d, before, 1024);
 	if (kill((pid_t)pid, SIGUSR1)) {
@@ -240,11 +255,20 @@ static int parse(struct watch_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static int write_pid(const char *path)
+/*
+ * One watch per pid file: it holds a write lock on the file (fcntl) while
+ * it runs, and --dump signals only the lock's holder. The file is made
+ * mode 600, so no other user can take a lock on it. It must be a file of
+ * root's alone, since it is truncated: a hard link planted at its name
+ * would truncate another file. Returns the file's fd, or -EBUSY with the
+ * holder's pid in *holder, -EPERM for a file not ours alone, or -errno.
+ */
+static int pid_lock(const char *path, long *holder)
 {
 	char dir[4096], text[32];
 	int n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
 
+	*holder = 0;
 	/* /run/cgsched may not be there yet (systemd's RuntimeDirectory makes it for the unit). */
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
@@ -252,7 +276,46 @@ static int write_pid(const char *path)
 		*slash = '\0';
 		mkdir(dir, 0755);
 	}
-	return atomic_file_put(path, text, (size_t)n, 0644, false);
+	/* A watch that ends removes the file: one opened just before that is no one's, and is opened again. */
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat st, now;
+		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), err;
+
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !stat_ours_alone(&st)) {
+			close(fd);
+			return -EPERM;
+		}
+		if (fcntl(fd, F_SETLK, &l)) {
+			err = errno == EAGAIN || errno == EACCES ? -EBUSY : -errno;
+			l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+			if (err == -EBUSY && !fcntl(fd, F_GETLK, &l) && l.l_type != F_UNLCK)
+				*holder = l.l_pid;
+			close(fd);
+			return err;
+		}
+		if (stat(path, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+			close(fd);
+			continue;
+		}
+		if (fchmod(fd, 0600) || ftruncate(fd, 0) || pwrite(fd, text, (size_t)n, 0) != n) {
+			err = -errno;
+			unlink(path);
+			close(fd);
+			return err;
+		}
+		return fd;
+	}
+	return -EAGAIN;
+}
+
+/* At the end: the name goes first, while the lock is still held (see pid_lock). */
+static void pid_unlock(const char *path, int fd)
+{
+	unlink(path);
+	close(fd);
 }
 
 int cmd_watch(int argc, char **argv)
@@ -289,8 +352,20 @@ int cmd_watch(int argc, char **argv)
 	 * After the checks of the kernel: a bad run makes no directory and
 	 * leaves no pid file (the pid file first: it is the one removed again).
 	 */
-	if ((err = write_pid(o.pid_file))) {
-		cgs_err("--pid-file %s: cannot write it: %s", o.pid_file, strerror(-err));
+	long holder;
+	int pid_fd = pid_lock(o.pid_file, &holder);
+	if (pid_fd < 0) {
+		if (pid_fd == -EBUSY && holder > 0)
+			cgs_err("--pid-file %s: cgsched watch %ld is running with it; stop it first, or give another "
+				"--pid-file", o.pid_file, holder);
+		else if (pid_fd == -EBUSY)
+			cgs_err("--pid-file %s: another cgsched watch is running with it; stop it first, or give another "
+				"--pid-file", o.pid_file);
+		else if (pid_fd == -EPERM)
+			cgs_err("--pid-file %s: not a file of root's alone (a hard link, another owner, or writable by "
+				"others): remove it, or give another --pid-file", o.pid_file);
+		else
+			cgs_err("--pid-file %s: cannot write it: %s", o.pid_file, strerror(-pid_fd));
 		session_close(&s);
 		return CGS_EXIT_USAGE;
 	}
@@ -299,7 +374,7 @@ int cmd_watch(int argc, char **argv)
 			cgs_err("--dir %s: %s", o.dir, why);
 		else
 			cgs_err("--dir %s: %s: %s", o.dir, why ? why : "cannot use it", strerror(-err));
-		unlink(o.pid_file);
+		pid_unlock(o.pid_file, pid_fd);
 		watch_close(&w);
 		session_close(&s);
 		return CGS_EXIT_USAGE;
@@ -370,6 +445,6 @@ int cmd_watch(int argc, char **argv)
 	psi_track_free(&pt);
 	kstat_src_close(&ks);
 	session_close(&s);
-	unlink(o.pid_file);
+	pid_unlock(o.pid_file, pid_fd);
 	return 0;
 }

@@ -174,6 +174,54 @@ test_watch_dir_not_roots_alone() {
 	done
 }
 
+# The pid file is locked while a watch runs. A second watch with it is
+# refused (one line, exit 2) and the first's pid stays in it. After a
+# SIGKILL the file is left, naming a pid that another process may reuse:
+# here a decoy whose pid is written into it. --dump signals no process
+# that does not hold the lock: the decoy lives on, unsignalled (it ends by
+# our SIGTERM, 143, not by SIGUSR1, 138). The next watch takes the file over.
+test_watch_pid_file_lock() {
+	watch_start -i 500ms
+	first=$CGS_PID
+	"$CGSCHED" watch --dir "$TMP/inc2" --pid-file "$TMP/watch.pid" -i 500ms >/dev/null 2>"$TMP/e2" &
+	W2=$!
+	wait_bounded "$W2" 30 "a second watch with the same pid file"
+	echo "a second watch: exit $WAIT_RC: $(cat "$TMP/e2")"
+	[ "$WAIT_RC" = 2 ] && [ "$(wc -l <"$TMP/e2")" = 1 ] || fail "a second watch: exit $WAIT_RC, not one line and exit 2"
+	grep -q "cgsched watch $first is running with it" "$TMP/e2" || fail "the line does not name the running watch"
+	[ "$(cat "$TMP/watch.pid")" = "$first" ] || fail "the pid file was changed: $(cat "$TMP/watch.pid"), not $first"
+	kill -0 "$first" || fail "the first watch is gone"
+	kill -KILL "$first"
+	wait "$first" 2>/dev/null
+	CGS_PID=""
+	[ -e "$TMP/watch.pid" ] || fail "no pid file after a SIGKILL: the test shows nothing"
+	sleep "$(scaled 120)" &
+	DECOY=$!
+	CGS_BG=$DECOY
+	echo "$DECOY" >"$TMP/watch.pid"
+	"$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" >"$TMP/dump.out" 2>"$TMP/dump.err" &
+	D=$!
+	wait_bounded "$D" 30 "--dump with a stale pid file"
+	echo "--dump, the stale file naming the decoy $DECOY: exit $WAIT_RC: $(cat "$TMP/dump.err")"
+	kill -0 "$DECOY" 2>/dev/null || fail "--dump signalled the decoy, which a stale pid file named"
+	kill -TERM "$DECOY"
+	wait "$DECOY"
+	rc=$?
+	CGS_BG=""
+	[ "$rc" = 143 ] || fail "the decoy ended with $rc, not 143 (SIGTERM): it was signalled before"
+	[ "$WAIT_RC" = 2 ] && [ "$(wc -l <"$TMP/dump.err")" = 1 ] && [ ! -s "$TMP/dump.out" ] ||
+		fail "--dump with a stale pid file: exit $WAIT_RC, not one line and exit 2"
+	grep -q "no watch holds it" "$TMP/dump.err" || fail "the line does not say the file is stale"
+	watch_start -i 500ms
+	[ "$(cat "$TMP/watch.pid")" = "$CGS_PID" ] || fail "the next watch did not take the stale file over"
+	nap 1.5
+	p=$("$CGSCHED" watch --dump --dir "$TMP/inc" --pid-file "$TMP/watch.pid" 2>"$TMP/dump.err") ||
+		fail "--dump failed: $(cat "$TMP/dump.err")"
+	[ -s "$p/report.json" ] || fail "--dump of the new watch wrote no incident"
+	cgs_stop TERM || fail "watch did not stop cleanly"
+	[ ! -e "$TMP/watch.pid" ] || fail "the pid file is left behind"
+}
+
 # A full disk: the incident is not written (said, counted), nothing half
 # of it is left, and the watch goes on. The small disk is a 64 KB tmpfs in
 # a mount namespace of the watch's own (gone with it, whatever happens to
