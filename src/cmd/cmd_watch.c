@@ -168,6 +168,10 @@ static int dump(const struct watch_opts *o)
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	long pid;
 
+	if (fd < 0 && errno == EACCES) {
+		cgs_err("--dump: %s: %s; run --dump as root, as the watch runs", o->pid_file, strerror(errno));
+		return CGS_EXIT_USAGE;
+	}
 	if (fd < 0) {
 		cgs_err("--dump: no cgsched watch running (%s: %s); start one, or give its --pid-file", o->pid_file,
 			strerror(errno));
