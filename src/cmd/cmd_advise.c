@@ -98,9 +98,11 @@ static int64_t num(struct json_object *o, const char *key)
 /*
  * The demand a period in us, from the report's steps summed into periods
  * of period_us at each offset of a step: out[p] the periods that begin p
- * steps in, *n of them at every offset. NULL (said) on bad input.
+ * steps in, *n of them at every offset. *censored: those at offset 0 with
+ * a throttled wait. NULL (said) on bad input.
  */
-static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *nph, size_t *n)
+static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *nph, size_t *n,
+			    size_t *censored)
 {
 	struct json_object *d, *used, *waited;
 	int64_t rp, st;
@@ -124,13 +126,13 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
 		return NULL;
 	}
-	uint64_t *steps = calloc(ns, sizeof(*steps));
+	uint64_t *steps = calloc(ns, sizeof(*steps)), *waits = calloc(ns, sizeof(*waits));
 	uint64_t **out = calloc(k, sizeof(*out));
 	size_t m = (ns - (k - 1)) / k;
 	for (size_t p = 0; out && p < k; p++)
 		if (!(out[p] = calloc(m ? m : 1, sizeof(**out))))
 			goto oom;
-	if (!steps || !out)
+	if (!steps || !waits || !out)
 		goto oom;
 	for (size_t i = 0; i < ns; i++) {
 		struct json_object *u = json_object_array_get_idx(used, i), *w = json_object_array_get_idx(waited, i);
@@ -140,12 +142,15 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 			goto bad;
 		}
 		steps[i] = json_object_get_int64(u) + json_object_get_int64(w);
+		waits[i] = json_object_get_int64(w);
 	}
 	/* Offset p: periods of k steps from step p on, as many at every offset. */
 	for (size_t p = 0; p < k; p++)
 		for (size_t j = 0; j < m * k; j++)
 			out[p][j / k] += steps[p + j];
+	*censored = advise_censored(waits, k, m);
 	free(steps);
+	free(waits);
 	*nph = k;
 	*n = m;
 	return out;
@@ -156,6 +161,7 @@ bad:
 		free(out[p]);
 	free(out);
 	free(steps);
+	free(waits);
 	return NULL;
 }
 
@@ -269,10 +275,31 @@ static const char *dur(char *buf, size_t len, uint64_t us)
 	return fmt_duration(buf, len, us * 1000);
 }
 
-static void print_text(const char *path, const struct advice *ad, const uint64_t *sorted, bool aligned,
-		       const struct verified *v, bool verified_burst)
+/* What the advice rests on, and where it goes: beside struct advice. */
+struct sureness {
+	size_t censored;           /* periods (offset 0) with throttled waits: their demand is an upper bound */
+	struct advice_interval iv; /* the quota's 95 % interval, from resamples of the periods */
+	const char *section;       /* the limits file's section: the attached cgroup, or "PATH" */
+};
+
+/*
+ * The limits file's section for the advice: with the burst where one is
+ * advised (apply sets it, and --verify runs it), else the quota alone.
+ */
+static void limits_section(char *buf, size_t len, const struct advice *ad, const char *section)
 {
-	char a[16], b[16], c[16], d[16], e[16], f[16];
+	if (ad->burst_ok && ad->bq_burst_us)
+		snprintf(buf, len, "[%s]\nmax = %llu/%llu\nburst = %llu\n", section, (unsigned long long)ad->bq_quota_us,
+			 (unsigned long long)ad->period_us, (unsigned long long)ad->bq_burst_us);
+	else
+		snprintf(buf, len, "[%s]\nmax = %llu/%llu\n", section, (unsigned long long)ad->quota_us,
+			 (unsigned long long)ad->period_us);
+}
+
+static void print_text(const char *path, const struct advice *ad, const uint64_t *sorted, bool aligned,
+		       const struct verified *v, bool verified_burst, const struct sureness *su)
+{
+	char a[16], b[16], c[16], d[16], e[16], f[16], sec[PATH_MAX + 128];
 	size_t n = ad->n, allowed = (size_t)(ad->target * n);
 	double P = ad->period_us;
 
@@ -282,6 +309,7 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	printf("demand per period: p50 %s, p90 %s, p99 %s, max %s, mean %s\n", dur(b, sizeof(b), u64_rank(sorted, n, 50)),
 	       dur(c, sizeof(c), u64_rank(sorted, n, 90)), dur(d, sizeof(d), u64_rank(sorted, n, 99)),
 	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
+	printf("throttled in the record: %zu of %zu periods (their demand is an upper bound)\n", su->censored, n);
 	printf("target: at most %.4g%% of periods throttled (%zu of %zu), in a replay of the demand\n\n",
 	       ad->target * 100, allowed, n);
 	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g demand\n",
@@ -289,6 +317,8 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	       100.0 * ad->throttled / n, ad->quota_us / P, 100 - ad->target * 100);
 	if (ad->headroom_us)
 		printf("      (with %s of headroom for quota held on other CPUs)\n", dur(a, sizeof(a), ad->headroom_us));
+	printf("      (quota %llu to %llu in 95%% of %zu resamples of the periods)\n", (unsigned long long)su->iv.low_us,
+	       (unsigned long long)su->iv.high_us, su->iv.resamples);
 	if (ad->burst_ok && ad->bq_burst_us)
 		printf("  cpu.max %llu %llu, cpu.max.burst %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs on average\n",
 		       (unsigned long long)ad->bq_quota_us, (unsigned long long)ad->period_us,
@@ -298,6 +328,18 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 		printf("  (no burst: it would not lower the quota for this demand)\n");
 	printf("  v1: cpu.cfs_quota_us %llu, cpu.cfs_period_us %llu%s\n\n", (unsigned long long)ad->quota_us,
 	       (unsigned long long)ad->period_us, ad->burst_ok && ad->bq_burst_us ? " (or with cpu.cfs_burst_us as above)" : "");
+	limits_section(sec, sizeof(sec), ad, su->section);
+	printf("as a limits file for cgsched apply%s:\n", strcmp(su->section, "PATH") ? "" : " (PATH: the service's cgroup)");
+	for (char *l = sec, *nl; (nl = strchr(l, '\n')); l = nl + 1)
+		printf("  %.*s\n", (int)(nl - l), l);
+	if (ad->burst_ok && ad->bq_burst_us)
+		printf("  ; or without a burst: max = %llu/%llu\n", (unsigned long long)ad->quota_us,
+		       (unsigned long long)ad->period_us);
+	const char *sp = advise_systemd_period(a, sizeof(a), ad->period_us);
+	printf("as systemd settings: CPUQuota=%llu%%%s%s\n", (unsigned long long)advise_systemd_pct(ad->quota_us, ad->period_us),
+	       sp ? " CPUQuotaPeriodSec=" : "", sp ? sp : "");
+	printf("as Kubernetes' resources.limits.cpu: %llum      # its CFS period is 100 ms by default; burst has no field\n\n",
+	       (unsigned long long)advise_millicores(ad->quota_us, ad->period_us));
 	printf("average-based limit: throttled in %zu periods (%.1f%%)\n", ad->mean_throttled,
 	       100.0 * ad->mean_throttled / n);
 	printf("  cpu.max %llu %llu      # the mean demand, %.2f CPUs\n", (unsigned long long)ad->mean_us,
@@ -312,8 +354,9 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 }
 
 static void print_json(const char *path, const struct advice *ad, const uint64_t *sorted, bool aligned,
-		       const struct verified *v, bool verified_burst)
+		       const struct verified *v, bool verified_burst, const struct sureness *su)
 {
+	char sec[PATH_MAX + 128], buf[32];
 	struct json_object *o = json_object_new_object(), *d = json_object_new_object(), *q = json_object_new_object();
 	size_t n = ad->n;
 
@@ -323,6 +366,7 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	json_object_object_add(o, "period_us", json_object_new_int64(ad->period_us));
 	json_object_object_add(o, "periods", json_object_new_int64(n));
 	json_object_object_add(o, "aligned", json_object_new_boolean(aligned));
+	json_object_object_add(o, "periods_censored", json_object_new_int64(su->censored));
 	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
 	json_object_object_add(d, "p50_us", json_object_new_int64(u64_rank(sorted, n, 50)));
 	json_object_object_add(d, "p90_us", json_object_new_int64(u64_rank(sorted, n, 90)));
@@ -333,6 +377,12 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	json_object_object_add(q, "quota_us", json_object_new_int64(ad->quota_us));
 	json_object_object_add(q, "headroom_us", json_object_new_int64(ad->headroom_us));
 	json_object_object_add(q, "throttled_periods", json_object_new_int64(ad->throttled));
+	struct json_object *iv = json_object_new_object();
+	json_object_object_add(iv, "low_us", json_object_new_int64(su->iv.low_us));
+	json_object_object_add(iv, "high_us", json_object_new_int64(su->iv.high_us));
+	json_object_object_add(iv, "level_pct", json_object_new_int(95));
+	json_object_object_add(iv, "resamples", json_object_new_int64(su->iv.resamples));
+	json_object_object_add(q, "interval", iv);
 	json_object_object_add(o, "quota", q);
 	if (ad->burst_ok && ad->bq_burst_us) {
 		struct json_object *b = json_object_new_object();
@@ -343,6 +393,18 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	} else {
 		json_object_object_add(o, "burst", NULL);
 	}
+	struct json_object *fm = json_object_new_object(), *sd = json_object_new_object(), *k8 = json_object_new_object();
+	limits_section(sec, sizeof(sec), ad, su->section);
+	json_object_object_add(fm, "limits_file", json_object_new_string(sec));
+	snprintf(buf, sizeof(buf), "%llu%%", (unsigned long long)advise_systemd_pct(ad->quota_us, ad->period_us));
+	json_object_object_add(sd, "CPUQuota", json_object_new_string(buf));
+	const char *sp = advise_systemd_period(buf, sizeof(buf), ad->period_us);
+	json_object_object_add(sd, "CPUQuotaPeriodSec", sp ? json_object_new_string(sp) : NULL);
+	json_object_object_add(fm, "systemd", sd);
+	snprintf(buf, sizeof(buf), "%llum", (unsigned long long)advise_millicores(ad->quota_us, ad->period_us));
+	json_object_object_add(k8, "limits_cpu", json_object_new_string(buf));
+	json_object_object_add(fm, "kubernetes", k8);
+	json_object_object_add(o, "forms", fm);
 	struct json_object *m = json_object_new_object();
 	json_object_object_add(m, "quota_us", json_object_new_int64(ad->mean_us));
 	json_object_object_add(m, "throttled_periods", json_object_new_int64(ad->mean_throttled));
@@ -399,10 +461,31 @@ int cmd_advise(int argc, char **argv)
 	if (!rep)
 		return CGS_EXIT_USAGE;
 	size_t n, nph;
-	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n);
+	struct sureness su = { .section = "PATH" };
+	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n, &su.censored);
 	if (!d) {
 		json_object_put(rep);
 		return CGS_EXIT_USAGE;
+	}
+	if (n < ADVISE_MIN_PERIODS) {
+		/* A period more than the least: every offset of the grid then holds that many whole periods. */
+		char pd[16], need[16];
+		cgs_err("%s: %zu whole periods of %s, too few to advise from (at least %d): record --demand for %s or more",
+			path, n, dur(pd, sizeof(pd), period), ADVISE_MIN_PERIODS,
+			dur(need, sizeof(need), (ADVISE_MIN_PERIODS + 1) * period));
+		demand_free_all(d, nph);
+		json_object_put(rep);
+		return CGS_EXIT_USAGE;
+	}
+	/* An attached record's cgroup names the section; one record made and removed does not. */
+	struct json_object *cg, *att;
+	static char section[PATH_MAX];
+	if (json_object_object_get_ex(rep, "attached", &att) && json_object_get_boolean(att) &&
+	    json_object_object_get_ex(rep, "cgroup", &cg) && json_object_is_type(cg, json_type_string) &&
+	    json_object_get_string_len(cg) > 0 && json_object_get_string_len(cg) < (int)sizeof(section) &&
+	    !strpbrk(json_object_get_string(cg), "[]*?\n\\;#")) {
+		snprintf(section, sizeof(section), "%s", json_object_get_string(cg));
+		su.section = section;
 	}
 	bool aligned = json_object_object_get_ex(rep, "demand", &dm) && json_object_object_get_ex(dm, "aligned", &al) &&
 		       json_object_get_boolean(al);
@@ -417,6 +500,12 @@ int cmd_advise(int argc, char **argv)
 	uint64_t step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;
 	advise((const uint64_t *const *)d, nph, n, period, o.target, step, burst, ncpus > 0 ? (unsigned)ncpus : 1,
 	       headroom, &ad);
+	if (advise_interval((const uint64_t *const *)d, nph, n, period, o.target, step, ncpus > 0 ? (unsigned)ncpus : 1,
+			    headroom, &su.iv)) {
+		demand_free_all(d, nph);
+		cgs_err("advise: out of memory");
+		return CGS_EXIT_FAIL;
+	}
 	/* The demand's quantiles as its worst offset shows them: each period's most over the offsets' sorted lists. */
 	uint64_t *sorted = calloc(n, sizeof(*sorted));
 	if (!sorted) {
@@ -439,9 +528,9 @@ int cmd_advise(int argc, char **argv)
 		return CGS_EXIT_FAIL;
 	}
 	if (o.json)
-		print_json(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb);
+		print_json(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb, &su);
 	else
-		print_text(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb);
+		print_text(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb, &su);
 	free(sorted);
 	return v.ran && v.missed ? CGS_EXIT_FAIL : 0;
 }

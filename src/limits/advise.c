@@ -2,6 +2,8 @@
 /* cgsched advise's arithmetic (advise.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "limits/advise.h"
@@ -173,4 +175,105 @@ uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t
 	if (ncpus > 0 && main + others > ncpus)
 		others = ncpus > main ? ncpus - main : 0;
 	return h + (uint64_t)others * ADVISE_CPU_KEEPS_US;
+}
+
+size_t advise_censored(const uint64_t *waited_us, size_t k, size_t m)
+{
+	size_t c = 0;
+
+	for (size_t j = 0; j < m; j++)
+		for (size_t s = 0; s < k; s++)
+			if (waited_us[j * k + s]) {
+				c++;
+				break;
+			}
+	return c;
+}
+
+/* splitmix64: a fixed seed gives the same draws on every machine. */
+static uint64_t draw(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int u64_asc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int advise_interval(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, double target,
+		    uint64_t step_us, unsigned ncpus, uint64_t headroom_us, struct advice_interval *out)
+{
+	struct advice a;
+	int err = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (!n || !nph || !period_us || !step_us)
+		return -EINVAL;
+	/* A search halves [step, cap] until one step is left; a few replays more for the mean and the count. */
+	uint64_t cap = (uint64_t)(ncpus ? ncpus : 1) * period_us, steps = cap / step_us + 1, per = 3;
+	while (steps > 1) {
+		steps = (steps + 1) / 2;
+		per++;
+	}
+	per *= (uint64_t)nph * n;
+	size_t r = ADVISE_BOOT_WORK / per;
+	r = r < ADVISE_BOOT_MIN ? ADVISE_BOOT_MIN : r > ADVISE_BOOT_MAX ? ADVISE_BOOT_MAX : r;
+	uint64_t **bs = calloc(nph, sizeof(*bs)), *q = calloc(r, sizeof(*q)), seed = ADVISE_BOOT_SEED;
+	size_t *idx = calloc(n, sizeof(*idx));
+	for (size_t p = 0; bs && p < nph; p++)
+		if (!(bs[p] = malloc(n * sizeof(**bs))))
+			goto out;
+	if (!bs || !q || !idx)
+		goto out;
+	for (size_t i = 0; i < r; i++) {
+		for (size_t j = 0; j < n; j++)
+			idx[j] = draw(&seed) % n;
+		for (size_t p = 0; p < nph; p++)
+			for (size_t j = 0; j < n; j++)
+				bs[p][j] = d[p][idx[j]];
+		advise((const uint64_t *const *)bs, nph, n, period_us, target, step_us, false, ncpus, headroom_us, &a);
+		q[i] = a.quota_us;
+	}
+	qsort(q, r, sizeof(*q), u64_asc);
+	/* Nearest rank: the ceil(p x r)-th of r, from 1. */
+	size_t lo = (size_t)ceil(0.025 * r), hi = (size_t)ceil(0.975 * r);
+	out->low_us = q[lo ? lo - 1 : 0];
+	out->high_us = q[hi ? hi - 1 : 0];
+	out->resamples = r;
+	err = 0;
+out:
+	for (size_t p = 0; bs && p < nph; p++)
+		free(bs[p]);
+	free(bs);
+	free(q);
+	free(idx);
+	return err;
+}
+
+uint64_t advise_systemd_pct(uint64_t quota_us, uint64_t period_us)
+{
+	return period_us ? (quota_us * 100 + period_us - 1) / period_us : 0;
+}
+
+uint64_t advise_millicores(uint64_t quota_us, uint64_t period_us)
+{
+	return period_us ? (quota_us * 1000 + period_us - 1) / period_us : 0;
+}
+
+const char *advise_systemd_period(char *buf, size_t len, uint64_t period_us)
+{
+	if (period_us == ADVISE_SYSTEMD_PERIOD_US)
+		return NULL;
+	if (period_us % 1000)
+		snprintf(buf, len, "%lluus", (unsigned long long)period_us);
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)period_us / 1000);
+	return buf;
 }

@@ -88,4 +88,69 @@ uint64_t advise_headroom_us(int64_t used, int64_t any, int64_t slice_us, int64_t
  */
 bool advise_missed(size_t k, size_t n, double p, double alpha, double *chance);
 
+/*
+ * The least number of periods to advise from. The advice covers the
+ * heaviest periods of the record. With n periods, the chance that none of
+ * them falls among the heaviest tenth of the service's periods is 0.9^n.
+ * That is under 10 % from 22 periods on (0.9^22 = 0.098; 0.9^21 = 0.109).
+ * With fewer, a load that comes one period in ten may well be missing
+ * from the record, and no interval drawn from the record itself can show
+ * that. At 100 ms periods this is 2.2 s of record.
+ */
+#define ADVISE_MIN_PERIODS 22
+
+/*
+ * Periods a throttle censored: those of k steps from step 0 (m of them)
+ * with a throttled wait in any step. Their demand counts the waits, so it
+ * is an upper bound (report/periods.h, struct demand_series).
+ */
+size_t advise_censored(const uint64_t *waited_us, size_t k, size_t m);
+
+/*
+ * An interval for the advised quota (without a burst), by a bootstrap over
+ * whole periods: each resample draws n periods with replacement, the same
+ * periods at every offset, and advises for them as advise() does. The
+ * interval runs from the 2.5th to the 97.5th percentile of the resamples'
+ * quotas (nearest rank). The draws come from a fixed seed, so a report
+ * always gives the same interval. The resamples are as many as fit in
+ * ADVISE_BOOT_WORK periods replayed, at least ADVISE_BOOT_MIN and at most
+ * ADVISE_BOOT_MAX. Each replay of n periods at nph offsets counts as
+ * nph x n; a search takes about log2(cap / step) replays.
+ * Drawn periods lose their order, so work deferred from one heavy period
+ * to the next is not kept together; with a target of a few percent the
+ * quota covers single heavy periods, and this matters little.
+ */
+#define ADVISE_BOOT_SEED 0x5eed60ULL
+#define ADVISE_BOOT_MIN 40
+#define ADVISE_BOOT_MAX 400
+#define ADVISE_BOOT_WORK 40000000ULL
+struct advice_interval {
+	uint64_t low_us, high_us;
+	size_t resamples;
+};
+/* The arguments as advise()'s, without the burst. 0, -EINVAL as advise(), or -ENOMEM. */
+int advise_interval(const uint64_t *const *d, size_t nph, size_t n, uint64_t period_us, double target,
+		    uint64_t step_us, unsigned ncpus, uint64_t headroom_us, struct advice_interval *out);
+
+/*
+ * The advice in the forms people apply it in. Each rounds up, so that the
+ * limit applied is never below the advice.
+ * systemd's CPUQuota= is a whole percentage of one CPU (older releases
+ * take no decimals). systemd writes the quota as that share of the period,
+ * rounded down, which a whole percentage rounded up still covers.
+ * Kubernetes' resources.limits.cpu is in millicores (thousandths of a
+ * CPU). The kubelet writes milli x period / 1000 as the quota, at its own
+ * period: 100 ms by default.
+ */
+uint64_t advise_systemd_pct(uint64_t quota_us, uint64_t period_us);
+uint64_t advise_millicores(uint64_t quota_us, uint64_t period_us);
+/*
+ * systemd's CPUQuotaPeriodSec= for period_us ("200ms", or in us where ms
+ * do not divide it), into buf; NULL where the period is systemd's default,
+ * 100 ms, and the setting is not needed.
+ */
+#define ADVISE_SYSTEMD_PERIOD_US 100000
+#define ADVISE_K8S_PERIOD_US 100000
+const char *advise_systemd_period(char *buf, size_t len, uint64_t period_us);
+
 #endif
