@@ -137,3 +137,109 @@ Test(advise, headroom_slices_and_what_a_cpu_keeps)
 	cr_assert_eq(advise_headroom_us(1, INT64_MIN, 5000, 2), 1000);
 	cr_assert_eq(advise_headroom_us(1, INT64_MAX, 5000, -1), (uint64_t)(65536 - 1) * 1000);
 }
+
+/* A period counts as censored once, whatever steps of it held throttled waits; steps after the m periods do not count. */
+Test(advise, censored_periods_are_those_with_a_wait)
+{
+	uint64_t w[35] = { 0 };
+
+	cr_assert_eq(advise_censored(w, 10, 3), 0);
+	w[3] = 1;
+	w[4] = 500;
+	w[29] = 7;
+	w[31] = 100;
+	cr_assert_eq(advise_censored(w, 10, 3), 2);
+	cr_assert_eq(advise_censored(w, 10, 2), 1);
+	cr_assert_eq(advise_censored(w, 5, 7), 3);
+}
+
+/*
+ * The interval from resamples of 30 periods of the pulse: a resample holds
+ * no 60 ms period with chance 0.9^30 = 4.2 %, more than the 2.5 % the low
+ * end leaves out, so the low end is the light periods' 20 ms. Nearly every
+ * resample holds one, so the high end is the advice's 60 ms.
+ */
+Test(advise, the_interval_spans_what_resamples_advise)
+{
+	uint64_t d[30], e[30];
+	struct advice a;
+	struct advice_interval iv, again;
+
+	pulses(d, 30);
+	cr_assert_eq(advise(ONE(d), 1, 30, 100000, 0.01, 1000, false, 2, 0, &a), 0);
+	cr_assert_eq(a.quota_us, 60000);
+	cr_assert_eq(advise_interval(ONE(d), 1, 30, 100000, 0.01, 1000, 2, 0, &iv), 0);
+	cr_assert_eq(iv.resamples, ADVISE_BOOT_MAX);
+	cr_assert_eq(iv.low_us, 20000, "low %llu", (unsigned long long)iv.low_us);
+	cr_assert_eq(iv.high_us, 60000, "high %llu", (unsigned long long)iv.high_us);
+	/* The seed is fixed: the same report gives the same interval. */
+	cr_assert_eq(advise_interval(ONE(d), 1, 30, 100000, 0.01, 1000, 2, 0, &again), 0);
+	cr_assert(again.low_us == iv.low_us && again.high_us == iv.high_us);
+	/* Headroom goes on each resample's quota, as on the advice's. */
+	cr_assert_eq(advise_interval(ONE(d), 1, 30, 100000, 0.01, 1000, 2, 5000, &iv), 0);
+	cr_assert(iv.low_us == 25000 && iv.high_us == 65000, "%llu-%llu", (unsigned long long)iv.low_us,
+		  (unsigned long long)iv.high_us);
+	/* A steady demand: every resample advises the same. */
+	for (int i = 0; i < 30; i++)
+		e[i] = 30000;
+	cr_assert_eq(advise_interval(ONE(e), 1, 30, 100000, 0.01, 1000, 2, 0, &iv), 0);
+	cr_assert(iv.low_us == 30000 && iv.high_us == 30000);
+	cr_assert_eq(advise_interval(ONE(e), 1, 0, 100000, 0.01, 1000, 2, 0, &iv), -EINVAL);
+}
+
+/* The resamples are bounded by the periods they replay: a long record gets the fewest. */
+Test(advise, the_interval_work_is_bounded)
+{
+	size_t n = 36000;
+	uint64_t *d = malloc(n * sizeof(*d));
+	struct advice_interval iv;
+
+	cr_assert_not_null(d);
+	pulses(d, n);
+	cr_assert_eq(advise_interval(ONE(d), 1, n, 100000, 0.01, 1000, 2, 0, &iv), 0);
+	/* 8 halvings of 201 steps and 3 replays more, each of 36000 periods: 40e6 / (11 x 36000) = 101. */
+	cr_assert_eq(iv.resamples, 101, "%zu resamples", iv.resamples);
+	cr_assert_eq(iv.high_us, 60000);
+	/* At ten offsets, ten times the work a resample: the least. */
+	const uint64_t *ten[10] = { d, d, d, d, d, d, d, d, d, d };
+	cr_assert_eq(advise_interval(ten, 10, n, 100000, 0.01, 1000, 2, 0, &iv), 0);
+	cr_assert_eq(iv.resamples, ADVISE_BOOT_MIN);
+	free(d);
+}
+
+/*
+ * The forms round up. systemd writes quota = CPUQuota's share of a second
+ * x period / 1 s, rounded down; the kubelet millicores x period / 1000. Each
+ * such quota is at least the advice, at every quota of a period.
+ */
+Test(advise, the_forms_round_up)
+{
+	char b[32];
+
+	cr_assert_eq(advise_systemd_pct(62000, 100000), 62);
+	cr_assert_eq(advise_systemd_pct(62001, 100000), 63);
+	cr_assert_eq(advise_systemd_pct(85000, 200000), 43);
+	cr_assert_eq(advise_systemd_pct(250000, 100000), 250);
+	cr_assert_eq(advise_millicores(62000, 100000), 620);
+	cr_assert_eq(advise_millicores(62001, 100000), 621);
+	cr_assert_eq(advise_millicores(85000, 200000), 425);
+	cr_assert_eq(advise_millicores(1000, 100000), 10);
+	for (uint64_t q = 1000; q <= 200000; q += 7) {
+		uint64_t pct = advise_systemd_pct(q, 100000), m = advise_millicores(q, 100000);
+		cr_assert_geq(pct * 10000 * 100000 / 1000000, q, "CPUQuota=%llu%% for %llu", (unsigned long long)pct,
+			      (unsigned long long)q);
+		cr_assert_lt((pct - 1) * 1000, q, "CPUQuota=%llu%% is more than needed for %llu", (unsigned long long)pct,
+			     (unsigned long long)q);
+		cr_assert_geq(m * 100000 / 1000, q, "%llum for %llu", (unsigned long long)m, (unsigned long long)q);
+		cr_assert_lt((m - 1) * 100, q, "%llum is more than needed for %llu", (unsigned long long)m,
+			     (unsigned long long)q);
+	}
+	for (uint64_t q = 1000; q <= 400000; q += 13) {
+		uint64_t pct = advise_systemd_pct(q, 200000);
+		cr_assert_geq(pct * 10000 * 200000 / 1000000, q);
+	}
+	cr_assert_null(advise_systemd_period(b, sizeof(b), 100000));
+	cr_assert_str_eq(advise_systemd_period(b, sizeof(b), 200000), "200ms");
+	cr_assert_str_eq(advise_systemd_period(b, sizeof(b), 1500), "1500us");
+	cr_assert_str_eq(advise_systemd_period(b, sizeof(b), 1000000), "1000ms");
+}
