@@ -34,6 +34,42 @@ advise_case() {
 	echo "$_name: demand $(jq -c .demand "$TMP/$_name.adv"); advised quota $q us ($h of headroom), burst $(jq -c .burst "$TMP/$_name.adv")"
 	[ "$q" -ge $((_dem * 1000)) ] || fail "$_name: quota $q us, under the $_dem ms the workload asks for"
 	[ "$q" -le $((dmax + 1000 + h)) ] || fail "$_name: quota $q us, over the worst period ($dmax us) by more than a step"
+	# How sure the advice is: enough periods (3 s of 100 ms: 29 at every
+	# offset), none censored (no limit, so no throttled waits), and the
+	# quota's interval around it. With no period allowed throttled (the
+	# host's 29), the quota covers every period alone, so no work is ever
+	# deferred in the replay, and no resample can need more: its high end
+	# is at most the quota.
+	# (Not set --: "$@" is the workload, run again below.)
+	np=$(jq .periods "$TMP/$_name.adv")
+	nc=$(jq .periods_censored "$TMP/$_name.adv")
+	lo=$(jq .quota.interval.low_us "$TMP/$_name.adv")
+	hi=$(jq .quota.interval.high_us "$TMP/$_name.adv")
+	echo "$_name: $np periods, $nc censored, the quota's interval $lo-$hi us"
+	[ "$np" -ge 22 ] && [ "$nc" = 0 ] || fail "$_name: $np periods ($nc censored): under the 22 advise needs, or censored without a limit"
+	[ "$lo" -le "$hi" ] && [ "$lo" -le "$q" ] || fail "$_name: the interval $lo-$hi us does not reach down to the quota $q us"
+	if [ $((np / 100)) = 0 ]; then
+		[ "$hi" -le "$q" ] || fail "$_name: the interval's high end $hi us over the quota $q us, where no period may be throttled"
+	fi
+	# The forms: a limits-file section of the advice (with the burst's where
+	# one is advised), systemd's CPUQuota= and Kubernetes' millicores, each
+	# the quota a period rounded up; the same in the text output.
+	lim=$(jq -r '.forms.limits_file' "$TMP/$_name.adv")
+	bq=$(jq -r '.burst.quota_us // empty' "$TMP/$_name.adv")
+	if [ -n "$bq" ]; then
+		want=$(printf '[PATH]\nmax = %s/100000\nburst = %s' "$bq" "$(jq .burst.burst_us "$TMP/$_name.adv")")
+	else
+		want=$(printf '[PATH]\nmax = %s/100000' "$q")
+	fi
+	[ "$lim" = "$want" ] || fail "$_name: the limits file's section is '$lim', not '$want'"
+	sd=$(jq -r '.forms.systemd | "\(.CPUQuota) \(.CPUQuotaPeriodSec)"' "$TMP/$_name.adv")
+	k8=$(jq -r '.forms.kubernetes.limits_cpu' "$TMP/$_name.adv")
+	[ "$sd" = "$(((q + 999) / 1000))% null" ] && [ "$k8" = "$(((q + 99) / 100))m" ] ||
+		fail "$_name: the forms for quota $q us are systemd '$sd', Kubernetes '$k8'"
+	"$CGSCHED" advise "$TMP/$_name.json" >"$TMP/$_name.txt" || fail "$_name: advise (text) failed"
+	grep -q "^as systemd settings: CPUQuota=$(((q + 999) / 1000))%\$" "$TMP/$_name.txt" &&
+		grep -q "^as Kubernetes' resources.limits.cpu: $(((q + 99) / 100))m " "$TMP/$_name.txt" &&
+		grep -q "^  max = " "$TMP/$_name.txt" || fail "$_name: the text lacks the forms: $(cat "$TMP/$_name.txt")"
 	if [ "$CGS_TIME_SCALE" = 1 ] && [ "$_one" = 1 ]; then
 		# And three things the 6 % does not hold. The work a run-queue wait
 		# pushed over a period's edge: a cycle kept from its CPU finishes its
@@ -181,4 +217,19 @@ test_advise_barrier() {
 	slice=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
 	advise_case barrier 60 0 0 barrier "$(scaled 3)" 2 50000 15000
 	[ "$(jq .quota.headroom_us "$TMP/barrier.adv")" = "$slice" ] || fail "barrier: no slice of headroom for its second CPU"
+}
+
+# Too few periods to advise from: a record of 1 s holds 9 whole periods of
+# 100 ms at every offset, under the 22 advise needs. One line on stderr that
+# says so, exit 2, nothing on stdout.
+test_advise_too_few_periods() {
+	"$CGSCHED" record -q --demand -o "$TMP/few.json" -- "$CGWORK" pulse 1 1 10000 3000 >/dev/null 2>"$TMP/few.rec" ||
+		fail "record failed: $(cat "$TMP/few.rec")"
+	"$CGSCHED" advise "$TMP/few.json" >"$TMP/few.out" 2>"$TMP/few.err"
+	rc=$?
+	echo "advise on $(jq '.demand.used_us | length' "$TMP/few.json") steps: exit $rc: $(cat "$TMP/few.err")"
+	[ "$rc" = 2 ] || fail "exit $rc, not 2"
+	[ "$(wc -l <"$TMP/few.err")" = 1 ] && grep -q 'too few to advise from (at least 22): record --demand for 2.30s or more' "$TMP/few.err" ||
+		fail "not one line saying there are too few periods: $(cat "$TMP/few.err")"
+	[ ! -s "$TMP/few.out" ] || fail "advice printed from too few periods: $(cat "$TMP/few.out")"
 }
