@@ -309,7 +309,8 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	printf("demand per period: p50 %s, p90 %s, p99 %s, max %s, mean %s\n", dur(b, sizeof(b), u64_rank(sorted, n, 50)),
 	       dur(c, sizeof(c), u64_rank(sorted, n, 90)), dur(d, sizeof(d), u64_rank(sorted, n, 99)),
 	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
-	printf("throttled in the record: %zu of %zu periods (their demand is an upper bound)\n", su->censored, n);
+	printf("throttled in the record: %zu of %zu periods%s\n", su->censored, n,
+	       su->censored ? " (their demand is an upper bound)" : "");
 	printf("target: at most %.4g%% of periods throttled (%zu of %zu), in a replay of the demand\n\n",
 	       ad->target * 100, allowed, n);
 	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g demand\n",
