@@ -404,6 +404,7 @@ int cmd_watch(int argc, char **argv)
 		cgs_warn("%s: removed %llu half-written incidents of an earlier watch", o.dir,
 			 (unsigned long long)w.dir.stale);
 	bool have_prev = false;
+	int rc = 0; /* a failure to trace: non-zero, so a unit with Restart=on-failure starts it again */
 	struct cg_pending pend = { 0 };
 	uint64_t deadline = s.tr.attached_ns;
 	for (;;) {
@@ -413,6 +414,7 @@ int cmd_watch(int argc, char **argv)
 		/* The reads and the refresh reuse their arrays, interval after interval. */
 		if ((err = snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
+			rc = CGS_EXIT_FAIL;
 			break;
 		}
 		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.why };
@@ -450,5 +452,5 @@ int cmd_watch(int argc, char **argv)
 	kstat_src_close(&ks);
 	session_close(&s);
 	pid_unlock(o.pid_file, pid_fd);
-	return 0;
+	return rc;
 }
