@@ -22,8 +22,8 @@
 
 /*
  * Bounds against hostile clients (docs/metrics.md, "Security"). A client
- * has HEAD_DEADLINE_S for its whole request head, however slowly it sends
- * it. libmicrohttpd's own timeout is for inactivity only, so a byte sent
+ * has HEAD_DEADLINE_S for its whole request, however slowly it sends it.
+ * Its head is all of it: a body is refused, never read. libmicrohttpd's own timeout is for inactivity only, so a byte sent
  * now and then would hold a connection forever. CONN_LIMIT is far above
  * what scrapers use. So slow clients from many addresses, PER_IP_LIMIT
  * each, do not fill it before the deadline frees their slots.
@@ -53,7 +53,7 @@ struct conn {
 	int fd;            /* our dup of its socket: shutdown() here ends it, the number never reused meanwhile */
 	uint64_t start_ns;  /* of what is timed: a head (from accept, or the last request's end), or an answer */
 	uint64_t limit_ns;  /* how long that may take */
-	bool timed;         /* a head or an answer is on the clock; false while a request is handled */
+	bool timed;         /* a head or an answer is on the clock */
 	bool reaped;
 	bool answering;     /* the clock is an answer's (counted apart, for -v) */
 };
@@ -358,6 +358,15 @@ static enum MHD_Result health(struct http_server *s, struct MHD_Connection *c, b
 		      strlen(body), true);
 }
 
+/* The head announces a body: a length other than 0, or a transfer coding. */
+static bool has_body(struct MHD_Connection *c)
+{
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (len && strcmp(len, "0")) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 static bool health_url(const char *url, bool *ready)
 {
 	*ready = !strcmp(url, "/readyz");
@@ -377,15 +386,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char busy[] = "503 busy: too many passwords to check just now; one that checked before goes on\n";
 	struct http_server *s = cls;
 
-	if (!*req) { /* the headers are in: answer on the next call, with any body drained */
-		conn_clock(s, c, 0, false); /* the reaper leaves it be now: its head came in time */
-		*req = s;
-		return MHD_YES;
+	static char body_refused[] = "413 content too large: cgsched takes no request body\n";
+
+	/*
+	 * Everything is answered at the headers, on this first call, with the
+	 * head's deadline still running. A body is never read: a response
+	 * queued now makes libmicrohttpd drop the rest and close the
+	 * connection after it. So a body sent slowly holds nothing.
+	 */
+	if (*req) {
+		*upload_len = 0;
+		return MHD_NO;
 	}
-	if (*upload_len) {
-		*upload_len = 0; /* a body is ignored, not an error */
-		return MHD_YES;
-	}
+	*req = s;
+	if (has_body(c))
+		return answer(c, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain; charset=utf-8", body_refused,
+			      strlen(body_refused), false);
 	bool ready, is_health = s->src.health && health_url(url, &ready);
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	/* Probes that carry no password, where the user asked for it (--health-without-auth). */

@@ -432,6 +432,42 @@ test_export_hostile_clients() {
 	grep "connections* ended for a request head" "$TMP/cgs.err"
 }
 
+# Slow bodies (docs/metrics.md, "Security"), loopback only and bounded: 256
+# clients, 8 from each of 32 addresses (the connection limit, 256), send
+# GET /metrics announcing a 100 MB body, then a byte every 2 s, for 20 s. Each
+# is answered at its head and closed at once (413); none lives near the head
+# deadline (10 s). A scrape from 127.0.0.1 every half second meanwhile succeeds.
+test_export_slow_bodies() {
+	exp_need curl python3
+	P1=$(exp_port 0)
+	cgs_start export --listen "127.0.0.1:$P1" || fail "export refused"
+	addrs=$(seq -s, -f '127.0.2.%g' 1 32)
+	python3 "$ROOT/tests/live/slow_heads.py" 127.0.0.1 "$P1" "$addrs" 8 20 body >"$TMP/slow" 2>&1 &
+	SLOW=$!
+	CGS_BG="$CGS_BG $SLOW"
+	nap 3 # all 256 connected
+	ok=0 bad=0
+	deadline 15
+	until past_deadline; do
+		code=$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+		if [ "$code" = 200 ]; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+		nap 0.5
+	done
+	wait_bounded "$SLOW" 30 "the slow bodies"
+	code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X GET --data-binary hello "http://127.0.0.1:$P1/metrics")
+	echo "slow bodies: $(cat "$TMP/slow"); scrapes meanwhile: $ok good, $bad failed; a GET with a body: $code"
+	[ "$bad" = 0 ] && [ "$ok" -ge 10 ] || fail "scrapes failed under slow bodies: $ok good, $bad failed"
+	ended=$(sed 's/.*ended=\([0-9]*\).*/\1/' "$TMP/slow")
+	answered=$(sed 's/.*answered=\([0-9]*\).*/\1/' "$TMP/slow")
+	longest=$(sed 's/.*longest=\([0-9.]*\).*/\1/' "$TMP/slow")
+	[ "${ended:-0}" -ge 256 ] || fail "the slow bodies were not ended: $(cat "$TMP/slow")"
+	[ "${answered:-0}" = "$ended" ] || fail "a slow body was ended unanswered: $(cat "$TMP/slow")"
+	# Answered at the head: the client's 2 s between reads at most, well within the deadline.
+	awk -v l="$longest" 'BEGIN { exit !(l <= 3) }' || fail "a slow body lived $longest s (answered at its head)"
+	[ "$code" = 413 ] || fail "a GET with a body: $code, expected 413"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
 # Answers are sent as they are rendered (docs/metrics.md, "Security"), each
 # from a working set of its own: clients that ask and do not read hold at
 # most four (a fifth is told 503, busy), and each is ended at its deadline
