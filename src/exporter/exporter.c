@@ -116,10 +116,19 @@ struct exporter {
 	/* /readyz: the command's loop, and the drops seen at its last looks */
 	uint64_t tick_ns;       /* its last exporter_tick */
 	uint64_t drops[CGS_DROP__COUNT], drops_rose_ns;
-	uint64_t rose_by[CGS_DROP__COUNT]; /* at the last look that saw a rise: by how much each */
+	uint64_t rose_by[CGS_DROP__COUNT]; /* at the last look whose drops mattered: by how much each */
+	struct snapshot look;   /* the figures of the last look (its arrays kept for the next) */
+	struct look_waits *waits; /* each cgroup's run-queue waits then, by id */
+	size_t nwaits;
+};
+
+/* A cgroup's run-queue waits at a look, to count the waits between two looks. */
+struct look_waits {
+	uint64_t id, count;
 };
 
 static int health(void *ctx, bool ready, char *buf, size_t n);
+static int waits_since_look(struct exporter *x, uint64_t *waits);
 
 void exporter_opts_init(struct exporter_opts *o)
 {
@@ -634,6 +643,10 @@ int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)
 	x->why = why;
 	x->split = split; /* --why implies it (metrics.c traced_now) */
 	x->last_check_ns = now_ns();
+	/* The base of /readyz's first look: drops and waits from here on are judged. */
+	uint64_t waits;
+	if (snapshot_read_drops(&s->tr, x->drops) || waits_since_look(x, &waits))
+		memset(x->drops, 0, sizeof(x->drops));
 	exporter_unlock(x);
 	return 0;
 }
@@ -655,21 +668,55 @@ void exporter_unlock(struct exporter *x)
 		pthread_mutex_unlock(&x->lock);
 }
 
-/* The drop counters now against the last look: a rise is remembered for /readyz. Under the lock. */
+/*
+ * The run-queue waits since the last look, summed over the cgroups: a
+ * cgroup's new count less its count then (all of it if new). A cgroup
+ * gone since takes none of its waits back. 0, or -errno if the maps
+ * could not be read. Under the lock.
+ */
+static int waits_since_look(struct exporter *x, uint64_t *waits)
+{
+	struct snapshot *s = &x->look;
+	int err;
+
+	*waits = 0;
+	if ((err = snapshot_read_light(&x->s->tr, s, false)))
+		return err;
+	struct look_waits *w = s->n ? malloc(s->n * sizeof(*w)) : NULL;
+	if (s->n && !w)
+		return -ENOMEM;
+	/* Both sorted by id (a snapshot's cgroups are). */
+	for (size_t i = 0, j = 0; i < s->n; i++) {
+		uint64_t id = s->cg[i].id, n = s->cg[i].c.runq_count;
+		while (j < x->nwaits && x->waits[j].id < id)
+			j++;
+		bool was = j < x->nwaits && x->waits[j].id == id && x->waits[j].count <= n;
+		*waits += was ? n - x->waits[j].count : n;
+		w[i] = (struct look_waits){ id, n };
+	}
+	free(x->waits);
+	x->waits = w;
+	x->nwaits = s->n;
+	return 0;
+}
+
+/*
+ * The drop counters now against the last look. A rise that top would call
+ * notable (drops_notable, against the run-queue waits between the two
+ * looks) is remembered for /readyz. Under the lock.
+ */
 static void look_at_drops(struct exporter *x, uint64_t now)
 {
-	uint64_t d[CGS_DROP__COUNT];
+	uint64_t d[CGS_DROP__COUNT], rise[CGS_DROP__COUNT], notable[CGS_DROP__COUNT], waits;
 
-	if (snapshot_read_drops(&x->s->tr, d))
+	if (snapshot_read_drops(&x->s->tr, d) || waits_since_look(x, &waits))
 		return;
-	bool rose = false;
 	for (int i = 0; i < CGS_DROP__COUNT; i++)
-		rose |= x->tick_ns && d[i] > x->drops[i];
-	for (int i = 0; rose && i < CGS_DROP__COUNT; i++)
-		x->rose_by[i] = d[i] > x->drops[i] ? d[i] - x->drops[i] : 0;
-	/* The first look sets the base: drops before serving began are the metrics' to tell. */
-	if (rose)
+		rise[i] = d[i] > x->drops[i] ? d[i] - x->drops[i] : 0;
+	if (drops_notable(rise, waits, notable)) {
 		x->drops_rose_ns = now;
+		memcpy(x->rose_by, notable, sizeof(notable));
+	}
 	memcpy(x->drops, d, sizeof(d));
 }
 
@@ -680,8 +727,9 @@ static void look_at_drops(struct exporter *x, uint64_t now)
 /*
  * /healthz is true if the server answers; this runs on its thread. /readyz
  * is true if the programs are attached, the command's loop is alive (it
- * ticks every second), and no event was dropped in the last minute
- * (checked every 5 s). The figures a scrape gets now are then whole.
+ * ticks every second), and no look in the last minute (one every 5 s)
+ * saw drops that matter, as top judges them (drops_notable). The figures
+ * a scrape gets now are then whole.
  */
 static int health(void *ctx, bool ready, char *buf, size_t n)
 {
@@ -711,7 +759,7 @@ static int health(void *ctx, bool ready, char *buf, size_t n)
 			snprintf(buf + at, n - at, " (figures incomplete; see cgsched_drops_total)\n");
 		bad = 1;
 	} else {
-		snprintf(buf, n, "ready: tracing, the loop ran %.1f s ago, no drop in the last minute\n",
+		snprintf(buf, n, "ready: tracing, the loop ran %.1f s ago, no drops that matter in the last minute\n",
 			 (now - x->tick_ns) / 1e9);
 	}
 	exporter_unlock(x);
@@ -816,6 +864,8 @@ void exporter_close(struct exporter *x)
 	cg_pending_free(&x->pending);
 	for (size_t i = 0; i < VIEWS_MAX; i++)
 		view_free(x->views[i]);
+	snapshot_free(&x->look);
+	free(x->waits);
 	if (x->ks_open)
 		kstat_src_close(&x->ks);
 	if (x->have_wc)
