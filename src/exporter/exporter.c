@@ -828,7 +828,11 @@ void exporter_reload(struct exporter *x, void (*say)(const char *line))
 
 	if (!x->have_wc)
 		return; /* nothing to reload: plain HTTP, no users */
-	if (webconfig_load(x->o.web_config, &x->wc[next], err, sizeof(err))) {
+	bool loaded = !webconfig_load(x->o.web_config, &x->wc[next], err, sizeof(err));
+	/* Unchanged users keep their remembered passwords, and addresses their bcrypt budgets. */
+	if (loaded)
+		webconfig_carry(&x->wc[next], &x->wc[x->wcur]);
+	if (!loaded) {
 		snprintf(line, sizeof(line), "web config reload failed, keeping the one in force: %s", err);
 	} else if (http_restart(&x->http, &x->wc[next], x->o.listen, err, sizeof(err))) {
 		webconfig_free(&x->wc[next]);

@@ -268,15 +268,32 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
 	return ret;
 }
 
+/* The client's address in 16 bytes: IPv6, or IPv4 mapped (::ffff:a.b.c.d), as a v6 socket sees it. */
+static void client_addr(struct MHD_Connection *c, unsigned char out[16])
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	memset(out, 0, 16);
+	if (sa && sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	} else if (sa && sa->sa_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	}
+}
+
 static enum webauth authorised(struct http_server *s, struct MHD_Connection *c)
 {
 	char *pass = NULL, *user;
+	unsigned char addr[16];
 	enum webauth a;
 
 	if (!s->wc || !s->wc->nusers)
 		return WEBAUTH_OK;
+	client_addr(c, addr);
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	a = webconfig_auth(s->wc, user, pass, now_ns());
+	a = webconfig_auth(s->wc, addr, user, pass, now_ns());
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);

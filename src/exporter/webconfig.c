@@ -314,6 +314,7 @@ static void init(struct webconfig *wc)
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->min_tls = 12;
+	pthread_mutex_init(&wc->lock, NULL);
 }
 
 int webconfig_parse(const char *text, size_t len, const char *base_dir, struct webconfig *wc, char *err,
@@ -436,6 +437,7 @@ void webconfig_free(struct webconfig *wc)
 		wipe_free(wc->key_pem, strlen(wc->key_pem));
 	if (wc->crypt)
 		wipe_free((char *)wc->crypt, sizeof(*wc->crypt));
+	pthread_mutex_destroy(&wc->lock);
 	memset(wc, 0, sizeof(*wc));
 }
 
@@ -505,28 +507,100 @@ bool webconfig_cached(const struct webconfig *wc, const char *user, const char *
 	return hit;
 }
 
-enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *password, uint64_t now_ns)
+/* Debt less what the clock paid back since *at (at 1/share of it), as of now. */
+static void pay_back(uint64_t *debt, uint64_t *at, uint64_t now, unsigned share)
 {
-	bool ok;
+	uint64_t paid = now > *at ? (now - *at) / share : 0;
+
+	*debt = *debt > paid ? *debt - paid : 0;
+	*at = now;
+}
+
+/*
+ * addr's budget: its entry, or a new one. When all are taken, the stranger
+ * with the least debt gives its entry up (the strangers' budget still
+ * bounds it), else the known address seen longest ago.
+ */
+static struct webaddr *addr_entry(struct webconfig *wc, const unsigned char addr[16], uint64_t now)
+{
+	struct webaddr *free_e = NULL, *stranger = NULL, *known = NULL;
+
+	for (size_t i = 0; i < WEBCONFIG_ADDRS; i++) {
+		struct webaddr *e = &wc->addrs[i];
+		if (e->used && !memcmp(e->addr, addr, 16))
+			return e;
+		if (!e->used) {
+			free_e = free_e ? free_e : e;
+			continue;
+		}
+		pay_back(&e->debt_ns, &e->at_ns, now, WEBCONFIG_BCRYPT_SHARE);
+		if (!e->known && (!stranger || e->debt_ns < stranger->debt_ns))
+			stranger = e;
+		if (e->known && (!known || e->at_ns < known->at_ns))
+			known = e;
+	}
+	struct webaddr *e = free_e ? free_e : stranger ? stranger : known;
+	*e = (struct webaddr){ .used = true, .at_ns = now };
+	memcpy(e->addr, addr, 16);
+	return e;
+}
+
+enum webauth webconfig_auth(struct webconfig *wc, const unsigned char addr[16], const char *user,
+			    const char *password, uint64_t now_ns)
+{
+	enum webauth a = WEBAUTH_BUSY;
 
 	if (!wc->nusers)
 		return WEBAUTH_OK;
 	if (!user || !password)
 		return WEBAUTH_DENIED;
-	if (webconfig_cached(wc, user, password))
+	pthread_mutex_lock(&wc->lock);
+	struct webaddr *e = addr_entry(wc, addr, now_ns);
+	if (webconfig_cached(wc, user, password)) {
+		e->known = true;
+		pthread_mutex_unlock(&wc->lock);
 		return WEBAUTH_OK;
+	}
 	/*
-	 * bcrypt's time is paid back at a quarter of the clock. So after a
-	 * second's burst, the server's thread spends at most a quarter of a
-	 * CPU on strangers' guesses, whatever the hash's cost.
+	 * bcrypt's time is paid back at a fraction of the clock. So after a
+	 * burst, the server's thread spends at most a quarter of a CPU on one
+	 * address's guesses, and half a CPU on all strangers' together,
+	 * whatever the hash's cost.
 	 */
-	uint64_t paid = (now_ns - wc->debt_at_ns) / WEBCONFIG_BCRYPT_SHARE;
-	wc->debt_ns = wc->debt_ns > paid ? wc->debt_ns - paid : 0;
-	wc->debt_at_ns = now_ns;
-	if (wc->debt_ns > WEBCONFIG_BCRYPT_BURST_NS)
-		return WEBAUTH_BUSY;
-	uint64_t c0 = thread_cpu_ns();
-	ok = webconfig_check_user(wc, user, password);
-	wc->debt_ns += thread_cpu_ns() - c0;
-	return ok ? WEBAUTH_OK : WEBAUTH_DENIED;
+	pay_back(&e->debt_ns, &e->at_ns, now_ns, WEBCONFIG_BCRYPT_SHARE);
+	pay_back(&wc->debt_ns, &wc->debt_at_ns, now_ns, WEBCONFIG_STRANGERS_SHARE);
+	if (e->debt_ns <= WEBCONFIG_BCRYPT_BURST_NS && (e->known || wc->debt_ns <= WEBCONFIG_STRANGERS_BURST_NS)) {
+		uint64_t c0 = thread_cpu_ns();
+		bool ok = webconfig_check_user(wc, user, password);
+		uint64_t spent = thread_cpu_ns() - c0;
+		e->debt_ns += spent;
+		if (!e->known)
+			wc->debt_ns += spent;
+		e->known |= ok;
+		a = ok ? WEBAUTH_OK : WEBAUTH_DENIED;
+	}
+	pthread_mutex_unlock(&wc->lock);
+	return a;
+}
+
+void webconfig_carry(struct webconfig *wc, struct webconfig *old)
+{
+	pthread_mutex_lock(&old->lock);
+	for (size_t i = 0; i < wc->nusers; i++) {
+		struct webuser *u = &wc->users[i];
+		for (size_t j = 0; j < old->nusers; j++) {
+			const struct webuser *o = &old->users[j];
+			if (strcmp(u->name, o->name) || strcmp(u->hash, o->hash) || !o->ok_pw || u->ok_pw)
+				continue;
+			/* No room: still right, only one bcrypt more. */
+			if ((u->ok_pw = malloc(o->ok_len + 1))) {
+				memcpy(u->ok_pw, o->ok_pw, o->ok_len + 1);
+				u->ok_len = o->ok_len;
+			}
+		}
+	}
+	memcpy(wc->addrs, old->addrs, sizeof(wc->addrs));
+	wc->debt_ns = old->debt_ns;
+	wc->debt_at_ns = old->debt_at_ns;
+	pthread_mutex_unlock(&old->lock);
 }

@@ -19,6 +19,7 @@
 #ifndef CGS_WEBCONFIG_H
 #define CGS_WEBCONFIG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -27,6 +28,17 @@
 #define WEBCONFIG_BCRYPT_LEN 60
 
 struct crypt_data;
+
+/* Addresses whose bcrypt time is kept apart (webconfig_auth): far above a host's scrapers. */
+#define WEBCONFIG_ADDRS 64
+
+/* A client address's bcrypt time not yet paid back, as of at_ns. */
+struct webaddr {
+	unsigned char addr[16];     /* IPv6, or IPv4 mapped (::ffff:a.b.c.d) */
+	uint64_t debt_ns, at_ns;
+	bool used;
+	bool known;                 /* a password from it checked right before */
+};
 
 struct webuser {
 	char *name;
@@ -45,8 +57,10 @@ struct webconfig {
 	/* private: bcrypt's scratch (32 KiB, kept), and the hash an unknown user is checked against */
 	struct crypt_data *crypt;
 	char dummy_hash[WEBCONFIG_BCRYPT_LEN + 1];
-	/* private: bcrypt CPU time not yet paid back (webconfig_auth), as of debt_at_ns */
+	/* private: bcrypt CPU time of unknown addresses not yet paid back (webconfig_auth), as of debt_at_ns */
 	uint64_t debt_ns, debt_at_ns;
+	struct webaddr addrs[WEBCONFIG_ADDRS]; /* private: each address's own */
+	pthread_mutex_t lock;       /* private: webconfig_auth and webconfig_carry */
 };
 
 /*
@@ -81,16 +95,31 @@ bool webconfig_check_user(struct webconfig *wc, const char *user, const char *pa
 bool webconfig_cached(const struct webconfig *wc, const char *user, const char *password);
 
 /*
- * The server's check: webconfig_check_user within a budget of bcrypt time.
- * The budget is a second's burst, then 1/WEBCONFIG_BCRYPT_SHARE of the
- * clock (now_ns: monotonic). Past it, a password not remembered is not
- * checked (WEBAUTH_BUSY, answered 503). So a stranger's guesses cannot
- * hold the server's thread, at any hash cost. A scraper whose password
- * checked before goes on, from the cache.
+ * The server's check: webconfig_check_user within budgets of bcrypt time,
+ * for a client at addr (16 bytes: IPv6, or IPv4 mapped). Each address has
+ * its own: a second's burst, then 1/WEBCONFIG_BCRYPT_SHARE of the clock
+ * (now_ns: monotonic). Addresses that never checked a password right
+ * share one more: WEBCONFIG_STRANGERS_BURST_NS, then
+ * 1/WEBCONFIG_STRANGERS_SHARE of the clock. Past a budget, a password not
+ * remembered is not checked (WEBAUTH_BUSY, answered 503). So a stranger's
+ * guesses cannot hold the server's thread, at any hash cost, and a
+ * guesser at one address cannot lock a scraper at another out. A
+ * scraper whose password checked before goes on, from the cache.
+ * Thread-safe (a lock in *wc).
  */
 #define WEBCONFIG_BCRYPT_SHARE 4
 #define WEBCONFIG_BCRYPT_BURST_NS 1000000000ULL
+#define WEBCONFIG_STRANGERS_SHARE 2
+#define WEBCONFIG_STRANGERS_BURST_NS 2000000000ULL
 enum webauth { WEBAUTH_OK, WEBAUTH_DENIED, WEBAUTH_BUSY };
-enum webauth webconfig_auth(struct webconfig *wc, const char *user, const char *password, uint64_t now_ns);
+enum webauth webconfig_auth(struct webconfig *wc, const unsigned char addr[16], const char *user,
+			    const char *password, uint64_t now_ns);
+/*
+ * Before serving with wc, a reload of old: keep old's remembered passwords
+ * for users whose name and hash are unchanged, and every address's budget.
+ * So a reload neither asks a scraper for a bcrypt again nor gives guessers
+ * a fresh budget. old may be in use meanwhile (its lock is taken).
+ */
+void webconfig_carry(struct webconfig *wc, struct webconfig *old);
 
 #endif

@@ -468,6 +468,43 @@ test_export_slow_bodies() {
 	cgs_stop TERM || fail "export did not stop cleanly"
 }
 
+# Guesses from one address do not lock a scraper at another out (docs/metrics.md,
+# "Security"), loopback only and bounded: 120 wrong passwords a second from
+# 127.0.0.2 from the start, for 20 s at most. The scraper at 127.0.0.1 gets
+# 200 at each of 8 scrapes after the start, the guesser's budget spent (503s),
+# and at each of 8 after a SIGHUP that reloads the same users.
+test_export_guess_lockout() {
+	exp_need curl perl timeout
+	P1=$(exp_port 0)
+	hash=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
+	printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$TMP/web.yml"
+	cgs_start export --listen "127.0.0.1:$P1" --web-config "$TMP/web.yml" || fail "export refused"
+	U="http://127.0.0.1:$P1/metrics"
+	# 8 connections (the most from one address), 15 guesses a second each, kept alive.
+	for i in 1 2 3 4 5 6 7 8; do
+		timeout 20 curl -s --interface 127.0.0.2 --rate 15/s -u "prometheus:guess$i" \
+			-w '%{stderr}%{http_code}\n' "$U?[1-300]" >/dev/null 2>"$TMP/guess$i" &
+		CGS_BG="$CGS_BG $!"
+	done
+	nap 3 # the guesser's burst spent
+	scrapes() {
+		for _i in 1 2 3 4 5 6 7 8; do
+			curl -s --max-time 5 -u prometheus:s3cret -o /dev/null -w '%{http_code}\n' "$U"
+			nap 0.5
+		done | sort | uniq -c | tr -s ' \n' ' '
+	}
+	after_start=$(scrapes)
+	kill -HUP "$CGS_PID"
+	wait_line "$TMP/cgs.err" "web config * reloaded" || fail "no reload line: $(cat "$TMP/cgs.err")"
+	after_hup=$(scrapes)
+	guesses=$(cat "$TMP"/guess* | sort | uniq -c | tr -s ' \n' ' ')
+	echo "scrapes after the start (count code):$after_start; after SIGHUP:$after_hup; guesses:$guesses"
+	echo "$guesses" | grep -q " 503" || fail "the guesser's budget was never spent:$guesses"
+	[ "$after_start" = " 8 200 " ] || fail "a guesser at 127.0.0.2 locked the scraper out after the start:$after_start"
+	[ "$after_hup" = " 8 200 " ] || fail "a guesser at 127.0.0.2 locked the scraper out after SIGHUP:$after_hup"
+	cgs_stop TERM || fail "export did not stop cleanly"
+}
+
 # Answers are sent as they are rendered (docs/metrics.md, "Security"), each
 # from a working set of its own: clients that ask and do not read hold at
 # most four (a fifth is told 503, busy), and each is ended at its deadline

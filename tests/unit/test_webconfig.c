@@ -329,6 +329,19 @@ Test(webconfig, writable_by_others_refused, .init = mk_tmp, .fini = rm_tmp)
 	webconfig_free(&wc);
 }
 
+/* Client addresses, as http.c gives them: IPv4 mapped. */
+static const unsigned char A1[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 };
+static const unsigned char A2[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 2 };
+static const unsigned char A3[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 3 };
+
+static struct webaddr *entry(struct webconfig *wc, const unsigned char *a)
+{
+	for (size_t i = 0; i < WEBCONFIG_ADDRS; i++)
+		if (wc->addrs[i].used && !memcmp(wc->addrs[i].addr, a, 16))
+			return &wc->addrs[i];
+	return NULL;
+}
+
 /* bcrypt within a budget: past a second's burst, unremembered passwords wait (BUSY); a remembered one goes on. */
 Test(webconfig, bcrypt_budget)
 {
@@ -337,16 +350,72 @@ Test(webconfig, bcrypt_budget)
 	uint64_t now = 1000 * 1000000000ULL;
 
 	cr_assert_eq(parse("basic_auth_users:\n  prometheus: " PW_HASH "\n", NULL, &wc, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "wrong", now), WEBAUTH_DENIED);
-	cr_expect_gt(wc.debt_ns, 1000000, "a cost-10 bcrypt's CPU time is owed: %llu ns", (unsigned long long)wc.debt_ns);
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "pw", now), WEBAUTH_OK);
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "wrong", now), WEBAUTH_DENIED);
+	cr_assert_not_null(entry(&wc, A2));
+	cr_expect_gt(entry(&wc, A2)->debt_ns, 1000000, "a cost-10 bcrypt's CPU time is owed: %llu ns",
+		     (unsigned long long)entry(&wc, A2)->debt_ns);
+	cr_expect_eq(wc.debt_ns, entry(&wc, A2)->debt_ns, "and the strangers' budget owes it too");
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "pw", now), WEBAUTH_OK);
 	/* As after a second of guesses: the next unremembered password is not checked. */
-	wc.debt_ns = WEBCONFIG_BCRYPT_BURST_NS + 1000;
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now), WEBAUTH_BUSY);
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "pw", now), WEBAUTH_OK, "remembered: no bcrypt, no wait");
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now + 2000), WEBAUTH_BUSY, "not paid back yet");
+	entry(&wc, A2)->debt_ns = WEBCONFIG_BCRYPT_BURST_NS + 1000;
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "guess", now), WEBAUTH_BUSY);
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "pw", now), WEBAUTH_OK, "remembered: no bcrypt, no wait");
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "guess", now + 2000), WEBAUTH_BUSY, "not paid back yet");
 	/* Paid back at a quarter of the clock: 4 ns of time per ns of bcrypt. */
-	cr_expect_eq(webconfig_auth(&wc, "prometheus", "guess", now + 8000), WEBAUTH_DENIED);
-	cr_expect_eq(webconfig_auth(&wc, NULL, NULL, now), WEBAUTH_DENIED);
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "guess", now + 8000), WEBAUTH_DENIED);
+	cr_expect_eq(webconfig_auth(&wc, A2, NULL, NULL, now), WEBAUTH_DENIED);
 	webconfig_free(&wc);
+}
+
+/* One address's guesses spend its own budget: a first login from another still checks. */
+Test(webconfig, bcrypt_budget_per_address)
+{
+	struct webconfig wc;
+	char err[256];
+	uint64_t now = 1000 * 1000000000ULL;
+
+	cr_assert_eq(parse("basic_auth_users:\n  prometheus: " PW_HASH "\n", NULL, &wc, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "guess", now), WEBAUTH_DENIED);
+	entry(&wc, A2)->debt_ns = WEBCONFIG_BCRYPT_BURST_NS + 1000; /* a second of guesses from A2 */
+	cr_expect_eq(webconfig_auth(&wc, A2, "prometheus", "guess", now), WEBAUTH_BUSY);
+	cr_expect_eq(webconfig_auth(&wc, A1, "prometheus", "pw", now), WEBAUTH_OK, "A1's first login: its own budget");
+	cr_expect(entry(&wc, A1)->known);
+	/* Strangers together past their budget: a new stranger waits, a known address goes on. */
+	wc.debt_ns = WEBCONFIG_STRANGERS_BURST_NS + 1000;
+	cr_expect_eq(webconfig_auth(&wc, A3, "prometheus", "guess", now), WEBAUTH_BUSY);
+	cr_expect_eq(webconfig_auth(&wc, A1, "prometheus", "wrong", now), WEBAUTH_DENIED, "known: checked");
+	/* A full table: a new address takes a stranger's entry, never fails. */
+	for (unsigned i = 0; i < WEBCONFIG_ADDRS + 4; i++) {
+		unsigned char a[16] = { [0] = 0x20, [1] = 0x01, [14] = i >> 8, [15] = i };
+		cr_expect_eq(webconfig_auth(&wc, a, "prometheus", "guess", now), WEBAUTH_BUSY, "strangers past their budget");
+	}
+	cr_expect_not_null(entry(&wc, A1), "a known address keeps its entry");
+	webconfig_free(&wc);
+}
+
+/* A reload keeps what was remembered for users whose name and hash are unchanged, and the budgets. */
+Test(webconfig, carry)
+{
+	struct webconfig old, same, changed;
+	char err[256];
+	uint64_t now = 1000 * 1000000000ULL;
+	const char *text = "basic_auth_users:\n  prometheus: " PW_HASH "\n";
+
+	cr_assert_eq(parse(text, NULL, &old, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(webconfig_auth(&old, A1, "prometheus", "pw", now), WEBAUTH_OK);
+	cr_expect_eq(webconfig_auth(&old, A2, "prometheus", "guess", now), WEBAUTH_DENIED);
+	cr_assert_eq(parse(text, NULL, &same, err, sizeof(err)), 0, "%s", err);
+	webconfig_carry(&same, &old);
+	cr_expect(webconfig_cached(&same, "prometheus", "pw"), "unchanged user and hash: remembered");
+	cr_expect_not_null(entry(&same, A2), "the budgets carried");
+	cr_expect_eq(entry(&same, A2)->debt_ns, entry(&old, A2)->debt_ns);
+	cr_expect(entry(&same, A1)->known);
+	/* The same name with another hash: its password must check again. */
+	cr_assert_eq(parse("basic_auth_users:\n  prometheus: $2b$10$bbbbbbbbbbbbbbbbbbbbbOAHlXNpWukNQVMybciL2fYMYrnxzOyMe\n",
+			   NULL, &changed, err, sizeof(err)), 0, "%s", err);
+	webconfig_carry(&changed, &old);
+	cr_expect(!webconfig_cached(&changed, "prometheus", "pw"), "a changed hash: forgotten");
+	webconfig_free(&old);
+	webconfig_free(&same);
+	webconfig_free(&changed);
 }
