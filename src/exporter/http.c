@@ -44,6 +44,15 @@
 #define ANSWER_DEADLINE_S 120
 /* Tests make it shorter (seconds), to see it end an answer within their bounds. */
 #define ANSWER_DEADLINE_ENV "CGSCHED_TEST_ANSWER_DEADLINE"
+/*
+ * Answers of /metrics one client address may be sent at once. The
+ * exporter sends a few at once in all; a reader that never reads holds
+ * one till its deadline. So one address cannot hold them all: a scraper
+ * and a person's curl from one host still get theirs.
+ */
+#define ANSWERS_PER_ADDR 2
+/* Addresses tracked with answers in flight: above the answers the exporter sends at once. */
+#define ANSWER_ADDRS 16
 /* The pieces libmicrohttpd asks for (what a connection's memory leaves for them, under CONN_MEMORY). */
 #define ANSWER_BLOCK 16384
 
@@ -74,6 +83,10 @@ struct http_server {
 	uint64_t reaped;       /* slow heads ended, for -v */
 	uint64_t reaped_answers; /* answers not read within the deadline, for -v */
 	uint64_t answer_limit_ns; /* ANSWER_DEADLINE_S, or the test's */
+	struct {
+		unsigned char addr[16];
+		unsigned n;      /* 0: a free entry */
+	} answers[ANSWER_ADDRS]; /* answers of /metrics in flight by client address (under lock) */
 };
 
 /* libmicrohttpd's thread: each connection into the reaper's list when accepted, out when closed. */
@@ -303,11 +316,47 @@ static enum webauth authorised(struct http_server *s, struct MHD_Connection *c)
 	return a;
 }
 
-/* An answer of /metrics in flight: the source's, and whose source it is. */
+/* An answer of /metrics in flight: the source's, whose source it is, and to which address. */
 struct answer {
 	struct http_server *s;
 	void *a;
+	unsigned char addr[16];
 };
+
+/* One more answer in flight to addr; false if it has ANSWERS_PER_ADDR already (or no entry is free). */
+static bool answers_take(struct http_server *s, const unsigned char addr[16])
+{
+	int at = -1;
+	bool ok = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < ANSWER_ADDRS; i++) {
+		if (s->answers[i].n && !memcmp(s->answers[i].addr, addr, 16)) {
+			at = i;
+			break;
+		}
+		if (!s->answers[i].n && at < 0)
+			at = i;
+	}
+	if (at >= 0 && s->answers[at].n < ANSWERS_PER_ADDR) {
+		memcpy(s->answers[at].addr, addr, 16);
+		s->answers[at].n++;
+		ok = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void answers_give(struct http_server *s, const unsigned char addr[16])
+{
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < ANSWER_ADDRS; i++)
+		if (s->answers[i].n && !memcmp(s->answers[i].addr, addr, 16)) {
+			s->answers[i].n--;
+			break;
+		}
+	pthread_mutex_unlock(&s->lock);
+}
 
 /* libmicrohttpd asks for the answer's next piece: the source's, as rendered. */
 static ssize_t answer_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -324,6 +373,7 @@ static void answer_close(void *cls)
 	struct answer *w = cls;
 
 	w->s->src.close(w->a);
+	answers_give(w->s, w->addr);
 	free(w);
 }
 
@@ -336,17 +386,25 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 {
 	static char failed[] = "500 internal error: the metrics could not be gathered (see cgsched's log)\n";
 	static char busy[] = "503 busy: as many scrapes as cgsched answers at once are being sent; retry\n";
+	static char addr_busy[] = "503 busy: this address is being sent as many scrapes as it may be at once; retry\n";
 	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-	struct answer *w = calloc(1, sizeof(*w));
+	unsigned char addr[16];
 	int err = -ENOMEM;
 
+	client_addr(c, addr);
+	if (!answers_take(s, addr))
+		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", addr_busy, strlen(addr_busy),
+			      false);
+	struct answer *w = calloc(1, sizeof(*w));
 	if (!w || !(w->a = s->src.open(s->src.ctx, f, &err))) {
 		free(w);
+		answers_give(s, addr);
 		/* A failure is said, never covered by older bytes. */
 		if (err == -EBUSY)
 			return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
 		return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed, strlen(failed), false);
 	}
+	memcpy(w->addr, addr, 16);
 	w->s = s;
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ANSWER_BLOCK, answer_read, w,
 								   answer_close);

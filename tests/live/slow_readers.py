@@ -3,9 +3,9 @@
 """Clients that ask for /metrics and leave the answer unread, for
 test_export_slow_readers (t_export.sh).
 
-slow_readers.py HOST PORT N HOLD
-Opens N connections one after another, each with a 2 KB receive buffer
-and 536-byte segments,
+slow_readers.py HOST PORT N HOLD [SRC]
+Opens N connections one after another (from the address SRC, a loopback
+one, if given), each with a 2 KB receive buffer and 536-byte segments,
 sends GET /metrics and reads the status line only. Prints the statuses
 ("status=200 ... status=503") and holds those answered 200 unread for HOLD
 seconds; then reads each to its end (5 s at most) and prints "complete=N
@@ -16,6 +16,7 @@ import sys
 import time
 
 host, port, n, hold = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+src = sys.argv[5] if len(sys.argv) > 5 else None
 held, codes = [], []
 for _ in range(n):
     s = socket.socket()
@@ -26,6 +27,8 @@ for _ in range(n):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
     s.settimeout(5)
+    if src:
+        s.bind((src, 0))
     s.connect((host, port))
     s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     line = s.recv(32).split(b"\r\n")[0].decode(errors="replace")

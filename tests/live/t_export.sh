@@ -507,13 +507,14 @@ test_export_guess_lockout() {
 
 # Answers are sent as they are rendered (docs/metrics.md, "Security"), each
 # from a working set of its own: clients that ask and do not read hold at
-# most four (a fifth is told 503, busy), and each is ended at its deadline
-# (4 s here, CGSCHED_TEST_ANSWER_DEADLINE; 120 s by default), after which a
-# scrape is answered whole again. 300 busy cgroups make an answer (~600 KB)
-# larger than what the sockets' buffers take from a client that reads
-# nothing (a 2 KB receive buffer), so the exporter holds the rest.
+# most two from one address (a third is told 503, busy) and four in all,
+# and each is ended at its deadline (6 s here, CGSCHED_TEST_ANSWER_DEADLINE;
+# 120 s by default), after which a scrape is answered whole again. 300 busy
+# cgroups make an answer (~600 KB) larger than what the sockets' buffers
+# take from a client that reads nothing (a 2 KB receive buffer), so the
+# exporter holds the rest. While 127.0.0.2 holds its two, a scrape from
+# 127.0.0.1 gets 200; once 127.0.0.3 holds two more, one from 127.0.0.4 gets 503.
 test_export_slow_readers() {
-	T0=$(date +%s.%N)
 	exp_need curl python3
 	P1=$(exp_port 0)
 	cg_create sr && F=$CG
@@ -521,20 +522,32 @@ test_export_slow_readers() {
 	"$CGWORK" fleet "$CG_ROOT$F" 300 120 500 >"$TMP/fleet" 2>&1 &
 	CGS_BG="$CGS_BG $!"
 	wait_line "$TMP/fleet" ready
-	export CGSCHED_TEST_ANSWER_DEADLINE=4
+	export CGSCHED_TEST_ANSWER_DEADLINE=6
 	cgs_start export --listen "127.0.0.1:$P1" -v || fail "export refused"
 	nap 2 # every cgroup of the fleet woken, and in the figures
-	python3 "$ROOT/tests/live/slow_readers.py" 127.0.0.1 "$P1" 5 "$(scaled 7)" >"$TMP/slow" 2>&1 &
-	SLOW=$!
-	CGS_BG="$CGS_BG $SLOW"
-	wait_line "$TMP/slow" status=
-	code=$(curl -sS --max-time "$(scaled 10)" -o "$TMP/busy.txt" -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
-	wait_bounded "$SLOW" "$(scaled 40)" "the slow readers"
-	echo "slow readers: $(tr '\n' ' ' <"$TMP/slow"); a scrape meanwhile: $code $(head -c 80 "$TMP/busy.txt")"
-	grep -q "^status=200 status=200 status=200 status=200 status=503$" "$TMP/slow" ||
-		fail "four answers held, the fifth should be busy: $(head -n 1 "$TMP/slow")"
-	[ "$code" = 503 ] || fail "a scrape while four answers are held: $code, expected 503"
-	grep -q "^complete=0 cut=4$" "$TMP/slow" || fail "held answers should be ended at their deadline: $(tail -n 1 "$TMP/slow")"
+	python3 "$ROOT/tests/live/slow_readers.py" 127.0.0.1 "$P1" 4 "$(scaled 9)" 127.0.0.2 >"$TMP/slow2" 2>&1 &
+	SLOW2=$!
+	CGS_BG="$CGS_BG $SLOW2"
+	wait_line "$TMP/slow2" status=
+	code1=$(curl -sS --max-time "$(scaled 10)" -o "$TMP/other.txt" -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+	python3 "$ROOT/tests/live/slow_readers.py" 127.0.0.1 "$P1" 3 "$(scaled 9)" 127.0.0.3 >"$TMP/slow3" 2>&1 &
+	SLOW3=$!
+	CGS_BG="$CGS_BG $SLOW3"
+	wait_line "$TMP/slow3" status=
+	code4=$(curl -sS --max-time "$(scaled 10)" --interface 127.0.0.4 -o "$TMP/busy.txt" -w '%{http_code}' \
+		"http://127.0.0.1:$P1/metrics")
+	wait_bounded "$SLOW2" "$(scaled 40)" "the slow readers of 127.0.0.2"
+	wait_bounded "$SLOW3" "$(scaled 40)" "the slow readers of 127.0.0.3"
+	echo "slow readers: 127.0.0.2 $(tr '\n' ' ' <"$TMP/slow2"), 127.0.0.3 $(tr '\n' ' ' <"$TMP/slow3")"
+	echo "meanwhile: 127.0.0.1 $code1, 127.0.0.4 $code4 $(head -c 80 "$TMP/busy.txt")"
+	grep -q "^status=200 status=200 status=503 status=503$" "$TMP/slow2" ||
+		fail "one address should be sent two answers at once, not more: $(head -n 1 "$TMP/slow2")"
+	[ "$code1" = 200 ] || fail "a scrape from 127.0.0.1 while 127.0.0.2 holds its answers: $code1, expected 200"
+	grep -q "^status=200 status=200 status=503$" "$TMP/slow3" ||
+		fail "a second address should be sent two answers: $(head -n 1 "$TMP/slow3")"
+	[ "$code4" = 503 ] || fail "a scrape while four answers are held: $code4, expected 503"
+	grep -q "^complete=0 cut=2$" "$TMP/slow2" && grep -q "^complete=0 cut=2$" "$TMP/slow3" ||
+		fail "held answers should be ended at their deadline: $(tail -n 1 "$TMP/slow2"), $(tail -n 1 "$TMP/slow3")"
 	scrape "http://127.0.0.1:$P1/metrics" >"$TMP/m.txt"
 	n=$(grep -c "^cgsched_runqueue_latency_seconds_count{cgroup=\"$F/" "$TMP/m.txt")
 	tail -n 1 "$TMP/m.txt" | grep -q "^cgsched_scrape_duration_seconds " || fail "the scrape after them is not whole: $(tail -n 1 "$TMP/m.txt")"
