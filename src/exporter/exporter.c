@@ -119,6 +119,7 @@ struct exporter {
 	uint64_t rose_by[CGS_DROP__COUNT]; /* at the last look whose drops mattered: by how much each */
 	struct snapshot look;   /* the figures of the last look (its arrays kept for the next) */
 	struct look_waits *waits; /* each cgroup's run-queue waits then, by id */
+	bool looked;            /* the first look is made: drops and waits since are judged */
 	size_t nwaits;
 };
 
@@ -643,10 +644,6 @@ int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)
 	x->why = why;
 	x->split = split; /* --why implies it (metrics.c traced_now) */
 	x->last_check_ns = now_ns();
-	/* The base of /readyz's first look: drops and waits from here on are judged. */
-	uint64_t waits;
-	if (snapshot_read_drops(&s->tr, x->drops) || waits_since_look(x, &waits))
-		memset(x->drops, 0, sizeof(x->drops));
 	exporter_unlock(x);
 	return 0;
 }
@@ -711,13 +708,21 @@ static void look_at_drops(struct exporter *x, uint64_t now)
 
 	if (snapshot_read_drops(&x->s->tr, d) || waits_since_look(x, &waits))
 		return;
-	for (int i = 0; i < CGS_DROP__COUNT; i++)
-		rise[i] = d[i] > x->drops[i] ? d[i] - x->drops[i] : 0;
-	if (drops_notable(rise, waits, notable)) {
-		x->drops_rose_ns = now;
-		memcpy(x->rose_by, notable, sizeof(notable));
+	/*
+	 * The first look sets the base. The drops before it, of the tracing's
+	 * start (tasks waiting when the programs attached, each CPU's first
+	 * switch), are the metrics' to tell.
+	 */
+	if (x->looked) {
+		for (int i = 0; i < CGS_DROP__COUNT; i++)
+			rise[i] = d[i] > x->drops[i] ? d[i] - x->drops[i] : 0;
+		if (drops_notable(rise, waits, notable)) {
+			x->drops_rose_ns = now;
+			memcpy(x->rose_by, notable, sizeof(notable));
+		}
 	}
 	memcpy(x->drops, d, sizeof(d));
+	x->looked = true;
 }
 
 /* How long a drop keeps /readyz at 503, and how long the loop may be silent. */

@@ -23,10 +23,11 @@
 /*
  * Bounds against hostile clients (docs/metrics.md, "Security"). A client
  * has HEAD_DEADLINE_S for its whole request, however slowly it sends it.
- * Its head is all of it: a body is refused, never read. libmicrohttpd's own timeout is for inactivity only, so a byte sent
- * now and then would hold a connection forever. CONN_LIMIT is far above
- * what scrapers use. So slow clients from many addresses, PER_IP_LIMIT
- * each, do not fill it before the deadline frees their slots.
+ * Its head is all of it: a body is refused, never read. libmicrohttpd's
+ * own timeout is for inactivity only, so a byte sent now and then would
+ * hold a connection forever. CONN_LIMIT is far above what scrapers use.
+ * So slow clients from many addresses, PER_IP_LIMIT each, do not fill it
+ * before the deadline frees their slots.
  */
 #define HEAD_DEADLINE_S 10
 /* Inactivity, and the time a kept-alive connection has for its next request's head (a 15 s scrape interval keeps one). */
