@@ -764,6 +764,7 @@ test_export_ready_unpaired() {
 			awk '/^cgsched_drops_total\{reason="(runq|oncpu)_unpaired"\}/ { u += $NF }
 			     /^cgsched_runqueue_latency_seconds_count/ { w += $NF } END { print u + 0, w + 0 }'
 	}
+	# shellcheck disable=SC2046
 	set -- $(figures)
 	u0=$1 w0=$2
 	ok=0
@@ -774,6 +775,7 @@ test_export_ready_unpaired() {
 		ok=$((ok + 1))
 		nap 0.5
 	done
+	# shellcheck disable=SC2046
 	set -- $(figures)
 	u1=$1 w1=$2
 	echo "/readyz 200 at $ok polls over 20 s; unpaired events $u0 then $u1, run-queue waits $w0 then $w1"
