@@ -431,74 +431,54 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
-/* record --demand: the steps below are kept (rodata: other commands pay nothing). */
+/* record --demand: its step ends are captured (rodata: other commands pay nothing). */
 const volatile bool targ_demand = false;
 /*
- * Written by the loader (tracer_demand_arm): step 0 begins at dem_origin_ns
- * (ktime); dem_step_ns is written last, and 0 means not armed yet. With
- * dem_pre, time before the origin goes into step 0 (a command's start in its
- * new cgroup); without it, that time is left out.
+ * Written by the loader (tracer_demand_arm): step end k lies at
+ * dem_origin_ns + k x dem_step_ns (ktime). dem_step_ns is written last, and
+ * 0 means not armed yet.
  */
 __u64 dem_origin_ns = 0;
 __u64 dem_step_ns = 0;
-__u32 dem_pre = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cgs_dem_steps);
-} dem_steps SEC(".maps");
+	__type(value, struct cgs_dem_cpu);
+} dem_cpu SEC(".maps");
 
 /*
- * Put a slice of d ns that ran from a to b (ktime) into the demand steps it
- * covers. Each step gets its overlap, in order from the start, until d runs
- * out: a steal the slice held comes off its last steps. The loader credits
- * a running slice the same way, so a step it already read as running gets
- * the same share here. Steps older than the ring were read while the slice
- * ran; they are skipped. A global function: the verifier checks it once,
- * not at each of its callers.
+ * A traced slice of d ns ran from a to b (ktime) on this CPU. The step ends
+ * up to b not yet captured all fall in it: the last capture came at the end
+ * of this CPU's previous traced slice, and untraced time adds nothing. So
+ * one segment holds them all, in constant work with no loop. A global
+ * function, so the verifier checks it once, not at each caller.
  */
-__noinline int dem_place(__u64 a, __u64 b, __u64 d)
+__noinline int dem_capture(__u64 a, __u64 b, __u64 d)
 {
-	__u64 step = dem_step_ns, origin = dem_origin_ns, i, last;
-	struct cgs_dem_steps *ds;
+	__u64 step = dem_step_ns, origin = dem_origin_ns;
+	struct cgs_dem_cpu *dc;
 	__u32 zero = 0;
 
-	if (!step || !d || b <= a || !(ds = bpf_map_lookup_elem(&dem_steps, &zero)))
+	if (!(dc = bpf_map_lookup_elem(&dem_cpu, &zero)))
 		return 0;
-	if (b <= origin) {
-		if (!dem_pre)
-			return 0;
-		a = origin;
-		b = origin + 1;
-	} else if (a < origin) {
-		if (!dem_pre)
-			d = d > origin - a ? d - (origin - a) : 0;
-		a = origin;
-	}
-	i = (a - origin) / step;
-	last = (b - 1 - origin) / step;
-	if (last - i >= CGS_DEM_STEPS) {
-		__u64 from = origin + (last - CGS_DEM_STEPS + 1) * step;
+	if (step && b >= origin) {
+		__u64 k = (b - origin) / step;
 
-		d = d > from - a ? d - (from - a) : 0;
-		a = from;
-		i = last - CGS_DEM_STEPS + 1;
-	}
-	for (int n = 0; n < CGS_DEM_STEPS && d; n++) {
-		__u64 edge = origin + (i + 1) * step, part = i >= last || edge - a > d ? d : edge - a;
-		__u32 k = i & (CGS_DEM_STEPS - 1);
+		if (k >= dc->next_k) {
+			struct cgs_dem_seg *g = &dc->seg[dc->head & (CGS_DEM_SEGS - 1)];
 
-		if (ds->tag[k] != i + 1) {
-			ds->tag[k] = i + 1;
-			ds->ns[k] = 0;
+			g->k_from = dc->next_k;
+			g->k_to = k;
+			g->cum0 = dc->cum_ns;
+			g->t0 = a;
+			g->d = d;
+			dc->head++;
+			dc->next_k = k + 1;
 		}
-		ds->ns[k] += part;
-		d -= part;
-		a = edge;
-		i++;
 	}
+	dc->cum_ns += d;
 	return 0;
 }
 
@@ -506,7 +486,7 @@ __noinline int dem_place(__u64 a, __u64 b, __u64 d)
 static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
 {
 	if (targ_demand)
-		dem_place(cur->since_ns + cur->clock_off, end + cur->clock_off, d);
+		dem_capture(cur->since_ns + cur->clock_off, end + cur->clock_off, d);
 }
 
 /*

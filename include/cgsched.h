@@ -334,16 +334,26 @@ struct cgs_cpu_tl {
 };
 
 /*
- * record --demand: on-CPU time of the traced cgroups, per CPU, in steps of
- * dem_step_ns from dem_origin_ns (ktime). A slice goes into the steps it
- * covers when it ends, so the loader can read a step exactly however late it
- * comes, while the step is among the last CGS_DEM_STEPS (PERCPU_ARRAY, one
- * entry).
+ * record --demand: each CPU's on-CPU time of the traced cgroups at the ends
+ * of steps of dem_step_ns from dem_origin_ns (ktime). Step end k lies at
+ * origin + k x step. When a traced slice ends, the step ends it spans since
+ * the last capture go into one segment: at step end E of that range, the
+ * CPU's total was cum0 + min(max(E - t0, 0), d). So the loader can read a
+ * step end exactly however late it comes, while its segment is among the
+ * last CGS_DEM_SEGS (PERCPU_ARRAY, one entry).
  */
-#define CGS_DEM_STEPS 64 /* a power of two */
-struct cgs_dem_steps {
-	__u64 tag[CGS_DEM_STEPS]; /* 1 + the index of the step ns[i] holds; 0: none */
-	__u64 ns[CGS_DEM_STEPS];
+#define CGS_DEM_SEGS 64 /* a power of two */
+struct cgs_dem_seg {
+	__u64 k_from, k_to; /* the step ends it holds */
+	__u64 cum0;         /* cum_ns before the slice */
+	__u64 t0;           /* the slice's start (ktime) */
+	__u64 d;            /* its on-CPU time */
+};
+struct cgs_dem_cpu {
+	__u64 cum_ns;       /* on-CPU time of the traced cgroups here, ended slices */
+	__u64 next_k;       /* the first step end not yet in a segment */
+	__u64 head;         /* segments written: the next goes to seg[head % CGS_DEM_SEGS] */
+	struct cgs_dem_seg seg[CGS_DEM_SEGS];
 };
 
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */

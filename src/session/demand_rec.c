@@ -42,18 +42,22 @@ static int read_figures(struct demand_rec *d, struct session *s, uint64_t *used,
 	return 0;
 }
 
-/* Keep steps from origin (trace/demand_steps.h); the subtree's throttled waits so far are their base. */
+/*
+ * Capture step ends from origin (trace/demand_steps.h). With pre, step 0 also
+ * holds what ran before it. The subtree's throttled waits so far are the base.
+ */
 static int arm(struct demand_rec *d, struct session *s, uint64_t origin, bool pre, bool base)
 {
 	uint64_t used, waited;
 	int err;
 
-	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns, pre))) {
+	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns))) {
 		cgs_warn("record --demand: cannot keep the demand's steps: %s", strerror(-err));
 		d->failed = true;
 		return err;
 	}
 	d->origin = origin;
+	d->zero_base = pre;
 	d->armed = true;
 	if (base && !read_figures(d, s, &used, &waited))
 		d->waited0 = waited;
@@ -146,17 +150,17 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 	 * side placed each slice in its steps. The throttled waits since the
 	 * last read go into the first of them.
 	 */
-	uint64_t upto = (now - d->origin) / step, used, waited, ns[CGS_DEM_STEPS];
+	uint64_t upto = (now - d->origin) / step, used, waited, ns[CGS_DEM_SEGS];
 	if (read_figures(d, s, &used, &waited))
 		return 20;
 	uint64_t w = waited > d->waited0 ? waited - d->waited0 : 0;
 	/* Steps older than the ring are lost: counted, and kept in place as empty. */
-	for (; d->next_step + CGS_DEM_STEPS < upto; d->next_step++, w = 0) {
+	for (; d->next_step + CGS_DEM_SEGS < upto; d->next_step++, w = 0) {
 		d->ds.late++;
 		demand_push(&d->ds, 0, w);
 	}
 	uint64_t n = upto - d->next_step;
-	if (tracer_demand_steps(&s->tr, d->next_step, n, ns))
+	if (tracer_demand_steps(&s->tr, d->next_step, n, d->zero_base, ns))
 		return 20;
 	for (uint64_t i = 0; i < n; i++, w = 0) {
 		d->ds.late += ns[i] == UINT64_MAX;

@@ -32,6 +32,7 @@ struct demand_rec {
 	uint64_t origin;
 	uint64_t next_step;
 	bool armed;
+	bool zero_base;           /* step 0 holds what ran before it too (the command's start) */
 	bool wait_exec;           /* step 0 holds everything until the exec moves the origin there */
 	bool failed;              /* the steps could not be kept (said): nothing more is pushed */
 	uint64_t waited0;         /* the subtree's throttled waits at the last read */
@@ -65,10 +66,10 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
  */
 void demand_rec_origin(struct demand_rec *d, struct session *s, uint64_t t);
 /*
- * Push every step that has ended. The BPF side placed each slice in its
- * steps, so a late read misplaces nothing. A step read more than
- * CGS_DEM_STEPS late is lost and counted in ds.late. If the next step ends under 2 ms from
- * now, wait for it here. Returns the ms until the next read, at most 20, for
+ * Push every step that has ended. The BPF side captured each step end, so
+ * a late read misplaces nothing. A step whose capture is gone, read more
+ * than CGS_DEM_SEGS step ends late, is lost and counted in ds.late. If the
+ * next step ends under 2 ms from now, wait for it here. Returns the ms until the next read, at most 20, for
  * the caller's poll.
  */
 int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now);
