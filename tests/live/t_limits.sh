@@ -219,8 +219,10 @@ test_apply_lowers_quota_and_burst() {
 	cat "$TMP/o"
 	[ "$(readf "$L" "$(burst_file)")" = 5000 ] || fail "burst not lowered: $(readf "$L" "$(burst_file)")"
 	case $(readf "$L" "$(quota_file)") in 10000*) ;; *) fail "quota not lowered: $(readf "$L" "$(quota_file)")" ;; esac
-	grep -n "$(burst_file)" "$TMP/o" | cut -d: -f1 >"$TMP/bl"
-	grep -n "$(quota_file)" "$TMP/o" | cut -d: -f1 >"$TMP/ql"
+	# The file's name then a colon: on cgroup v2 "cpu.max" is also the start of "cpu.max.burst".
+	grep -nF " $(burst_file): " "$TMP/o" | cut -d: -f1 >"$TMP/bl"
+	grep -nF " $(quota_file): " "$TMP/o" | cut -d: -f1 >"$TMP/ql"
+	[ "$(wc -l <"$TMP/bl")" = 1 ] && [ "$(wc -l <"$TMP/ql")" = 1 ] || fail "the plan does not list each file once: $(cat "$TMP/o")"
 	[ "$(cat "$TMP/bl")" -lt "$(cat "$TMP/ql")" ] || fail "the plan does not list the burst first: $(cat "$TMP/o")"
 }
 
