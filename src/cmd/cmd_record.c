@@ -224,27 +224,6 @@ static int record_opt(void *ctx, int c, const char *arg)
 	return 1;
 }
 
-/*
- * The report and the trace are written under a temporary name beside
- * theirs, which is longer (lib/atomic_file.h). That very name is made and
- * removed before the command runs, so a name that only it makes too long
- * is refused then, not after the run.
- */
-static int out_tmp_check(const char *path, const char **why)
-{
-	static char msg[160];
-	int err = atomic_file_check(path);
-
-	if (err == -ENAMETOOLONG) {
-		snprintf(msg, sizeof(msg), "%s: it is written first as .NAME%sXXXXXX beside it, %zu bytes longer; "
-			 "give a shorter name", strerror(-err), ATOMIC_FILE_TAG, ATOMIC_FILE_EXTRA);
-		*why = msg;
-	} else if (err) {
-		*why = strerror(-err);
-	}
-	return err;
-}
-
 static int parse(struct rec_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -342,14 +321,14 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 	/* The trace's name too, before the cgroup is made (tl_rec_open comes after). */
 	if (o->c.timeline) {
 		const char *why;
-		if (output_path_check(o->c.timeline, &why) || out_tmp_check(o->c.timeline, &why)) {
+		if (output_path_check(o->c.timeline, &why)) {
 			cgs_err("--timeline %s: cannot write there: %s", o->c.timeline, why);
 			return CGS_EXIT_USAGE;
 		}
 	}
 	if (o->out) {
 		const char *why;
-		if (output_path_check(o->out, &why) || out_tmp_check(o->out, &why)) {
+		if (output_path_check(o->out, &why)) {
 			cgs_err("-o %s: cannot write there (%s)", o->out, why);
 			return CGS_EXIT_USAGE;
 		}

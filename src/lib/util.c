@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <fcntl.h>
-#include <libgen.h>
 
+#include "lib/atomic_file.h"
 #include "lib/util.h"
 
 #ifndef SYS_pidfd_open
@@ -320,8 +320,7 @@ int read_file_config(const char *path, size_t max, char **out, size_t *len, cons
 int output_path_check(const char *path, const char **why)
 {
 	struct stat st;
-	char *d;
-	int err = 0;
+	int err;
 
 	if (!*path || path[strlen(path) - 1] == '/') {
 		*why = !*path ? "an empty name" : "a directory, not a file";
@@ -331,29 +330,21 @@ int output_path_check(const char *path, const char **why)
 		*why = "a directory, not a file";
 		return -EISDIR;
 	}
-	if (!(d = strdup(path))) {
-		*why = strerror(ENOMEM);
-		return -ENOMEM;
-	}
 	/*
-	 * A file made and removed: access() would pass root everywhere (even
-	 * /proc, where nothing can be made) and trust what NFS says.
+	 * The writer's own temporary name, made and removed: it is longer than
+	 * path, so a name only it makes too long is refused now. A made file
+	 * also beats access(), which passes root everywhere (even /proc, where
+	 * nothing can be made) and trusts what NFS says.
 	 */
-	char *probe = NULL;
-	int fd = -1;
-	if (asprintf(&probe, "%s/.cgsched-check-XXXXXX", dirname(d)) < 0) {
-		probe = NULL;
-		errno = ENOMEM;
-	} else if ((fd = mkostemp(probe, O_CLOEXEC)) >= 0) {
-		close(fd);
-		unlink(probe);
+	if ((err = atomic_file_check(path)) == -ENAMETOOLONG) {
+		static char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: it is written first as .NAME%sXXXXXX beside it, %zu bytes longer; "
+			 "give a shorter name", strerror(-err), ATOMIC_FILE_TAG, ATOMIC_FILE_EXTRA);
+		*why = msg;
+	} else if (err) {
+		*why = strerror(-err);
 	}
-	if (fd < 0) {
-		err = -errno;
-		*why = strerror(errno);
-	}
-	free(probe);
-	free(d);
 	return err;
 }
 

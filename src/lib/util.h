@@ -142,8 +142,9 @@ int read_file_config(const char *path, size_t max, char **out, size_t *len, cons
 
 /*
  * Check a file that cgsched writes beside its target and renames over it
- * at the end (record -o, --timeline). The name must not be a directory,
- * and its directory must be writable. Check it before anything runs, so a
+ * at the end (lib/atomic_file.h: record -o, --timeline, check --junit). The
+ * name must not be a directory, and the writer's temporary name must be
+ * one that can be made there. Check it before anything runs, so a
  * bad one costs nothing. Returns 0, or -errno with *why saying what was
  * wrong.
  */
