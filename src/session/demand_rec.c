@@ -136,9 +136,10 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 		return 20;
 	uint64_t step = d->ds.step_ns, next = d->origin + (d->next_step + 1) * step;
 	if (now < next) {
-		uint64_t left = next - now;
+		uint64_t left = next - now, ms = left / 1000000ULL - 1;
+		/* In 64 bits, then capped: until the exec, the origin lies far ahead. */
 		if (left > 2000000ULL)
-			return (int)((left - 1000000ULL) / 1000000ULL) > 20 ? 20 : (int)((left - 1000000ULL) / 1000000ULL);
+			return ms > 20 ? 20 : (int)ms;
 		/* The last stretch slept exactly: a poll's timeout is whole milliseconds. */
 		struct timespec ts = { next / 1000000000ULL, next % 1000000000ULL };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
@@ -147,8 +148,8 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 	}
 	/*
 	 * Every step that has ended, however late this read comes: the BPF
-	 * side placed each slice in its steps. The throttled waits since the
-	 * last read go into the first of them.
+	 * side captured each step's ends. The throttled waits since the last
+	 * read go into the first of them.
 	 */
 	uint64_t upto = (now - d->origin) / step, used, waited, ns[CGS_DEM_SEGS];
 	if (read_figures(d, s, &used, &waited))
