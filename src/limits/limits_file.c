@@ -531,22 +531,29 @@ bool burst_goes_first(const char *quota, const char *burst)
 	return leading_us(quota, &q) && leading_us(burst, &b) && q < b;
 }
 
+/* Each hierarchy's quota file and its burst file, one place for both lookups. */
+static const char *const quota_burst[][2] = {
+	{ "cpu.cfs_quota_us", "cpu.cfs_burst_us" },
+	{ "cpu.max", "cpu.max.burst" },
+};
+
+/* The other file of the pair whose member `from` (0 quota, 1 burst) is file. */
+static const char *pair_of(const char *file, int from)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(quota_burst); i++)
+		if (!strcmp(file, quota_burst[i][from]))
+			return quota_burst[i][!from];
+	return NULL;
+}
+
 const char *burst_file_of(const char *quota_file)
 {
-	if (!strcmp(quota_file, "cpu.cfs_quota_us"))
-		return "cpu.cfs_burst_us";
-	if (!strcmp(quota_file, "cpu.max"))
-		return "cpu.max.burst";
-	return NULL;
+	return pair_of(quota_file, 0);
 }
 
 const char *quota_file_of(const char *burst_file)
 {
-	if (!strcmp(burst_file, "cpu.cfs_burst_us"))
-		return "cpu.cfs_quota_us";
-	if (!strcmp(burst_file, "cpu.max.burst"))
-		return "cpu.max";
-	return NULL;
+	return pair_of(burst_file, 1);
 }
 
 static void change_key(const void *ctx, size_t i, const char **rel, const char **file)
