@@ -179,9 +179,11 @@ if [ "$failed" != 0 ]; then
 		[ -f "$f" ] && grep -E 'FAIL|did not' "$f" | head -n 5
 	done
 	[ -f "$logs/recap" ] && head -n 20 "$logs/recap"
+	# A failure's first 12 lines, and every process a timed-out test left.
 	[ -f "$logs/live" ] && awk '/CGS-TEST FAIL/ { p = 1; n = 0; print; next }
 		/CGS-TEST (PASS|SKIP)/ { p = 0 }
-		p && n < 12 { print; n++ }' "$logs/live"
+		p && n < 12 { print; n++; next }
+		p && /^      pid [0-9]+: / { print }' "$logs/live"
 	# A guest prints its failures' logs after all its results.
 	[ -f "$logs/vms" ] && grep -E 'CGS-TEST FAIL|^\[vm\] |^vm: the guest|^\[vm dmesg\]|did not finish' "$logs/vms" | head -n 40
 fi

@@ -558,13 +558,23 @@ test_export_slow_readers() {
 }
 
 # Bad input: one line, exit 2, and nothing traced (the checks come first).
+# The port in use is one the kernel gave a holder, so no other program can
+# have it first. Each export is bounded: one that starts serving fails the
+# test in 20 s, not at the runner's bound.
 test_export_bad_input() {
-	exp_need perl
-	P1=$(exp_port 3)
-	perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:" . shift, Listen => 1, ReuseAddr => 1) or die "$!"; sleep 30' "$P1" &
+	exp_need perl timeout
+	perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:0", Listen => 1, ReuseAddr => 1) or die "$!";
+		($t, $p) = @ARGV; open(my $f, ">", $t) or die "$!"; print $f $s->sockport, "\n"; close $f; rename($t, $p); sleep 60' \
+		"$TMP/held.tmp" "$TMP/held" &
 	HOLD=$!
 	CGS_BG="$CGS_BG $HOLD"
-	nap 0.5
+	deadline 10
+	until [ -s "$TMP/held" ]; do
+		proc_gone "$HOLD" && fail "the port holder ended before it listened"
+		past_deadline && fail "the port holder did not listen within 10 s"
+		nap 0.05
+	done
+	P1=$(cat "$TMP/held")
 	printf 'basic_auth_users:\n  alice: plaintext\n' >"$TMP/badhash.yml"
 	printf 'tls_server_config:\n  cert_file: /nonexistent.pem\n  key_file: /nonexistent.key\n' >"$TMP/nocert.yml"
 	printf 'basic_auth_users: [\n' >"$TMP/broken.yml"
@@ -575,9 +585,10 @@ test_export_bad_input() {
 		a=${args%|*} want=${args#*|}
 		case "$a" in --listen*) extra="" ;; *) extra="--listen 127.0.0.1:$(exp_port 2)" ;; esac
 		# shellcheck disable=SC2086
-		"$CGSCHED" export $a $extra >"$TMP/o" 2>"$TMP/e" </dev/null
+		timeout -s KILL 20 "$CGSCHED" export $a $extra >"$TMP/o" 2>"$TMP/e" </dev/null
 		rc=$?
 		echo "export $a -> $rc: $(cat "$TMP/e")"
+		[ "$rc" != 137 ] || fail "export $a: still running after 20 s (it should refuse at once)"
 		[ "$rc" = 2 ] || fail "export $a: exit $rc, not 2"
 		[ "$(wc -l <"$TMP/e")" = 1 ] || fail "export $a: not one line: $(cat "$TMP/e")"
 		grep -qF -- "$want" "$TMP/e" || fail "export $a: the line does not name '$want'"
