@@ -158,6 +158,8 @@ struct {
 
 /* The cgroup_root.hierarchy_id of the cpu controller's hierarchy (/proc/cgroups; 0 on v2). */
 const volatile int targ_cpu_hierarchy = 0;
+/* record --demand: its steps are kept (rodata: other commands pay nothing). */
+const volatile bool targ_demand = false;
 
 /*
  * Preemptions by (victim, preemptor) pair, allocated on first use. One value
@@ -368,6 +370,9 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 		return 0;
 	/* Counted when it runs, in the figures the switch-in looks up anyway. */
 	t->woken = 1;
+	/* A wake-up is an arrival: its work owes nothing to earlier throttles. */
+	if (targ_demand && !t->held)
+		t->dem_lag = 0;
 	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
 	} else if (t->held) {
@@ -431,8 +436,6 @@ static __always_inline void seq_end(struct cgs_cpu_cur *cur)
 	*(volatile __u32 *)&cur->seq = cur->seq + 1;
 }
 
-/* record --demand: its step ends are captured (rodata: other commands pay nothing). */
-const volatile bool targ_demand = false;
 /*
  * Written by the loader (tracer_demand_arm): step end k lies at
  * dem_origin_ns + k x dem_step_ns (ktime). dem_step_ns is written last, and
@@ -482,11 +485,92 @@ __noinline int dem_capture(__u64 a, __u64 b, __u64 d)
 	return 0;
 }
 
-/* The slice from cur->since_ns to end, of d ns, in the hot-path clock. */
+/* How far back a placement may reach (loader: a whole number of steps). */
+__u64 dem_lag_max_ns = 0;
+
+/*
+ * Add d ns of work to this CPU's step buckets, from a (ktime) on, as
+ * though it ran without a break. now is the present, ktime. Steps before
+ * now - dem_lag_max_ns may be read already: work placed there goes to the
+ * oldest open step. Work past CGS_DEM_PLACE_STEPS steps goes to the last.
+ * Both count as clipped. A global function, checked once.
+ */
+__noinline int dem_place(__u64 a, __u64 d, __u64 now)
+{
+	__u64 step = dem_step_ns, origin = dem_origin_ns, lo = 0, k;
+	struct cgs_dem_cpu *dc;
+	__u32 zero = 0;
+
+	if (!(dc = bpf_map_lookup_elem(&dem_cpu, &zero)) || !step)
+		return 0;
+	if (now > origin + dem_lag_max_ns)
+		lo = (now - dem_lag_max_ns - origin) / step;
+	k = a > origin ? (a - origin) / step : 0;
+	if (k < lo) {
+		dc->clipped_ns += d;
+		k = lo;
+		a = origin + k * step;
+	}
+	for (int i = 0; i < CGS_DEM_PLACE_STEPS && d; i++, k++) {
+		struct cgs_dem_bucket *b = &dc->b[k & (CGS_DEM_BUCKETS - 1)];
+		__u64 end = origin + (k + 1) * step, part = a < end && end - a < d ? end - a : d;
+
+		if (i == CGS_DEM_PLACE_STEPS - 1 && part < d) {
+			dc->clipped_ns += d - part;
+			part = d;
+		}
+		if (b->tag != k + 1) {
+			b->tag = k + 1;
+			b->ns = 0;
+		}
+		b->ns += part;
+		d -= part;
+		a = end;
+	}
+	return 0;
+}
+
+/*
+ * The slice from cur->since_ns to end, of d ns, in the hot-path clock. A
+ * task held by a throttle since its wake-up has its slice placed earlier,
+ * by the time it was held: where it would have run.
+ */
 static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
 {
-	if (targ_demand)
+	if (!targ_demand)
+		return;
+	if (cur->dem_lag)
+		dem_place(cur->since_ns + cur->clock_off - cur->dem_lag, d, end + cur->clock_off);
+	else
 		dem_capture(cur->since_ns + cur->clock_off, end + cur->clock_off, d);
+}
+
+/*
+ * A throttled wait of d ns ended now (hot-path clock): the task's work is
+ * d later than it would be without the throttle. Past dem_lag_max_ns, the
+ * wait itself counts as demand, at that bound: a task held that long wants
+ * the CPU all the time, and its work can no longer be placed.
+ */
+static __always_inline void dem_held(struct cgs_task *t, __u64 now, __u64 d)
+{
+	__u64 max = dem_lag_max_ns, over;
+	struct cgs_cpu_cur *cur;
+	struct cgs_dem_cpu *dc;
+	__u32 zero = 0;
+
+	if (!targ_demand || !max)
+		return;
+	if (t->dem_lag + d <= max) {
+		t->dem_lag += d;
+		return;
+	}
+	over = t->dem_lag + d - max;
+	t->dem_lag = max;
+	if (!(cur = bpf_map_lookup_elem(&cpu_cur, &zero)) || !(dc = bpf_map_lookup_elem(&dem_cpu, &zero)))
+		return;
+	now += cur->clock_off;
+	dem_place(now - max, over, now);
+	dc->unplaced_ns += over;
 }
 
 /*
@@ -664,6 +748,7 @@ static __always_inline struct cgs_task *switch_in(struct task_struct *next, stru
 	if (task_cgid_cached(tg, t, direct)) {
 		if (thr_switch_in(next, t, now, &d, direct)) {
 			thr_wait(t, d);
+			dem_held(t, now, d);
 		} else if (t->held && !(t->queued_ns = held_queued(next, direct))) {
 			/* Held: no wait to end, but its wake-up counts. */
 			if ((s = cg_at(t->slot1)))
@@ -778,6 +863,7 @@ static __always_inline void cur_set(struct cgs_cpu_cur *cur, struct task_group *
 	cur->slot1 = slot1;
 	cur->slot_gen = slot_gen;
 	cur->limited = tg ? tg_limited((__u64)tg) : 0;
+	cur->dem_lag = 0;
 	cur->pid = pid;
 }
 
@@ -918,6 +1004,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	cur->cgid = t && t->match ? t->cgid : 0;
 	cur->tg = (__u64)ntg;
 	cur->limited = t ? t->limited : 0;
+	cur->dem_lag = targ_demand && t ? t->dem_lag : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;
 	cur->pid = task_pid(next, direct);

@@ -349,11 +349,29 @@ struct cgs_dem_seg {
 	__u64 t0;           /* the slice's start (ktime) */
 	__u64 d;            /* its on-CPU time */
 };
+/*
+ * Work that a throttle delayed is placed where it would have run without
+ * the throttle: a task's slice counts lag ns earlier, lag being its
+ * throttled waits since its last wake-up (sched.bpf.c dem_place). Those
+ * slices go into step buckets, not into cum_ns. Bucket k % CGS_DEM_BUCKETS
+ * holds step k while its tag is k + 1. No placement reaches back more than
+ * dem_lag_max_ns, so the loader reads a step once that much time and a step
+ * have passed since its end.
+ */
+#define CGS_DEM_BUCKETS 64 /* a power of two */
+#define CGS_DEM_PLACE_STEPS 16 /* the most steps one placed slice is spread over */
+struct cgs_dem_bucket {
+	__u64 tag;          /* k + 1 for step k; 0: empty */
+	__u64 ns;           /* placed work in step k on this CPU */
+};
 struct cgs_dem_cpu {
 	__u64 cum_ns;       /* on-CPU time of the traced cgroups here, ended slices */
 	__u64 next_k;       /* the first step end not yet in a segment */
 	__u64 head;         /* segments written: the next goes to seg[head % CGS_DEM_SEGS] */
+	__u64 unplaced_ns;  /* throttled waits past dem_lag_max_ns: counted as demand, at that bound */
+	__u64 clipped_ns;   /* placed work that fell outside the open steps or the spread: put at the edge */
 	struct cgs_dem_seg seg[CGS_DEM_SEGS];
+	struct cgs_dem_bucket b[CGS_DEM_BUCKETS];
 };
 
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
@@ -387,6 +405,7 @@ struct cgs_cpu_cur {
 	__u64 ran_seen;
 	__u64 ran_since;
 	__u64 ran_round;
+	__u64 dem_lag;       /* record --demand: the running task's cgs_task.dem_lag */
 };
 
 /*
@@ -423,6 +442,7 @@ struct cgs_task {
 	__u64 w_cgid;        /* the cgroup it raised wait_n for */
 	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
 	__u32 w_gen;         /* slot_gen then: a recycled slot is not decremented */
+	__u64 dem_lag;       /* record --demand: throttled waits since its last wake-up (struct cgs_dem_cpu) */
 };
 _Static_assert(__builtin_offsetof(struct cgs_task, thr_by) == 120,
 	       "struct cgs_task: what every event touches fills the storage's first two lines");

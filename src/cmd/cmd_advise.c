@@ -121,6 +121,10 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 		cgs_err("--period: the report's demand is in steps of %lld us; advise for a whole multiple of it", (long long)st);
 		return NULL;
 	}
+	/* record's estimator places delayed work in used_us; older records add the waits (report/periods.h). */
+	struct json_object *est;
+	bool placed = json_object_object_get_ex(d, "estimator", &est) && json_object_is_type(est, json_type_string) &&
+		      !strcmp(json_object_get_string(est), "arrivals");
 	size_t k = *period_us / st, ns = json_object_array_length(used);
 	if (ns < k) {
 		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
@@ -141,7 +145,7 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 			cgs_err("%s: demand.used_us[%zu] or waited_us[%zu] is not a count of us", path, i, i);
 			goto bad;
 		}
-		steps[i] = json_object_get_int64(u) + json_object_get_int64(w);
+		steps[i] = json_object_get_int64(u) + (placed ? 0 : json_object_get_int64(w));
 		waits[i] = json_object_get_int64(w);
 	}
 	/* Offset p: periods of k steps from step p on, as many at every offset. */

@@ -765,6 +765,8 @@ static int record_end(struct rec_run *r)
 	 * that keeps its cfs_rq throttled after the exit: cpu.stat then counts
 	 * refills that no switch of the cgroup shows to cgsched.
 	 */
+	if (o->demand)
+		demand_rec_finish(&r->dr, s, now_ns());
 	tracer_detach(&s->tr);
 	tracer_take_episodes(&s->tr, &r->el);
 	rs->ep = (struct episode_view){ r->el.e, r->el.n, r->el.truncated, r->t0, session_cgroup_name, s };

@@ -53,14 +53,14 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 
 /*
  * A cgroup's CPU demand period by period, as record collects it. Each
- * step is a tenth of a period, and holds the on-CPU time summed over CPUs
- * and the tasks' throttled waits. Steps matter because a new limit's
- * period grid may fall anywhere against the work; advise sums the steps
- * into periods at every offset. A step's demand is the sum of the two.
- * Where the cgroup was throttled, its use is cut off at the quota, so the
- * waits stand for what it would have used had it run all the time it
- * waited. That is an upper bound, since deferred work shows again as use
- * in later steps (docs/design.md).
+ * step is a tenth of a period. Steps matter because a new limit's period
+ * grid may fall anywhere against the work; advise sums the steps into
+ * periods at every offset. With placed (record's estimator), a step's
+ * demand is its work, with work a throttle delayed counted where it would
+ * have run: earlier by the task's throttled waits since its wake-up. The
+ * waits are kept apart, to mark periods a throttle censored. Without
+ * placed (older records), a step's demand is its use plus its waits, an
+ * upper bound (docs/design.md, "Demand").
  */
 #define DEMAND_STEPS 10
 struct demand_series {
@@ -74,13 +74,16 @@ struct demand_series {
 	unsigned cpus;          /* CPUs it ran on (each with over 1 % of its time): how many may hold runtime */
 	unsigned cpus_any;      /* CPUs it ran on at all; each may keep 1 ms of quota when its queue empties */
 	uint64_t slice_us;      /* the kernel's bandwidth slice (sched_cfs_bandwidth_slice_us); 0: unknown */
+	bool placed;            /* used_us places delayed work where it would have run; waited_us is not demand */
+	uint64_t unplaced_ns;   /* waits too long to place, counted as demand (with placed) */
+	uint64_t clipped_ns;    /* placed work put at the edge of the steps it may reach */
 };
 /* One more step. 0 or -ENOMEM. */
 int demand_push(struct demand_series *d, uint64_t used_ns, uint64_t waited_ns);
 void demand_free(struct demand_series *d);
 static inline uint64_t demand_us(const struct demand_series *d, size_t i)
 {
-	return (uint64_t)d->used_us[i] + d->waited_us[i];
+	return (uint64_t)d->used_us[i] + (d->placed ? 0 : d->waited_us[i]);
 }
 /* Whole periods from step 0 (the grid's, when aligned). */
 static inline size_t demand_periods(const struct demand_series *d)

@@ -90,6 +90,10 @@ static void demand_json(struct jw *w, const struct demand_series *d)
 	jw_ku64(w, "cpus", d->cpus);
 	jw_ku64(w, "cpus_any", d->cpus_any);
 	jw_ku64(w, "slice_us", d->slice_us);
+	/* "arrivals": used_us places delayed work where it ran without the throttle (report/periods.h). */
+	jw_kstring(w, "estimator", d->placed ? "arrivals" : "use+waits");
+	jw_ku64(w, "unplaced_us", d->unplaced_ns / 1000);
+	jw_ku64(w, "clipped_us", d->clipped_ns / 1000);
 	jw_ku64(w, "mean_us", sum / np);
 	jw_ku64(w, "p50_us", demand_quantile_us(d, 50));
 	jw_ku64(w, "p90_us", demand_quantile_us(d, 90));

@@ -51,7 +51,7 @@ static int arm(struct demand_rec *d, struct session *s, uint64_t origin, bool pr
 	uint64_t used, waited;
 	int err;
 
-	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns))) {
+	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns, DEMAND_LAG_STEPS * d->ds.step_ns))) {
 		cgs_warn("record --demand: cannot keep the demand's steps: %s", strerror(-err));
 		d->failed = true;
 		return err;
@@ -69,6 +69,7 @@ void demand_rec_start(struct demand_rec *d, struct session *s, uint64_t period_n
 {
 	memset(d, 0, sizeof(*d));
 	d->ds.period_ns = period_ns;
+	d->ds.placed = true;
 	d->ds.step_ns = period_ns / DEMAND_STEPS;
 	/* The slice CPUs take runtime in: runtime another CPU holds is not this one's (advise's headroom). */
 	char buf[32];
@@ -125,6 +126,55 @@ static void find_grid(struct demand_rec *d, struct session *s, uint64_t now)
 	}
 }
 
+/*
+ * Push every whole step: with all, every step that has ended (the end of the
+ * record, when nothing runs on). The throttled waits since the last read go
+ * into the step that ended last, to be pushed with it.
+ */
+static int push_steps(struct demand_rec *d, struct session *s, uint64_t now, bool all)
+{
+	uint64_t step = d->ds.step_ns, ended = (now - d->origin) / step, used, waited, ns[CGS_DEM_SEGS];
+	uint64_t upto = all ? ended : ended > DEMAND_LAG_STEPS + 1 ? ended - DEMAND_LAG_STEPS - 1 : 0;
+
+	if (read_figures(d, s, &used, &waited))
+		return -1;
+	d->ended = ended;
+	if (ended)
+		d->waits[(ended - 1) % DEMAND_WAIT_RING] += waited > d->waited0 ? waited - d->waited0 : 0;
+	d->waited0 = waited;
+	/* Steps older than the ring are lost: counted, and kept in place as empty. */
+	for (; d->next_step + CGS_DEM_SEGS < ended && d->next_step < upto; d->next_step++) {
+		d->ds.late++;
+		demand_push(&d->ds, 0, d->waits[d->next_step % DEMAND_WAIT_RING]);
+		d->waits[d->next_step % DEMAND_WAIT_RING] = 0;
+	}
+	if (upto <= d->next_step)
+		return 0;
+	uint64_t n = upto - d->next_step;
+	if (tracer_demand_steps(&s->tr, d->next_step, n, d->zero_base, ns))
+		return -1;
+	for (uint64_t i = 0; i < n; i++, d->next_step++) {
+		uint64_t *w = &d->waits[d->next_step % DEMAND_WAIT_RING];
+		d->ds.late += ns[i] == UINT64_MAX;
+		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i], *w);
+		*w = 0;
+	}
+	return 0;
+}
+
+void demand_rec_finish(struct demand_rec *d, struct session *s, uint64_t now)
+{
+	uint64_t unplaced, clipped;
+
+	if (!d->armed || d->failed || d->wait_exec || now < d->origin)
+		return;
+	push_steps(d, s, now, true);
+	if (!tracer_demand_losses(&s->tr, &unplaced, &clipped)) {
+		d->ds.unplaced_ns = unplaced;
+		d->ds.clipped_ns = clipped;
+	}
+}
+
 int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 {
 	if (d->want_grid) {
@@ -134,7 +184,7 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 	}
 	if (!d->armed || d->failed)
 		return 20;
-	uint64_t step = d->ds.step_ns, next = d->origin + (d->next_step + 1) * step;
+	uint64_t step = d->ds.step_ns, next = d->origin + (d->ended + 1) * step;
 	if (now < next) {
 		uint64_t left = next - now, ms = left / 1000000ULL - 1;
 		/* In 64 bits, then capped: until the exec, the origin lies far ahead. */
@@ -147,29 +197,10 @@ int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now)
 		now = now_ns();
 	}
 	/*
-	 * Every step that has ended, however late this read comes: the BPF
-	 * side captured each step's ends. The throttled waits since the last
-	 * read go into the first of them.
+	 * Every whole step, however late this read comes: the BPF side
+	 * captured each step's ends and placed the delayed work.
 	 */
-	uint64_t upto = (now - d->origin) / step, used, waited, ns[CGS_DEM_SEGS];
-	if (read_figures(d, s, &used, &waited))
-		return 20;
-	uint64_t w = waited > d->waited0 ? waited - d->waited0 : 0;
-	/* Steps older than the ring are lost: counted, and kept in place as empty. */
-	for (; d->next_step + CGS_DEM_SEGS < upto; d->next_step++, w = 0) {
-		d->ds.late++;
-		demand_push(&d->ds, 0, w);
-	}
-	uint64_t n = upto - d->next_step;
-	if (tracer_demand_steps(&s->tr, d->next_step, n, d->zero_base, ns))
-		return 20;
-	for (uint64_t i = 0; i < n; i++, w = 0) {
-		d->ds.late += ns[i] == UINT64_MAX;
-		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i], w);
-	}
-	d->next_step = upto;
-	d->waited0 = waited;
-	return 0;
+	return push_steps(d, s, now, false) ? 20 : 0;
 }
 
 void demand_rec_free(struct demand_rec *d)

@@ -23,6 +23,14 @@
 
 struct session;
 
+/*
+ * A placement reaches back at most this many steps (trace/demand_steps.h):
+ * two periods. So a step is pushed once this many and one more have ended
+ * after it.
+ */
+#define DEMAND_LAG_STEPS (2 * DEMAND_STEPS)
+#define DEMAND_WAIT_RING 128 /* over CGS_DEM_SEGS + DEMAND_LAG_STEPS + 1 */
+
 struct demand_rec {
 	struct demand_series ds;
 	/*
@@ -31,6 +39,9 @@ struct demand_rec {
 	 */
 	uint64_t origin;
 	uint64_t next_step;
+	uint64_t ended;           /* steps ended at the last read */
+	/* Throttled waits by the step they were read in, until it is pushed. */
+	uint64_t waits[DEMAND_WAIT_RING];
 	bool armed;
 	bool zero_base;           /* step 0 holds what ran before it too (the command's start) */
 	bool wait_exec;           /* step 0 holds everything until the exec moves the origin there */
@@ -73,6 +84,8 @@ void demand_rec_origin(struct demand_rec *d, struct session *s, uint64_t t);
  * the caller's poll.
  */
 int demand_rec_tick(struct demand_rec *d, struct session *s, uint64_t now);
+/* At the end, before the tracer detaches: every step that has ended, and the losses. */
+void demand_rec_finish(struct demand_rec *d, struct session *s, uint64_t now);
 void demand_rec_free(struct demand_rec *d);
 
 #endif

@@ -9,7 +9,7 @@
 #include "sched.skel.h"
 #include "trace/demand_steps.h"
 
-int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns)
+int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, uint64_t lag_max_ns)
 {
 	uint32_t zero = 0;
 	int err = 0;
@@ -28,6 +28,7 @@ int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns)
 		if (err)
 			return err;
 	}
+	__atomic_store_n(&t->skel->bss->dem_lag_max_ns, lag_max_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->skel->bss->dem_origin_ns, origin_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->skel->bss->dem_step_ns, step_ns, __ATOMIC_RELEASE);
 	return 0;
@@ -47,9 +48,9 @@ static uint64_t part_at(uint64_t e, uint64_t t0, uint64_t d)
 static uint64_t total_at(const struct cgs_dem_cpu *v, const struct cgs_cpu_cur *c, uint64_t k, uint64_t e)
 {
 	if (k >= v->next_k) {
-		/* The running slice, if it is traced, ran from since up to now. */
+		/* The running slice, if it is traced and not placed, ran from since up to now. */
 		uint64_t since = c->since_ns + c->clock_off;
-		bool traced = c->cgid && c->slot1 && c->since_ns;
+		bool traced = c->cgid && c->slot1 && c->since_ns && !c->dem_lag;
 		return v->cum_ns + (traced ? part_at(e, since, UINT64_MAX) : 0);
 	}
 	/* Segments hold rising ranges of step ends: look from the newest back. */
@@ -110,10 +111,12 @@ int tracer_demand_steps(struct tracer *t, uint64_t first, size_t n, bool zero_ba
 			for (size_t i = 0; i < n; i++, k++) {
 				uint64_t hi = total_at(&v[c], &c0[c], k + 1, origin + (k + 1) * step);
 
+				const struct cgs_dem_bucket *b = &v[c].b[k & (CGS_DEM_BUCKETS - 1)];
+
 				if (lo == UINT64_MAX || hi == UINT64_MAX || ns[i] == UINT64_MAX)
 					ns[i] = UINT64_MAX;
 				else
-					ns[i] += hi > lo ? hi - lo : 0;
+					ns[i] += (hi > lo ? hi - lo : 0) + (b->tag == k + 1 ? b->ns : 0);
 				lo = hi;
 			}
 		}
@@ -126,5 +129,24 @@ out:
 	free(c1);
 	free(v);
 	free(done);
+	return err;
+}
+
+int tracer_demand_losses(struct tracer *t, uint64_t *unplaced_ns, uint64_t *clipped_ns)
+{
+	struct cgs_dem_cpu *v;
+	uint32_t zero = 0;
+	int err = 0;
+
+	*unplaced_ns = *clipped_ns = 0;
+	if (!t->skel || !(v = calloc((size_t)t->ncpus, sizeof(*v))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.dem_cpu), &zero, v))
+		err = -errno;
+	for (int c = 0; !err && c < t->ncpus; c++) {
+		*unplaced_ns += v[c].unplaced_ns;
+		*clipped_ns += v[c].clipped_ns;
+	}
+	free(v);
 	return err;
 }
