@@ -485,13 +485,17 @@ __noinline int dem_capture(__u64 a, __u64 b, __u64 d)
 	return 0;
 }
 
-/* How far back a placement may reach (loader: a whole number of steps). */
+/*
+ * The most lag a task may have, and how far back a placement may reach:
+ * the lag and a throttled wait of up to a period (loader: whole steps).
+ */
 __u64 dem_lag_max_ns = 0;
+__u64 dem_reach_ns = 0;
 
 /*
  * Add d ns of work to this CPU's step buckets, from a (ktime) on, as
  * though it ran without a break. now is the present, ktime. Steps before
- * now - dem_lag_max_ns may be read already: work placed there goes to the
+ * now - dem_reach_ns may be read already: work placed there goes to the
  * oldest open step. Work past CGS_DEM_PLACE_STEPS steps goes to the last.
  * Both count as clipped. A global function, checked once.
  */
@@ -503,8 +507,8 @@ __noinline int dem_place(__u64 a, __u64 d, __u64 now)
 
 	if (!(dc = bpf_map_lookup_elem(&dem_cpu, &zero)) || !step)
 		return 0;
-	if (now > origin + dem_lag_max_ns)
-		lo = (now - dem_lag_max_ns - origin) / step;
+	if (now > origin + dem_reach_ns)
+		lo = (now - dem_reach_ns - origin) / step;
 	k = a > origin ? (a - origin) / step : 0;
 	if (k < lo) {
 		dc->clipped_ns += d;
@@ -548,8 +552,8 @@ static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __
 /*
  * A throttled wait of d ns ended now (hot-path clock): the task's work is
  * d later than it would be without the throttle. Past dem_lag_max_ns, the
- * wait itself counts as demand, at that bound: a task held that long wants
- * the CPU all the time, and its work can no longer be placed.
+ * rest of the wait counts as demand, placed that much earlier: a task held
+ * that long wants the CPU all the time.
  */
 static __always_inline void dem_held(struct cgs_task *t, __u64 now, __u64 d)
 {
@@ -569,7 +573,7 @@ static __always_inline void dem_held(struct cgs_task *t, __u64 now, __u64 d)
 	if (!(cur = bpf_map_lookup_elem(&cpu_cur, &zero)) || !(dc = bpf_map_lookup_elem(&dem_cpu, &zero)))
 		return;
 	now += cur->clock_off;
-	dem_place(now - max, over, now);
+	dem_place(now - max - over, over, now);
 	dc->unplaced_ns += over;
 }
 

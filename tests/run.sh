@@ -99,7 +99,7 @@ VM_SHARED=test_bad_input_table,test_memory_layout,test_shared_shard_counts_alike
 # of a kernel that the other tests of record do not, and would take the
 # emulated guest tens of minutes; and /readyz under unpaired events, which
 # an emulated guest makes too few of to check.
-HOST_ONLY=test_gate_null_comparisons,test_gate_known_regressions,test_export_ready_unpaired
+HOST_ONLY=test_gate_null_comparisons,test_gate_known_regressions,test_export_ready_unpaired,test_advise_throttled_known_answers
 vm_results=""
 if [ -z "${CGS_NO_VM:-}" ]; then
 	# make test-matrix (CGS_VM_MATRIX=1): every kernel of the table, every test.

@@ -21,10 +21,10 @@ static const char usage[] =
 	"Find the least CPU limit under which the run in REPORT.json would be\n"
 	"throttled in at most the target share of its periods. The limit is a\n"
 	"cpu.max (quota and period), and a cpu.max.burst where the kernel has one.\n"
-	"REPORT.json comes from 'cgsched record --demand -o'. Record it without\n"
-	"--cpu-max, so that no quota cuts off a period's demand. advise replays CFS\n"
-	"bandwidth control period by period over that demand. It also shows what\n"
-	"the limit based on the average would give.\n"
+	"REPORT.json comes from 'cgsched record --demand -o', with or without a\n"
+	"limit: work a throttle delayed counts from its task's wake-up. advise\n"
+	"replays CFS bandwidth control period by period over that demand. It also\n"
+	"shows what the limit based on the average would give.\n"
 	"\n"
 	"  --max-throttled-periods PCT\n"
 	"                         the share of periods allowed throttled (default 1)\n"
@@ -95,6 +95,15 @@ static int64_t num(struct json_object *o, const char *key)
 	return json_object_get_int64(v);
 }
 
+/* What the advice rests on, and where it goes: beside struct advice. */
+struct sureness {
+	size_t censored;           /* periods (offset 0) with throttled waits */
+	bool placed;               /* record's estimator placed delayed work where it arrived (report/periods.h) */
+	uint64_t unplaced_us;      /* waits of tasks held over two periods, counted as demand */
+	struct advice_interval iv; /* the quota's 95 % interval, from resamples of the periods */
+	const char *section;       /* the limits file's section: the attached cgroup, or "PATH" */
+};
+
 /*
  * The demand a period in us, from the report's steps summed into periods
  * of period_us at each offset of a step: out[p] the periods that begin p
@@ -102,7 +111,7 @@ static int64_t num(struct json_object *o, const char *key)
  * a throttled wait. NULL (said) on bad input.
  */
 static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t *period_us, size_t *nph, size_t *n,
-			    size_t *censored)
+			    struct sureness *su)
 {
 	struct json_object *d, *used, *waited;
 	int64_t rp, st;
@@ -125,6 +134,8 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 	struct json_object *est;
 	bool placed = json_object_object_get_ex(d, "estimator", &est) && json_object_is_type(est, json_type_string) &&
 		      !strcmp(json_object_get_string(est), "arrivals");
+	su->placed = placed;
+	su->unplaced_us = placed && num(d, "unplaced_us") > 0 ? num(d, "unplaced_us") : 0;
 	size_t k = *period_us / st, ns = json_object_array_length(used);
 	if (ns < k) {
 		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
@@ -152,7 +163,7 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 	for (size_t p = 0; p < k; p++)
 		for (size_t j = 0; j < m * k; j++)
 			out[p][j / k] += steps[p + j];
-	*censored = advise_censored(waits, k, m);
+	su->censored = advise_censored(waits, k, m);
 	free(steps);
 	free(waits);
 	*nph = k;
@@ -279,12 +290,6 @@ static const char *dur(char *buf, size_t len, uint64_t us)
 	return fmt_duration(buf, len, us * 1000);
 }
 
-/* What the advice rests on, and where it goes: beside struct advice. */
-struct sureness {
-	size_t censored;           /* periods (offset 0) with throttled waits: their demand is an upper bound */
-	struct advice_interval iv; /* the quota's 95 % interval, from resamples of the periods */
-	const char *section;       /* the limits file's section: the attached cgroup, or "PATH" */
-};
 
 /*
  * The limits file's section for the advice: with the burst where one is
@@ -314,7 +319,17 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	       dur(c, sizeof(c), u64_rank(sorted, n, 90)), dur(d, sizeof(d), u64_rank(sorted, n, 99)),
 	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
 	printf("throttled in the record: %zu of %zu periods%s\n", su->censored, n,
-	       su->censored ? " (their demand is an upper bound)" : "");
+	       su->censored && !su->placed ? " (their demand is an upper bound)" : "");
+	if (su->unplaced_us)
+		printf("held over two periods: %s of waits counted as demand. The quota was below what the service\n"
+		       "needs, so this advice is an upper bound: record again with a higher limit, or none.\n",
+		       dur(a, sizeof(a), su->unplaced_us));
+	else if (su->placed && 2 * su->censored >= n)
+		printf("throttled in most periods: a service that gives up work it cannot do in time shows less\n"
+		       "demand than it has, so this advice may be a lower bound: record again with a higher limit.\n");
+	else if (su->censored && su->placed)
+		printf("work a throttle delayed counts from the task's wake-up. Work that began while it was held\n"
+		       "counts from that wake-up too, so the advice may be high by one such piece of work.\n");
 	printf("target: at most %.4g%% of periods throttled (%zu of %zu), in a replay of the demand\n\n",
 	       ad->target * 100, allowed, n);
 	printf("  cpu.max %llu %llu      # throttled in %zu periods (%.1f%%); %.2f CPUs; covers the p%.4g demand\n",
@@ -372,6 +387,14 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	json_object_object_add(o, "periods", json_object_new_int64(n));
 	json_object_object_add(o, "aligned", json_object_new_boolean(aligned));
 	json_object_object_add(o, "periods_censored", json_object_new_int64(su->censored));
+	json_object_object_add(o, "estimator", json_object_new_string(su->placed ? "arrivals" : "use+waits"));
+	json_object_object_add(o, "unplaced_us", json_object_new_int64(su->unplaced_us));
+	/* The demand seen is more than the service's: old records' waits, or tasks held over two periods. */
+	json_object_object_add(o, "upper_bound",
+			       json_object_new_boolean(su->unplaced_us || (su->censored && !su->placed)));
+	/* Throttled in most periods, none held long: work given up is demand not seen. */
+	json_object_object_add(o, "lower_bound",
+			       json_object_new_boolean(su->placed && !su->unplaced_us && 2 * su->censored >= n));
 	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
 	json_object_object_add(d, "p50_us", json_object_new_int64(u64_rank(sorted, n, 50)));
 	json_object_object_add(d, "p90_us", json_object_new_int64(u64_rank(sorted, n, 90)));
@@ -467,7 +490,7 @@ int cmd_advise(int argc, char **argv)
 		return CGS_EXIT_USAGE;
 	size_t n, nph;
 	struct sureness su = { .section = "PATH" };
-	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n, &su.censored);
+	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n, &su);
 	if (!d) {
 		json_object_put(rep);
 		return CGS_EXIT_USAGE;

@@ -51,7 +51,8 @@ static int arm(struct demand_rec *d, struct session *s, uint64_t origin, bool pr
 	uint64_t used, waited;
 	int err;
 
-	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns, DEMAND_LAG_STEPS * d->ds.step_ns))) {
+	if ((err = tracer_demand_arm(&s->tr, origin, d->ds.step_ns, DEMAND_LAG_STEPS * d->ds.step_ns,
+				     DEMAND_REACH_STEPS * d->ds.step_ns))) {
 		cgs_warn("record --demand: cannot keep the demand's steps: %s", strerror(-err));
 		d->failed = true;
 		return err;
@@ -134,7 +135,7 @@ static void find_grid(struct demand_rec *d, struct session *s, uint64_t now)
 static int push_steps(struct demand_rec *d, struct session *s, uint64_t now, bool all)
 {
 	uint64_t step = d->ds.step_ns, ended = (now - d->origin) / step, used, waited, ns[CGS_DEM_SEGS];
-	uint64_t upto = all ? ended : ended > DEMAND_LAG_STEPS + 1 ? ended - DEMAND_LAG_STEPS - 1 : 0;
+	uint64_t upto = all ? ended : ended > DEMAND_REACH_STEPS + 1 ? ended - DEMAND_REACH_STEPS - 1 : 0;
 
 	if (read_figures(d, s, &used, &waited))
 		return -1;
@@ -155,8 +156,10 @@ static int push_steps(struct demand_rec *d, struct session *s, uint64_t now, boo
 		return -1;
 	for (uint64_t i = 0; i < n; i++, d->next_step++) {
 		uint64_t *w = &d->waits[d->next_step % DEMAND_WAIT_RING];
+		/* No step holds more than the CPUs the subtree ran on (over 1 % of its time) could run. */
+		uint64_t cap = d->ds.cpus ? d->ds.cpus * step : UINT64_MAX;
 		d->ds.late += ns[i] == UINT64_MAX;
-		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i], *w);
+		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i] < cap ? ns[i] : cap, *w);
 		*w = 0;
 	}
 	return 0;
@@ -169,6 +172,11 @@ void demand_rec_finish(struct demand_rec *d, struct session *s, uint64_t now)
 	if (!d->armed || d->failed || d->wait_exec || now < d->origin)
 		return;
 	push_steps(d, s, now, true);
+	/* Again with the CPUs of the whole record: a step pushed early had fewer to go by. */
+	uint64_t cap = d->ds.cpus * (d->ds.step_ns / 1000);
+	for (size_t i = 0; cap && i < d->ds.n; i++)
+		if (d->ds.used_us[i] > cap)
+			d->ds.used_us[i] = (uint32_t)cap;
 	if (!tracer_demand_losses(&s->tr, &unplaced, &clipped)) {
 		d->ds.unplaced_ns = unplaced;
 		d->ds.clipped_ns = clipped;

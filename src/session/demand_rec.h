@@ -24,12 +24,13 @@
 struct session;
 
 /*
- * A placement reaches back at most this many steps (trace/demand_steps.h):
- * two periods. So a step is pushed once this many and one more have ended
- * after it.
+ * A task's lag is at most two periods, and a placement reaches back at most
+ * three: the lag and a wait of a period (trace/demand_steps.h). So a step
+ * is pushed once DEMAND_REACH_STEPS and one more have ended after it.
  */
 #define DEMAND_LAG_STEPS (2 * DEMAND_STEPS)
-#define DEMAND_WAIT_RING 128 /* over CGS_DEM_SEGS + DEMAND_LAG_STEPS + 1 */
+#define DEMAND_REACH_STEPS (3 * DEMAND_STEPS)
+#define DEMAND_WAIT_RING 128 /* over CGS_DEM_SEGS + DEMAND_REACH_STEPS + 1 */
 
 struct demand_rec {
 	struct demand_series ds;

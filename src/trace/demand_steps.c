@@ -9,7 +9,7 @@
 #include "sched.skel.h"
 #include "trace/demand_steps.h"
 
-int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, uint64_t lag_max_ns)
+int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, uint64_t lag_max_ns, uint64_t reach_ns)
 {
 	uint32_t zero = 0;
 	int err = 0;
@@ -29,6 +29,7 @@ int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, ui
 			return err;
 	}
 	__atomic_store_n(&t->skel->bss->dem_lag_max_ns, lag_max_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->skel->bss->dem_reach_ns, reach_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->skel->bss->dem_origin_ns, origin_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->skel->bss->dem_step_ns, step_ns, __ATOMIC_RELEASE);
 	return 0;

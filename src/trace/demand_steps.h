@@ -5,8 +5,9 @@
  * is read exactly however late its read comes, while its ends are among the
  * last CGS_DEM_SEGS captures, so a loader kept from its CPU misplaces no
  * demand. Work a throttle delayed is placed where it would have run
- * (include/cgsched.h, struct cgs_dem_bucket): a step is whole once
- * lag_max_ns and a step have passed since its end.
+ * (include/cgsched.h, struct cgs_dem_bucket): earlier by a task's lag,
+ * at most lag_max_ns. No placement reaches back more than reach_ns, so a
+ * step is whole once that and a step have passed since its end.
  */
 #ifndef CGS_DEMAND_STEPS_H
 #define CGS_DEMAND_STEPS_H
@@ -22,7 +23,7 @@
  * moves the origin and keeps the totals. The tracer must have been opened
  * with tracer_opts.demand. 0 or -errno.
  */
-int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, uint64_t lag_max_ns);
+int tracer_demand_arm(struct tracer *t, uint64_t origin_ns, uint64_t step_ns, uint64_t lag_max_ns, uint64_t reach_ns);
 /*
  * The demand of steps first .. first + n - 1, summed over CPUs, into ns: the
  * on-CPU time, with delayed work placed where it would have run.

@@ -233,3 +233,72 @@ test_advise_too_few_periods() {
 		fail "not one line saying there are too few periods: $(cat "$TMP/few.err")"
 	[ ! -s "$TMP/few.out" ] || fail "advice printed from too few periods: $(cat "$TMP/few.out")"
 }
+
+# Advice from records under a quota, against the advice from a record
+# without one (docs/design.md, "Demand"). Five workloads, each recorded for
+# 3 s without a limit (advice A) and under 25, 40 and 60 % of A:
+#   steady   one thread, 3 ms every 10 ms (jobs queue when late);
+#   pulse    20 ms every 100 ms, 60 ms every tenth (cgwork pulse);
+#   barrier  two threads, 15 ms each, meeting every 50 ms;
+#   fibtest  16 threads, 1.5 ms each every 100 ms;
+#   poisson  four threads, 2 ms jobs at random, 25 a second each.
+# Each limited record falls in one of three cases, which advise names.
+#   upper_bound  a task was held over two periods: the quota is below the
+#                workload's mean, its jobs queue for good, and its waits
+#                count as demand. The advice must not be below A.
+#   lower_bound  throttled in most periods with no task held that long:
+#                the workload gives up late work (pulse's and barrier's
+#                schedules skip a missed start), which no record can see.
+#                The advice must not be above A.
+#   neither      work a throttle delayed is placed at its task's wake-up.
+#                The advice must not be below A either.
+# "Below" and "above" allow 10 % of A or the headroom advise adds for
+# quota held on other CPUs, whichever is larger: the step of the advice is
+# 1 % of the period, and a 3 s record sees each pulse's phase only three
+# times. Every limited record must have been throttled, or it checks
+# nothing. The advice from each 60 % record that is not a lower bound is
+# run (--verify) and must meet its target.
+test_advise_throttled_known_answers() {
+	[ "$CGS_TIME_SCALE" = 1 ] || { echo "15 records of 3 s: a test for the host"; exit 77; }
+	bad=0
+	for w in "steady fib 3 1 1 10000 3000" "pulse pulse 3 1 100000 20000 10 60000" \
+		"barrier barrier 3 2 50000 15000" "fibtest fib 3 1 16 100000 1500" "poisson poisson 3 1 4 25 2000"; do
+		set -- $w
+		name=$1
+		shift
+		"$CGSCHED" record -q --demand -o "$TMP/$name.json" -- "$CGWORK" "$@" >/dev/null 2>"$TMP/$name.err" ||
+			fail "$name: record failed: $(cat "$TMP/$name.err")"
+		"$CGSCHED" advise "$TMP/$name.json" --json >"$TMP/$name.adv" || fail "$name: advise failed"
+		A=$(jq .quota.quota_us "$TMP/$name.adv")
+		h=$(jq .quota.headroom_us "$TMP/$name.adv")
+		tol=$((A / 10 > h ? A / 10 : h))
+		echo "$name: no limit: advice $A us (demand mean $(jq .demand.mean_us "$TMP/$name.adv"), max $(jq .demand.max_us "$TMP/$name.adv"))"
+		for f in 25 40 60; do
+			q=$((A * f / 100))
+			r=$TMP/$name.$f
+			"$CGSCHED" record -q --demand --cpu-max "$q/100000" -o "$r.json" -- "$CGWORK" "$@" >/dev/null 2>"$r.err" ||
+				fail "$name: record under $q us failed: $(cat "$r.err")"
+			"$CGSCHED" advise "$r.json" --json >"$r.adv" || fail "$name: advise of the $f % record failed"
+			set -- $(jq -r '"\(.quota.quota_us) \(.upper_bound) \(.lower_bound) \(.periods_censored) \(.periods) \(.unplaced_us)"' "$r.adv") "$@"
+			adv=$1 up=$2 lo=$3
+			thr=$(jq .kernel_stat.nr_throttled "$r.json")
+			cpus=$(jq .demand.cpus "$r.json")
+			dmax=$(jq .demand.max_us "$r.json")
+			case "$up$lo" in truefalse) c=upper_bound ;; falsetrue) c=lower_bound ;; *) c=neither ;; esac
+			echo "$name: under $f % ($q us): throttled $thr periods, censored $4 of $5, held over two periods $6 us; $c; advice $adv us ($(( (adv - A) * 100 / A )) %)"
+			shift 6
+			[ "$thr" -gt 0 ] || { echo "  the quota did not throttle it: the record checks nothing"; bad=1; }
+			[ "$dmax" -le $((cpus * 100000)) ] || { echo "  a period asked $dmax us, over its $cpus CPUs"; bad=1; }
+			case $c in
+			lower_bound) [ "$adv" -le $((A + tol)) ] || { echo "  a lower bound over the advice without a limit"; bad=1; } ;;
+			*) [ "$adv" -ge $((A - tol)) ] || { echo "  advice under the advice without a limit by more than $tol us"; bad=1; } ;;
+			esac
+		done
+		if [ "$c" != lower_bound ]; then
+			"$CGSCHED" advise "$r.json" --json --verify -- "$CGWORK" "$@" >"$r.ver" 2>/dev/null
+			echo "$name: the 60 % record's advice run: $(jq -c .verify "$r.ver")"
+			[ "$(jq .verify.met "$r.ver")" = true ] || { echo "  the advice missed its target when run"; bad=1; }
+		fi
+	done
+	[ "$bad" = 0 ] || fail "advice from a throttled record is off (above)"
+}

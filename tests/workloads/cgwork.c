@@ -37,6 +37,16 @@
  *        barrier, every CYCLE_US on an absolute schedule (a cycle whose
  *        work ran past the next one's start waits for the one after: at
  *        most two cycles' work begins in any two cycles' time)
+ *   cgwork fib SECONDS CPU THREADS PERIOD_US WORK_US
+ *        fibtest's many light threads (the testcase of the CFS slice-expiry
+ *        fix): THREADS threads on CPU, each computing Fibonacci numbers for
+ *        WORK_US of its CPU time at the start of each PERIOD_US (one
+ *        absolute schedule for all); work that ran past the next start
+ *        runs the next at once
+ *   cgwork poisson SECONDS CPU THREADS RATE_HZ WORK_US
+ *        THREADS threads on CPU, each with jobs of WORK_US of CPU time that
+ *        arrive at random (Poisson, RATE_HZ a thread; the same times every
+ *        run); a job that arrives while one runs waits for it
  *   cgwork selfmove FROM TO SECONDS CPU
  *        pinned to CPU, move itself into FROM (cgroup.procs paths), burn 0.3 s,
  *        into TO, burn SECONDS: each move while it runs; prints its CPU time in
@@ -59,6 +69,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <grp.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -668,6 +679,75 @@ static int barrier(double s, int threads, long cycle_us, long work_us)
 	return 0;
 }
 
+/* Work for ns of this thread's CPU time, as fibtest does it: Fibonacci numbers. */
+static void fib_for(unsigned long long ns, unsigned long long end)
+{
+	unsigned long long until = thread_cpu_ns() + ns, a = 0, b = 1;
+
+	while (thread_cpu_ns() < until && mono_ns() < end)
+		for (int i = 0; i < 64; i++) {
+			unsigned long long c = a + b;
+			a = b;
+			b = c;
+		}
+	sink += a;
+}
+
+/* Sleep until t (monotonic) in one sleep, unless it has passed. */
+static void sleep_to(unsigned long long t)
+{
+	struct timespec ts = { t / 1000000000ULL, t % 1000000000ULL };
+
+	if (mono_ns() < t)
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+}
+
+struct arrivals {
+	unsigned long long t0, end, work_ns, period_ns;
+	double rate_hz;           /* > 0: Poisson arrivals at this rate; else every period_ns */
+	unsigned short seed[3];
+};
+
+static void *arrivals_thread(void *arg)
+{
+	struct arrivals *a = arg;
+	unsigned long long next = a->t0;
+
+	while (next < a->end) {
+		sleep_to(next);
+		fib_for(a->work_ns, a->end);
+		if (a->rate_hz > 0)
+			next += (unsigned long long)(-log(1.0 - erand48(a->seed)) / a->rate_hz * 1e9);
+		else
+			next += a->period_ns;
+	}
+	add_self();
+	return NULL;
+}
+
+/* THREADS threads of jobs on CPU: all every period_us, or each at rate_hz at random. */
+static int arrivals_run(double s, int cpu, int threads, long period_us, double rate_hz, long work_us)
+{
+	unsigned long long t0 = mono_ns();
+	struct arrivals a[64];
+	pthread_t th[64];
+
+	if (threads < 1 || threads > 64 || work_us < 1 || (rate_hz <= 0 && period_us < 1))
+		return 2;
+	pin(cpu);
+	for (int i = 0; i < threads; i++) {
+		a[i] = (struct arrivals){ .t0 = t0, .end = t0 + (unsigned long long)(s * 1e9),
+					  .work_ns = work_us * 1000ULL, .period_ns = period_us * 1000ULL,
+					  .rate_hz = rate_hz, .seed = { 0x330e, (unsigned short)(i + 1), 0x5eed } };
+		pthread_create(&th[i], NULL, arrivals_thread, &a[i]);
+	}
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	report(mono_ns() - t0);
+	return 0;
+}
+
 static int wake(double s, long period_us)
 {
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9);
@@ -858,6 +938,10 @@ int main(int argc, char **argv)
 			     argc == 8 ? atol(argv[7]) : 0);
 	if (argc == 6 && !strcmp(argv[1], "rtduty"))
 		return rtduty(atof(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if (argc == 7 && !strcmp(argv[1], "fib"))
+		return arrivals_run(atof(argv[2]), atoi(argv[3]), atoi(argv[4]), atol(argv[5]), 0, atol(argv[6]));
+	if (argc == 7 && !strcmp(argv[1], "poisson"))
+		return arrivals_run(atof(argv[2]), atoi(argv[3]), atoi(argv[4]), 0, atof(argv[5]), atol(argv[6]));
 	if (argc == 4 && !strcmp(argv[1], "wake"))
 		return wake(atof(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of cgwork.c\n");
