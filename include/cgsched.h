@@ -73,72 +73,36 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 }
 
 /*
- * The counters of a cgroup that its rows sum and subtract, one entry each. This
- * one list generates the BPF structs below, the snapshot's sums and deltas, the
- * JSON keys, the `top` columns and the exporter's counter families. It has two
- * parts: hot counters, which every switch or wait writes (struct cgs_cg_hot),
- * and shard counters (struct cgs_cg_shard). To add a counter, add its entry
- * here, the BPF line that counts it, and its line in docs/json.md (and
- * docs/metrics.md if exported).
- *
- * X(field, json object, json key, column title or 0, in record's summary,
- *   metric)
- *   The JSON object is one of enum cg_json (src/figures/snapshot.h). The key
- *   goes after the earlier counters of that object. A column follows
- *   RUNQ_MAX in list order, as wide as its title plus one.
- *   The metric (src/exporter/metrics.c) is MX(family, label, flags, help)
- *   or MX_NONE. The family is the counter family "cgsched_<family>" the
- *   counter is a series of. The label tells it from the family's other
- *   counters. The help goes on the family's first entry. Flags:
- *     MX_SEC    ns, shown as seconds.
- *     MX_SPLIT  part of the split of waits by what ran on the CPU.
- *     MX_WHY    traced only with --why.
- *     MX_LIM    shown from 0 on while the cgroup has a quota.
- *     MX_OWNQ   its own quota's part: less thr_inh_ns.
- *   Only userspace expands it.
+ * The counters of a cgroup that its rows sum and subtract, one entry each:
+ * X(field). This one list generates the BPF structs below and the
+ * snapshot's sums and deltas. It has two parts: hot counters, which every
+ * switch or wait writes (struct cgs_cg_hot), and shard counters (struct
+ * cgs_cg_shard). Their JSON keys, `top` columns and metrics are
+ * userspace's, in the same order (src/figures/counters.c). To add a
+ * counter, add its entry here, the BPF line that counts it, its row in
+ * counters.c, and its line in docs/json.md (and docs/metrics.md if
+ * exported).
  */
-#define CGS_CG_HOT_COUNTERS(X)                                                             \
-	X(oncpu_ns,       CGJ_ROW_TIME, "oncpu_ns",     0,         1, /* time its tasks ran */ \
-	  MX("oncpu_seconds_total", 0, MX_SEC, "Time the cgroup's tasks ran on a CPU, summed over CPUs (traced)")) \
-	X(oncpu_count,    CGJ_SLICES,   "count",        0,         0, MX_NONE) /* completed on-CPU slices */ \
-	X(wakeups,        CGJ_ROW,      "wakeups",      "WAKEUPS", 1, /* sched_wakeup(_new) */ \
-	  MX("wakeups_total", 0, 0, "Wake-ups of the cgroup's tasks (sched_wakeup, sched_wakeup_new)")) \
-	X(sw_vol,         CGJ_SWITCHES, "voluntary",    "SW_VOL",  1, /* switched out blocked */ \
-	  MX("switches_total", "kind=\"voluntary\"", 0, "Context switches away from the cgroup's tasks: " \
-	     "voluntary (blocked) or involuntary (preempted, still runnable)")) \
-	X(sw_invol,       CGJ_SWITCHES, "involuntary",  "SW_INV",  1, /* switched out runnable */ \
-	  MX("switches_total", "kind=\"involuntary\"", 0, 0)) \
-	/* The run-queue waits' count and sum: the latency histogram's _count and _sum. */ \
-	X(runq_count,     CGJ_RUNQ,     "count",        0,         1, MX_NONE) /* completed run-queue waits */ \
-	X(runq_sum_ns,    CGJ_RUNQ,     "sum_ns",       0,         1, MX_NONE)
+#define CGS_CG_HOT_COUNTERS(X)                                               \
+	X(oncpu_ns)       /* time its tasks ran */                           \
+	X(oncpu_count)    /* completed on-CPU slices */                      \
+	X(wakeups)        /* sched_wakeup(_new) */                           \
+	X(sw_vol)         /* switched out blocked */                         \
+	X(sw_invol)       /* switched out runnable */                        \
+	X(runq_count)     /* completed run-queue waits */                    \
+	X(runq_sum_ns)    /* their sum */
 
-#define CGS_CG_SHARD_COUNTERS(X)                                                           \
-	X(thr_wait_count, CGJ_THR_WAIT, "wait_count",   0,         0, MX_NONE) /* waits throttled, not queued */ \
-	X(thr_wait_ns,    CGJ_THR_WAIT, "wait_ns",      0,         1,                                \
-	  MX("wait_seconds_total", "cause=\"own_quota\"", MX_SEC | MX_OWNQ, "Time the cgroup's tasks waited, " \
-	     "summed over tasks, by what they waited behind: its own or an ancestor's quota (throttled), " \
-	     "or what ran on the CPU meanwhile")) \
-	X(thr_inh_ns,     CGJ_THR_WAIT, "inherited_ns", 0,         1, /* of them, an ancestor's quota */ \
-	  MX("wait_seconds_total", "cause=\"ancestor_quota\"", MX_SEC, 0)) \
-	/*
-	 * Why waits lasted: what ran on the CPU meanwhile (export's default,
-	 * --why; docs/design.md).
-	 */ \
-	X(wb_same_ns,     CGJ_WHY,      "same_cgroup_ns",    0,  1, /* its own cgroup's other tasks */ \
-	  MX("wait_seconds_total", "cause=\"same_cgroup\"", MX_SEC | MX_SPLIT, 0)) \
-	X(wb_other_ns,    CGJ_WHY,      "other_cgroups_ns",  0,  1, /* tasks of other cgroups */ \
-	  MX("wait_seconds_total", "cause=\"other_cgroups\"", MX_SEC | MX_SPLIT, 0)) \
-	X(wb_kthread_ns,  CGJ_WHY,      "kernel_threads_ns", 0,  1, /* kernel threads (not real-time) */ \
-	  MX("wait_seconds_total", "cause=\"kernel_threads\"", MX_SEC | MX_SPLIT, 0)) \
-	X(wb_rt_ns,       CGJ_WHY,      "realtime_ns",       0,  1, /* real-time, deadline, stop tasks */ \
-	  MX("wait_seconds_total", "cause=\"realtime\"", MX_SEC | MX_SPLIT, 0)) \
-	X(wb_idle_ns,     CGJ_WHY,      "idle_cpu_ns",       0,  1, /* the CPU idle: waking it, or a pull */ \
-	  MX("wait_seconds_total", "cause=\"idle_cpu\"", MX_SEC | MX_SPLIT, 0)) \
-	X(wb_unknown_ns,  CGJ_WHY,      "unattributed_ns",   0,  1, /* no mark at its start (see drops) */ \
-	  MX("wait_seconds_total", "cause=\"unattributed\"", MX_SEC | MX_SPLIT, 0)) \
-	X(some_ns,        CGJ_WHY,      "some_ns",           0,  1, /* wall time with >= 1 task waiting */ \
-	  MX("waiting_seconds_total", 0, MX_SEC | MX_WHY, "Wall time with at least one task of the cgroup " \
-	     "waiting for a CPU (--why; cgsched's PSI \"some\")"))
+#define CGS_CG_SHARD_COUNTERS(X)                                             \
+	X(thr_wait_count) /* waits throttled, not queued */                  \
+	X(thr_wait_ns)    /* their sum */                                    \
+	X(thr_inh_ns)     /* of them, an ancestor's quota */                 \
+	X(wb_same_ns)     /* waits behind its own cgroup's other tasks */    \
+	X(wb_other_ns)    /* behind tasks of other cgroups */                \
+	X(wb_kthread_ns)  /* behind kernel threads (not real-time) */        \
+	X(wb_rt_ns)       /* behind real-time, deadline, stop tasks */       \
+	X(wb_idle_ns)     /* the CPU idle: waking it, or a pull */           \
+	X(wb_unknown_ns)  /* no mark at its start (see drops) */             \
+	X(some_ns)        /* wall time with >= 1 task waiting (--why) */
 
 #define CGS_CG_COUNTERS(X) CGS_CG_HOT_COUNTERS(X) CGS_CG_SHARD_COUNTERS(X)
 
@@ -169,7 +133,7 @@ static inline void cgs_pmax_merge(__u64 *d, const __u64 *s)
 	__s64 wait_n;                                              \
 	__u64 wait_since;
 
-#define CGS_CG_FIELD(field, ...) __u64 field;
+#define CGS_CG_FIELD(field) __u64 field;
 struct cgs_cg_hot {
 	CGS_CG_HOT_FIELDS
 };

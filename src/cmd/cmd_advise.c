@@ -61,28 +61,28 @@ static int advise_opt(void *ctx, int c, const char *arg)
 		/* The project's decimal parser, as every other option: no exponents, hex, "inf" or sign. */
 		if (parse_decimal(arg, &pct, &end) || *end || pct >= 100) {
 			cgs_err("--max-throttled-periods %s: expected a percentage from 0 to under 100", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		o->target = pct / 100;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_PERIOD:
 		/* Whole microseconds, as the kernel takes a period: the bounds as v / 1000 meets them. */
 		if (opt_duration("--period", arg, 1000ULL, CGS_PERIOD_MIN_US * 1000, CGS_PERIOD_MAX_US * 1000 + 999,
 				 "from 1ms to 1s (the kernel's bounds)", &v))
-			return -1;
+			return OPT_BAD;
 		o->period_us = v / 1000;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_NO_BURST:
 		o->no_burst = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_VERIFY:
 		o->verify = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_JSON:
 		o->json = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 /* A report's number at o.key (integer), or -1 when missing or not one. */
@@ -325,8 +325,8 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 		       "needs, so this advice is an upper bound: record again with a higher limit, or none.\n",
 		       dur(a, sizeof(a), su->unplaced_us));
 	else if (su->placed && 2 * su->censored >= n)
-		printf("throttled in most periods: a service that gives up work it cannot do in time shows less\n"
-		       "demand than it has, so this advice may be a lower bound: record again with a higher limit.\n");
+		printf("throttled in most periods: work the service gave up leaves no trace, and delayed work\n"
+		       "may count early. This advice is unsure either way: record again with a higher limit.\n");
 	else if (su->censored && su->placed)
 		printf("work a throttle delayed counts from the task's wake-up. Work that began while it was held\n"
 		       "counts from that wake-up too, so the advice may be high by one such piece of work.\n");
@@ -392,8 +392,8 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	/* The demand seen is more than the service's: old records' waits, or tasks held over two periods. */
 	json_object_object_add(o, "upper_bound",
 			       json_object_new_boolean(su->unplaced_us || (su->censored && !su->placed)));
-	/* Throttled in most periods, none held long: work given up is demand not seen. */
-	json_object_object_add(o, "lower_bound",
+	/* Throttled in most periods, none held long: work given up is not seen, delayed work may count early. */
+	json_object_object_add(o, "mostly_throttled",
 			       json_object_new_boolean(su->placed && !su->unplaced_us && 2 * su->censored >= n));
 	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
 	json_object_object_add(d, "p50_us", json_object_new_int64(u64_rank(sorted, n, 50)));
@@ -464,7 +464,16 @@ int cmd_advise(int argc, char **argv)
 		{},
 	};
 	struct advise_opts o = { .target = 0.01 };
-	const struct cmd_spec spec = { "advise", usage, "h", longs, advise_opt, &o, NULL, NULL, -1, "a report file", 0 };
+	const struct cmd_spec spec = {
+		.name = "advise",
+		.usage = usage,
+		.shorts = "h",
+		.longs = longs,
+		.opt = advise_opt,
+		.ctx = &o,
+		.nargs = -1,
+		.args = "a report file",
+	};
 	int first, err;
 
 	/* --verify -- CMD: what follows "--" is the command, the options before it are ours. */

@@ -54,12 +54,12 @@ static int apply_opt(void *ctx, int c, const char *arg)
 
 	if (c == OPT_RESTORE) {
 		o->restore = arg;
-		return 0;
+		return OPT_TAKEN;
 	}
 	if (c != 'n')
-		return 1;
+		return OPT_NOT_MINE;
 	o->dry = true;
-	return 0;
+	return OPT_TAKEN;
 }
 
 static void say_plain(void *ctx, bool item, const char *line)
@@ -122,7 +122,15 @@ int cmd_apply(int argc, char **argv)
 	const struct change *bad;
 	char err[PATH_MAX + 256];
 	struct apply_opts o = {};
-	const struct cmd_spec spec = { "apply", usage, "nh", longs, apply_opt, &o, NULL, NULL, -1, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "apply",
+		.usage = usage,
+		.shorts = "nh",
+		.longs = longs,
+		.opt = apply_opt,
+		.ctx = &o,
+		.nargs = -1,
+	};
 	int c, first, ret = CGS_EXIT_USAGE;
 	bool dry;
 

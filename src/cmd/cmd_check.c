@@ -44,7 +44,16 @@ int cmd_check(int argc, char **argv)
 		{},
 	};
 	struct rules r = {};
-	const struct cmd_spec spec = { "check", usage, "h", longs, no_own_options, NULL, NULL, &r, 1, "one report file", 0 };
+	const struct cmd_spec spec = {
+		.name = "check",
+		.usage = usage,
+		.shorts = "h",
+		.longs = longs,
+		.opt = no_own_options,
+		.rules = &r,
+		.nargs = 1,
+		.args = "one report file",
+	};
 	struct json_object *rep, *base = NULL;
 	int first, n;
 

@@ -16,8 +16,8 @@ void common_init(struct common_opts *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->so.cgroups = c->cgroups;
-	c->so.max_cgroups = 1024;
-	c->so.max_task_rows = 4096;
+	c->so.tc.max_cgroups = 1024;
+	c->so.tc.max_task_rows = 4096;
 }
 
 int common_timeline_finish(struct common_opts *c)
@@ -27,7 +27,7 @@ int common_timeline_finish(struct common_opts *c)
 		return CGS_EXIT_USAGE;
 	}
 	if (c->timeline)
-		c->so.long_wait_ns = c->long_wait_ns ? c->long_wait_ns : TIMELINE_LONG_WAIT_DEFAULT_NS;
+		c->so.tc.long_wait_ns = c->long_wait_ns ? c->long_wait_ns : TIMELINE_LONG_WAIT_DEFAULT_NS;
 	return 0;
 }
 
@@ -37,21 +37,21 @@ int common_tasks_finish(struct common_opts *c, const char *tasks_opt)
 		cgs_err("--threads: only with %s (per thread instead of per process)", tasks_opt);
 		return CGS_EXIT_USAGE;
 	}
-	c->so.tasks = !c->tasks ? CGS_TASKS_OFF : c->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+	c->so.tc.tasks = !c->tasks ? CGS_TASKS_OFF : c->threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
 	return 0;
 }
 
 int no_own_options(void *ctx, int c, const char *arg)
 {
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 int json_opt(void *json, int c, const char *arg)
 {
 	if (c != OPT_JSON)
-		return 1;
+		return OPT_NOT_MINE;
 	*(bool *)json = true;
-	return 0;
+	return OPT_TAKEN;
 }
 
 int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t min, uint64_t max,
@@ -76,33 +76,33 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 	case OPT_CGROUP:
 		if (c->so.ncgroups == CGS_MAX_FILTERS) {
 			cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
-			return -1;
+			return OPT_BAD;
 		}
 		c->cgroups[c->so.ncgroups++] = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MAX_CGROUPS:
 		if (parse_u64(arg, 16, 1 << 20, &v)) {
 			cgs_err("--max-cgroups %s: expected a whole number from 16 to 1048576", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		c->so.max_cgroups = v;
-		return 0;
+		c->so.tc.max_cgroups = v;
+		return OPT_TAKEN;
 	/* Names checked here: a misspelt one costs nothing (record has made no cgroup yet). */
 	case OPT_SCHED_BACKEND:
 		if (tracer_check_names(arg, NULL))
-			return -1;
-		c->so.sched_backend = arg;
-		return 0;
+			return OPT_BAD;
+		c->so.tc.sched_backend = arg;
+		return OPT_TAKEN;
 	case OPT_THROTTLE_BACKEND:
 		if (tracer_check_names(NULL, arg))
-			return -1;
-		c->so.thr_backend = arg;
-		return 0;
+			return OPT_BAD;
+		c->so.tc.thr_backend = arg;
+		return OPT_TAKEN;
 	case OPT_PRIORITY: {
 		int tid;
 		if (priority_parse(arg, &c->so.priority)) {
 			cgs_err("--priority %s: expected rt, rt:N (SCHED_FIFO priority 1 to 99) or nice:N (-20 to -1)", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		/*
 		 * At once, best effort: what comes before the load (the exporter's
@@ -110,33 +110,33 @@ static int common_opt(struct common_opts *c, int opt, const char *arg)
 		 * sets every thread again and reports a refusal.
 		 */
 		priority_apply(&c->so.priority, &tid);
-		return 0;
+		return OPT_TAKEN;
 	}
 	/* Only commands whose table lists them (top, hist) can get these. */
 	case OPT_TASKS:
 		c->tasks = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_THREADS:
 		c->threads = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MAX_TASKS:
 		if (parse_u64(arg, 1, 1 << 20, &v)) {
 			cgs_err("--max-tasks %s: expected a whole number from 1 to 1048576", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		c->so.max_task_rows = v;
-		return 0;
+		c->so.tc.max_task_rows = v;
+		return OPT_TAKEN;
 	case OPT_WHY:
-		c->so.why = true;
-		return 0;
+		c->so.tc.why = true;
+		return OPT_TAKEN;
 	case OPT_TIMELINE:
 		c->timeline = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_LONG_WAIT:
 		return opt_duration("--long-wait", arg, 1000000ULL, 1000ULL, 60000000000ULL,
 				    "from 1us to 60s (bare numbers are ms)", &c->long_wait_ns);
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 /*
@@ -262,16 +262,16 @@ int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first)
 			}
 			seen[c] = true;
 		}
-		r = 1;
+		r = OPT_NOT_MINE;
 		if (s->rules)
 			r = rules_opt(s->rules, c, optarg);
-		if (r == 1 && s->common)
+		if (r == OPT_NOT_MINE && s->common)
 			r = common_opt(s->common, c, optarg);
-		if (r == 1)
+		if (r == OPT_NOT_MINE)
 			r = s->opt(s->ctx, c, optarg);
-		if (r < 0)
+		if (r == OPT_BAD)
 			return CGS_EXIT_USAGE;
-		if (r == 1) { /* in the table, taken by no one: named by the table, argv may hold its value */
+		if (r == OPT_NOT_MINE) { /* in the table, taken by no one: named by the table, argv may hold its value */
 			cgs_err("%s: bad option '%s'; see 'cgsched %s --help'", s->name, option_name(s, c, o, sizeof(o)), s->name);
 			return CGS_EXIT_USAGE;
 		}
@@ -299,28 +299,28 @@ int exporter_opt(struct exporter_opts *o, int c, const char *arg)
 	case OPT_LISTEN:
 		if (http_parse_listen(arg, &ss, &len, why, sizeof(why))) {
 			cgs_err("--listen %s: %s", arg, why);
-			return -1;
+			return OPT_BAD;
 		}
 		o->listen = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_WEB_CONFIG:
 		o->web_config = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_GRACE:
 		return opt_duration("--grace", arg, 1000000000ULL, 0, 86400 * 1000000000ULL,
 				    "up to 1 day (e.g. 30s, 2m; bare numbers are seconds)", &o->grace_ns);
 	case OPT_TOP_PREEMPTORS:
 		if (parse_u64(arg, 0, 16, &o->top_preemptors)) {
 			cgs_err("--top-preemptors %s: expected a whole number from 0 to 16", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_HEALTH_OPEN:
 		o->health_open = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_NO_NAME_LABELS:
 		o->no_name_labels = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }

@@ -140,16 +140,16 @@ static int enforce_opt(void *ctx, int c, const char *arg)
 	case OPT_MIN_WAITS:
 		if (parse_u64(arg, 1, 1000000, &o->min_waits)) {
 			cgs_err("--min-waits %s: expected a whole number from 1", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_JOURNAL:
 		if (!*arg || arg[strlen(arg) - 1] == '/' || strlen(arg) + 32 >= PATH_MAX) {
 			cgs_err("--journal %s: expected a file's path", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		o->journal = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_WEB_CONFIG:
 	case OPT_GRACE:
 	case OPT_TOP_PREEMPTORS:
@@ -241,7 +241,7 @@ fail:
 /*
  * One interval: its contention judged (soft caps), then the pass that
  * keeps the file in force. cur and f are kept from one interval to the
- * next, their arrays reused (snapshot_reread, refresh_remake): enforce
+ * next, their arrays reused (snapshot_take, refresh_remake): enforce
  * runs for months.
  */
 static void enforce_interval(struct enforcer *e, struct session *s, struct snapshot *prev, struct snapshot *cur,
@@ -249,7 +249,7 @@ static void enforce_interval(struct enforcer *e, struct session *s, struct snaps
 {
 	int k;
 
-	if ((k = snapshot_reread(&s->tr, cur, false, *have_prev ? prev : &s->base))) {
+	if ((k = snapshot_take(&s->tr, cur, &(struct snapshot_how){ .prev = *have_prev ? prev : &s->base }))) {
 		logline("reading the BPF maps failed: %s; this interval's contention is not judged", strerror(-k));
 		return;
 	}
@@ -318,7 +318,17 @@ int cmd_enforce(int argc, char **argv)
 	struct common_opts co;
 	struct enforce_opts eo = { .threshold_ns = ENF_THRESHOLD_NS, .min_waits = ENF_MIN_WAITS, .interval = 1000000000ULL,
 				   .journal = JOURNAL_DEFAULT };
-	const struct cmd_spec spec = { "enforce", usage, "i:vh", longs, enforce_opt, &eo, &co, NULL, 1, "one limits file", 0 };
+	const struct cmd_spec spec = {
+		.name = "enforce",
+		.usage = usage,
+		.shorts = "i:vh",
+		.longs = longs,
+		.opt = enforce_opt,
+		.ctx = &eo,
+		.common = &co,
+		.nargs = 1,
+		.args = "one limits file",
+	};
 	struct exporter *x = NULL;
 	int first, k, lock, ret;
 
@@ -341,9 +351,8 @@ int cmd_enforce(int argc, char **argv)
 	if ((k = enforce_prepare(&eo, path, &s.fs, &lf, &x, &lock)))
 		return k;
 	if (x) /* removed cgroups' figures outlive their series' grace (noticed within 5 s) */
-		co.so.keep_removed_ns = eo.x.grace_ns + 10000000000ULL;
+		co.so.tc.keep_removed_ns = eo.x.grace_ns + 10000000000ULL;
 	if ((k = session_open(&s, &co.so))) {
-		session_close(&s);
 		exporter_close(x);
 		close(lock);
 		limits_file_free(&lf);

@@ -53,11 +53,11 @@ static int export_opt(void *ctx, int c, const char *arg)
 
 	if (c == 'q') {
 		o->quiet = true;
-		return 0;
+		return OPT_TAKEN;
 	}
 	if (c == OPT_NO_CAUSES || c == OPT_CAUSES) {
-		o->c.so.causes = c == OPT_CAUSES;
-		return 0;
+		o->c.so.tc.causes = c == OPT_CAUSES;
+		return OPT_TAKEN;
 	}
 	return exporter_opt(&o->x, c, arg);
 }
@@ -74,7 +74,16 @@ int cmd_export(int argc, char **argv)
 		{},
 	};
 	struct export_opts o = {};
-	const struct cmd_spec spec = { "export", usage, "qvh", longs, export_opt, &o, &o.c, NULL, 0, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "export",
+		.usage = usage,
+		.shorts = "qvh",
+		.longs = longs,
+		.opt = export_opt,
+		.ctx = &o,
+		.common = &o.c,
+		.nargs = 0,
+	};
 	struct exporter *x;
 	struct session s;
 	int err;
@@ -96,7 +105,7 @@ int cmd_export(int argc, char **argv)
 	 * default may cost (docs/performance.md). The quota causes are in
 	 * the default path.
 	 */
-	o.c.so.causes = false;
+	o.c.so.tc.causes = false;
 	exporter_opts_init(&o.x);
 	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
 		return err;
@@ -106,13 +115,12 @@ int cmd_export(int argc, char **argv)
 	if ((err = exporter_open(&x, &o.x)))
 		return err;
 	/* Removed cgroups' figures outlive their series' grace (noticed within 5 s). */
-	o.c.so.keep_removed_ns = o.x.grace_ns + 10000000000ULL;
+	o.c.so.tc.keep_removed_ns = o.x.grace_ns + 10000000000ULL;
 	if ((err = session_open(&s, &o.c.so))) {
-		session_close(&s);
 		exporter_close(x);
 		return err;
 	}
-	exporter_attach(x, &s, o.c.so.why, o.c.so.causes);
+	exporter_attach(x, &s, o.c.so.tc.why, o.c.so.tc.causes);
 	if (!o.quiet) {
 		char desc[512];
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; serving %s; SIGTERM or Ctrl-C to stop\n", s.tr.ncpus,

@@ -62,8 +62,8 @@ static int hist_opt(void *ctx, int c, const char *arg)
 		return opt_duration("-d", arg, 1000000000ULL, 1000000ULL, 86400000000000ULL,
 				    "from 1ms to 24h (e.g. 10, 500ms, 2m)", &o->duration_ns);
 	case OPT_PER_CPU:
-		o->per_cpu = o->c.so.per_cpu = true;
-		return 0;
+		o->per_cpu = o->c.so.tc.per_cpu = true;
+		return OPT_TAKEN;
 	case OPT_METRIC:
 		if (!strcmp(arg, "runq"))
 			o->metric = METRIC_RUNQ;
@@ -73,20 +73,20 @@ static int hist_opt(void *ctx, int c, const char *arg)
 			o->metric = METRIC_ONCPU;
 		else {
 			cgs_err("--metric %s: expected runq, throttle or oncpu", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case 'm':
-		o->c.so.hist_ms = true;
-		return 0;
+		o->c.so.tc.hist_ms = true;
+		return OPT_TAKEN;
 	case OPT_JSON:
 		o->json = true;
-		return 0;
+		return OPT_TAKEN;
 	case 'q':
 		o->quiet = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 static int parse(struct hist_opts *o, int argc, char **argv)
@@ -102,7 +102,16 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "hist", usage, "d:mqvh", longs, hist_opt, o, &o->c, NULL, 0, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "hist",
+		.usage = usage,
+		.shorts = "d:mqvh",
+		.longs = longs,
+		.opt = hist_opt,
+		.ctx = o,
+		.common = &o->c,
+		.nargs = 0,
+	};
 	int first;
 
 	common_init(&o->c);
@@ -130,7 +139,7 @@ static const char *who_note(const struct row *w, char *buf, size_t len)
 
 static void print_hists(const struct hist_opts *o, const struct report *r, int ncpus)
 {
-	const char *unit = o->c.so.hist_ms ? "msecs" : "usecs";
+	const char *unit = o->c.so.tc.hist_ms ? "msecs" : "usecs";
 	char name[PATH_MAX + 32], who[4 * CGNAME_SHORT_MAX + 4];
 
 	for (size_t i = 0; i < r->n; i++) {
@@ -177,51 +186,48 @@ int cmd_hist(int argc, char **argv)
 {
 	struct hist_opts o = {};
 	struct session s;
-	struct snapshot cur;
-	struct refresh f;
+	struct snapshot cur = { 0 };
+	struct refresh f = { 0 };
 	int err = parse(&o, argc, argv);
 
 	if (err)
 		return err;
-	if ((err = session_open(&s, &o.c.so))) {
-		session_close(&s);
+	if ((err = session_open(&s, &o.c.so)))
 		return err;
-	}
 	if (!o.quiet) {
 		char desc[512];
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; %s\n", s.tr.ncpus, session_describe(&s, desc, sizeof(desc)),
 			o.duration_ns ? "for the given duration" : "Ctrl-C to stop");
 	}
 	session_sleep_until(&s, o.duration_ns ? s.tr.attached_ns + o.duration_ns : UINT64_MAX);
-	if ((err = snapshot_read(&s.tr, &cur, o.per_cpu, &s.base))) {
+	if ((err = snapshot_take(&s.tr, &cur, &(struct snapshot_how){ .per_cpu = o.per_cpu, .prev = &s.base }))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
-		session_close(&s);
-		return CGS_EXIT_FAIL;
+		err = CGS_EXIT_FAIL;
+		goto out;
 	}
+	err = CGS_EXIT_FAIL;
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
-	const struct refresh_opts ro = { .hist_ms = o.c.so.hist_ms, .tasks = o.c.tasks, .threads = o.c.threads,
+	const struct refresh_opts ro = { .hist_ms = o.c.so.tc.hist_ms, .tasks = o.c.tasks, .threads = o.c.threads,
 					 .sort = true, .key = SORT_PATH };
-	if (refresh_make(&f, &s, &ro, &s.base, &cur)) {
-		refresh_free(&f);
-		snapshot_free(&cur);
-		session_close(&s);
-		return CGS_EXIT_FAIL;
-	}
+	if (refresh_make(&f, &s, &ro, &s.base, &cur))
+		goto out;
 	if (o.json) {
 		struct json_meta m;
 		session_json_meta(&s, "summary", &m);
 		json_report(stdout, &f.r, &m, o.c.tasks ? &f.tr : NULL);
 	} else {
 		if (o.c.tasks)
-			print_task_hists(&f.tr, o.c.so.hist_ms ? "msecs" : "usecs");
+			print_task_hists(&f.tr, o.c.so.tc.hist_ms ? "msecs" : "usecs");
 		else
 			print_hists(&o, &f.r, s.tr.ncpus);
 		putchar('\n');
 		report_drops(stdout, f.d.drops);
 	}
+	err = 0;
+out:
 	refresh_free(&f);
 	snapshot_free(&cur);
 	session_close(&s);
-	return 0;
+	return err;
 }

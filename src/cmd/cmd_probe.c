@@ -95,7 +95,15 @@ int cmd_probe(int argc, char **argv)
 	struct probe_out p = {};
 	struct cgfs fs;
 	struct utsname u;
-	const struct cmd_spec spec = { "probe", usage, "vh", longs, json_opt, &p.json, NULL, NULL, 0, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "probe",
+		.usage = usage,
+		.shorts = "vh",
+		.longs = longs,
+		.opt = json_opt,
+		.ctx = &p.json,
+		.nargs = 0,
+	};
 	int first, err;
 
 	if ((err = cmd_parse(&spec, argc, argv, &first)))

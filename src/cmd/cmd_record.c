@@ -157,71 +157,71 @@ static int record_opt(void *ctx, int c, const char *arg)
 	case OPT_CPU_MAX:
 		if (parse_cpu_max(arg, &o->lim.quota_us, &o->lim.period_us, &why)) {
 			cgs_err("--cpu-max %s: %s", arg, why);
-			return -1;
+			return OPT_BAD;
 		}
 		o->lim.has_max = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_CPU_BURST:
 		if (opt_duration("--cpu-burst", arg, 1000ULL, 0, CGS_QUOTA_MAX_US * 1000 + 999,
 				 "(e.g. 20ms; a bare number is us)", &v))
-			return -1;
+			return OPT_BAD;
 		o->lim.burst_us = v / 1000;
 		o->lim.has_burst = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_CPU_WEIGHT:
 		if (parse_cpu_weight(arg, &o->lim.weight, &why)) {
 			cgs_err("--cpu-weight %s: %s", arg, why);
-			return -1;
+			return OPT_BAD;
 		}
 		o->lim.has_weight = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_NAME:
 		if (!name_ok(arg)) {
 			cgs_err("--name %s: use letters, digits, '-', '_' and '.', not starting with '.'", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		o->name = arg;
-		return 0;
+		return OPT_TAKEN;
 	case 'o':
 		o->out = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_ATTACH:
 		o->attach = arg;
-		return 0;
+		return OPT_TAKEN;
 	case 'd':
 		return opt_duration("-d", arg, 1000000000ULL, 1, 0, "(e.g. 30, 500ms, 2m)", &o->duration_ns);
 	case OPT_PID:
 		if (parse_u64(arg, 1, 4194304, &v)) {
 			cgs_err("--pid %s: expected a process id", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		o->pid = v;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_CHECK:
 		o->check = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_REPEAT:
 	case OPT_WARMUP:
 		if (parse_u64(arg, c == OPT_REPEAT ? 1 : 0, 1000, &v)) {
 			cgs_err("--%s %s: expected a number of runs from %d to 1000", c == OPT_REPEAT ? "repeat" : "warmup",
 				arg, c == OPT_REPEAT ? 1 : 0);
-			return -1;
+			return OPT_BAD;
 		}
 		*(c == OPT_REPEAT ? &o->repeat : &o->warmup) = (unsigned)v;
 		if (c == OPT_WARMUP)
 			o->has_warmup = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_DEMAND:
 		o->demand = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_CLEANUP:
 		o->cleanup = true;
-		return 0;
+		return OPT_TAKEN;
 	case 'q':
 		o->quiet = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 static int parse(struct rec_opts *o, int argc, char **argv)
@@ -248,7 +248,17 @@ static int parse(struct rec_opts *o, int argc, char **argv)
 		{},
 	};
 	/* "+": stop at CMD, whose options are its own. */
-	const struct cmd_spec spec = { "record", usage, "+o:d:qvh", longs, record_opt, o, &o->c, &o->rules, -1, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "record",
+		.usage = usage,
+		.shorts = "+o:d:qvh",
+		.longs = longs,
+		.opt = record_opt,
+		.ctx = o,
+		.common = &o->c,
+		.rules = &o->rules,
+		.nargs = -1,
+	};
 	int first, err;
 
 	common_init(&o->c);
@@ -427,12 +437,14 @@ struct rec_run {
 static void progress(struct rec_run *r)
 {
 	struct session *s = &r->s;
-	struct snapshot *prev = r->have_prev ? &r->prev : &s->base, cur;
+	struct snapshot *prev = r->have_prev ? &r->prev : &s->base, cur = { 0 };
 	char a[16], b[16];
 	uint64_t on = 0, thr = 0, n = 0;
 
-	if (snapshot_read(&s->tr, &cur, false, prev))
+	if (snapshot_take(&s->tr, &cur, &(struct snapshot_how){ .prev = prev })) {
+		snapshot_free(&cur);
 		return;
+	}
 	if (r->tlp)
 		tl_rec_snapshots(r->tlp, prev, &cur);
 	for (size_t i = 0; r->tty && i < cur.n; i++) {
@@ -585,7 +597,7 @@ static int record_trace(struct rec_run *r)
 	r->paths[0] = r->rel;
 	o->c.so.cgroups = r->paths;
 	o->c.so.ncgroups = 1;
-	o->c.so.demand = o->demand;
+	o->c.so.tc.demand = o->demand;
 	struct cgfs keep = r->s.fs;
 	/* The trace's file before tracing: a bad path costs no tracing (the cgroup goes at the end). */
 	if (o->c.timeline) {
@@ -593,12 +605,11 @@ static int record_trace(struct rec_run *r)
 			return err;
 		r->tlp = &r->tl;
 	}
-	o->c.so.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
+	o->c.so.tc.keep_removed_ns = UINT64_MAX; /* the summary is since start: a cgroup removed meanwhile stays in it */
 	r->ku_ok = true;
 	o->c.so.around_base = kusage_first;
 	o->c.so.around_ctx = r;
 	if ((err = session_open(&r->s, &o->c.so))) {
-		session_close(&r->s); /* the cgroupfs it opened too */
 		r->s.fs = keep;
 		return err; /* bad input, or stopped during start-up: the cgroup goes */
 	}
@@ -621,7 +632,7 @@ static void record_begin(struct rec_run *r)
 	rs->attached = !!o->attach;
 	rs->limits = o->lim;
 	rs->k_ok = !kstat_read(&r->s.fs, r->rel, &r->k0);
-	r->psi_ok = o->c.so.why && !psi_read_cgroup(&r->s.fs, r->rel, &r->psi0, &r->psi_host);
+	r->psi_ok = o->c.so.tc.why && !psi_read_cgroup(&r->s.fs, r->rel, &r->psi0, &r->psi_host);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	rs->start_time = rt.tv_sec + rt.tv_nsec / 1e9;
 	r->tty = isatty(STDERR_FILENO) && !o->quiet;
@@ -741,7 +752,7 @@ static int record_end(struct rec_run *r)
 	tracer_sync_cpus(&s->tr); /* the window's end: what runs is the right task's, traced or not */
 	/* ...and the kernel's count on both sides of the last read, as of the first (kusage_pair). */
 	kusage_pair(r, r->ku1, false);
-	if ((err = snapshot_read(&s->tr, &r->cur, false, r->have_prev ? &r->prev : &s->base))) {
+	if ((err = snapshot_take(&s->tr, &r->cur, &(struct snapshot_how){ .prev = r->have_prev ? &r->prev : &s->base }))) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
 		return -1;
 	}
@@ -793,7 +804,7 @@ static int record_end(struct rec_run *r)
 	} else {
 		rs->k_ok = false;
 	}
-	const struct refresh_opts ro = { .why = o->c.so.why, .sort = true, .key = SORT_PATH };
+	const struct refresh_opts ro = { .why = o->c.so.tc.why, .sort = true, .key = SORT_PATH };
 	if (refresh_make(&r->f, s, &ro, &s->base, &r->cur))
 		return -1;
 	record_aggregate(rs, &r->f.r);

@@ -87,20 +87,20 @@ static int stat_opt(void *ctx, int c, const char *arg)
 			so->m = KSTAT_FILES;
 		else if (strcmp(arg, "auto")) {
 			cgs_err("--method %s: expected auto, iter or files", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_JSON:
 		so->o->json = true;
-		return 0;
+		return OPT_TAKEN;
 	case 'l':
 		so->o->limited = true;
-		return 0;
+		return OPT_TAKEN;
 	case 't':
 		so->timing = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -119,7 +119,15 @@ int cmd_stat(int argc, char **argv)
 	struct kstat_src ks;
 	struct cgfs fs;
 	struct stat_opts so = { .m = KSTAT_AUTO, .o = &o };
-	const struct cmd_spec spec = { "stat", usage, "tvh", longs, stat_opt, &so, NULL, NULL, 0, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "stat",
+		.usage = usage,
+		.shorts = "tvh",
+		.longs = longs,
+		.opt = stat_opt,
+		.ctx = &so,
+		.nargs = 0,
+	};
 	int first, err;
 
 	if ((err = cmd_parse(&spec, argc, argv, &first)))

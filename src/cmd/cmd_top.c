@@ -96,44 +96,44 @@ static int top_opt(void *ctx, int c, const char *arg)
 	case 'n':
 		if (parse_u64(arg, 1, UINT32_MAX, &o->count)) {
 			cgs_err("-n %s: expected a whole number of intervals, at least 1", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case 's':
 		if (sort_key_parse(arg, &o->sort)) {
 			cgs_err("-s %s: sort by cpu, p50, p99, max, wakeups, vol, invol, thr or path", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case 'r':
 		if (parse_u64(arg, 0, UINT32_MAX, &o->rows)) {
 			cgs_err("-r %s: expected a whole number of rows (0 = all)", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_JSON:
 		o->json = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_DEMAND:
 		o->demand = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_GROUP_BY:
 		if (group_by_parse(arg, &o->group)) {
 			cgs_err("--group-by %s: group by unit, container, pod or path", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MARK_P99:
 		return opt_duration("--mark-p99", arg, 1000ULL, 1000ULL, 3600000000000ULL,
 				    "from 1us to 1h (e.g. 500us, 5ms; a bare number is us)", &o->mark_p99_ns);
 	case 'q':
 		o->quiet = true;
-		return 0;
+		return OPT_TAKEN;
 	case 'b':
 		o->batch = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 static int parse(struct top_opts *o, int argc, char **argv)
@@ -155,7 +155,16 @@ static int parse(struct top_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "top", usage, "i:n:s:r:bqvh", longs, top_opt, o, &o->c, NULL, 0, NULL, 0 };
+	const struct cmd_spec spec = {
+		.name = "top",
+		.usage = usage,
+		.shorts = "i:n:s:r:bqvh",
+		.longs = longs,
+		.opt = top_opt,
+		.ctx = o,
+		.common = &o->c,
+		.nargs = 0,
+	};
 	int first;
 
 	common_init(&o->c);
@@ -262,7 +271,7 @@ static void show(const struct top_opts *o, struct session *s, struct kstat_src *
 	/* JSON and the summary have every row; a table only its first. */
 	const struct refresh_opts ro = {
 		.group = o->group, .ks = ks, .since_first = summary,
-		.why = o->c.so.why, .psi = pt,
+		.why = o->c.so.tc.why, .psi = pt,
 		.tasks = o->c.tasks, .threads = o->c.threads,
 		.sort = true, .key = o->sort, .shown = o->json || summary ? 0 : o->rows,
 	};
@@ -292,7 +301,7 @@ static void screen_refresh(const struct top_opts *o, struct session *s, struct k
 			   const struct screen_view *v)
 {
 	const struct refresh_opts ro = {
-		.group = v->group, .ks = ks, .why = o->c.so.why,
+		.group = v->group, .ks = ks, .why = o->c.so.tc.why,
 		.tasks = true, .threads = o->c.threads,
 		.sort = true, .key = v->sort, .shown = 0,
 	};
@@ -369,7 +378,7 @@ static int screen_loop(const struct top_opts *o, struct session *s, struct kstat
 		n++;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
 		struct refresh_cost rc = {};
-		if ((err = snapshot_reread(&s->tr, &cur, false, *have_prev ? prev : &s->base))) {
+		if ((err = snapshot_take(&s->tr, &cur, &(struct snapshot_how){ .prev = *have_prev ? prev : &s->base }))) {
 			screen_close();
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
@@ -438,13 +447,12 @@ int cmd_top(int argc, char **argv)
 	 * (before 6.1), a smaller bound unless --tasks asked for one.
 	 */
 	if (screen_wanted(o.batch, o.json)) {
-		o.c.so.tasks = o.c.threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
-		o.c.so.tasks_one = true;
-		if (!o.c.tasks && tracer_maps_preallocated() && o.c.so.max_task_rows > 256)
-			o.c.so.max_task_rows = 256;
+		o.c.so.tc.tasks = o.c.threads ? CGS_TASKS_THREAD : CGS_TASKS_PROCESS;
+		o.c.so.tc.tasks_one = true;
+		if (!o.c.tasks && tracer_maps_preallocated() && o.c.so.tc.max_task_rows > 256)
+			o.c.so.tc.max_task_rows = 256;
 	}
 	if ((err = session_open(&s, &o.c.so))) {
-		session_close(&s);
 		if (tlp)
 			tl_rec_close(tlp, false);
 		return err;
@@ -459,7 +467,7 @@ int cmd_top(int argc, char **argv)
 	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
-	if (o.c.so.why) /* the start of the summary's window */
+	if (o.c.so.tc.why) /* the start of the summary's window */
 		psi_track_start(&pt, &s.fs, (const char *const *)s.filter_paths, s.nfilter);
 	char desc[512];
 	session_describe(&s, desc, sizeof(desc));
@@ -481,7 +489,7 @@ int cmd_top(int argc, char **argv)
 		/* One refresh: maps read, paths resolved, kernel figures, output. */
 		struct refresh_cost rc;
 		uint64_t c0 = cpu_ns(), w0 = now_ns();
-		if ((err = snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
+		if ((err = snapshot_take(&s.tr, &cur, &(struct snapshot_how){ .prev = have_prev ? &prev : &s.base }))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			break;
 		}
@@ -491,7 +499,7 @@ int cmd_top(int argc, char **argv)
 		snapshot_swap(&prev, &cur);
 		have_prev = true;
 	}
-	if (!snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base)) {
+	if (!snapshot_take(&s.tr, &cur, &(struct snapshot_how){ .prev = have_prev ? &prev : &s.base })) {
 		struct refresh_cost rc;
 		show(&o, &s, &ks, &pt, tlp, NULL, &s.base, &cur, true, &f, &rc);
 	}

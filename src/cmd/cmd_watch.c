@@ -94,14 +94,14 @@ static int watch_opt(void *ctx, int c, const char *arg)
 	case 't':
 		if (o->w.ntrig == WATCH_MAX_TRIGGERS) {
 			cgs_err("--trigger: at most %d", WATCH_MAX_TRIGGERS);
-			return -1;
+			return OPT_BAD;
 		}
 		if (trigger_parse(arg, &o->trig[o->w.ntrig], err, sizeof(err))) {
 			cgs_err("--trigger %s: %s", arg, err);
-			return -1;
+			return OPT_BAD;
 		}
 		o->w.ntrig++;
-		return 0;
+		return OPT_TAKEN;
 	case 'i':
 		return opt_duration("-i", arg, 1000000000ULL, 100000000ULL, 60000000000ULL,
 				    "from 100ms to 1m (e.g. 1, 500ms, 2s)", &o->w.interval_ns);
@@ -121,29 +121,29 @@ static int watch_opt(void *ctx, int c, const char *arg)
 	case OPT_MEMORY:
 		if (parse_size(arg, &o->w.memory) || o->w.memory < (256 << 10) || o->w.memory > (64ULL << 30)) {
 			cgs_err("--memory %s: expected a size from 256K to 64G (e.g. 64M)", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MAX_INC:
 		if (parse_u64(arg, 1, 100000, &o->max_incidents)) {
 			cgs_err("--max-incidents %s: expected a whole number from 1 to 100000", arg);
-			return -1;
+			return OPT_BAD;
 		}
-		return 0;
+		return OPT_TAKEN;
 	case OPT_DIR:
 		o->dir = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_PID_FILE:
 		o->pid_file = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_DUMP:
 		o->dump = true;
-		return 0;
+		return OPT_TAKEN;
 	case 'q':
 		o->quiet = true;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 static volatile sig_atomic_t dump_asked;
@@ -232,7 +232,17 @@ static int parse(struct watch_opts *o, int argc, char **argv)
 		COMMON_LONG_OPTS,
 		{},
 	};
-	const struct cmd_spec spec = { "watch", usage, "t:i:qvh", longs, watch_opt, o, &o->c, NULL, 0, NULL, 't' };
+	const struct cmd_spec spec = {
+		.name = "watch",
+		.usage = usage,
+		.shorts = "t:i:qvh",
+		.longs = longs,
+		.opt = watch_opt,
+		.ctx = o,
+		.common = &o->c,
+		.nargs = 0,
+		.adds = 't',
+	};
 	int err;
 
 	common_init(&o->c);
@@ -252,10 +262,10 @@ static int parse(struct watch_opts *o, int argc, char **argv)
 	if (!o->before_set && o->w.before_ns > o->w.keep_ns)
 		o->w.before_ns = o->w.keep_ns;
 	/* --long-wait is the common option's (top's and record's with --timeline): always on here. */
-	o->c.so.long_wait_ns = o->c.long_wait_ns ? o->c.long_wait_ns : 10000000ULL;
+	o->c.so.tc.long_wait_ns = o->c.long_wait_ns ? o->c.long_wait_ns : 10000000ULL;
 	o->w.trig = o->trig;
 	if (triggers_need(o->trig, o->w.ntrig, TRIG_BEHIND_ONE))
-		o->c.so.why = o->w.why = true; /* the waits' causes: its cost only when a rule needs them */
+		o->c.so.tc.why = o->w.why = true; /* the waits' causes: its cost only when a rule needs them */
 	return 0;
 }
 
@@ -332,7 +342,8 @@ int cmd_watch(int argc, char **argv)
 	struct snapshot prev = {}, cur = {};
 	struct refresh f = {};
 	const char *why = NULL;
-	int err;
+	int err, rc, pid_fd = -1;
+	bool opened = false, watching = false;
 
 	/* From the first line: a dump asked for during start-up is not a kill. */
 	signal(SIGUSR1, on_usr1);
@@ -342,22 +353,21 @@ int cmd_watch(int argc, char **argv)
 		return dump(&o);
 	if ((err = require_root("tracing the scheduler needs CAP_BPF and CAP_PERFMON")))
 		return err;
-	if ((err = session_open(&s, &o.c.so))) {
-		session_close(&s);
+	if ((err = session_open(&s, &o.c.so)))
 		return err;
-	}
+	opened = true;
+	rc = CGS_EXIT_USAGE;
 	if (triggers_need(o.trig, o.w.ntrig, TRIG_PSI_SOME) && s.fs.version != 2) {
 		cgs_err("--trigger max-psi-some-pct: the cgroups' cpu.pressure is cgroup v2's; this host has the cpu "
 			"controller on v1 (use the other rules)");
-		session_close(&s);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	/*
 	 * After the checks of the kernel: a bad run makes no directory and
 	 * leaves no pid file (the pid file first: it is the one removed again).
 	 */
 	long holder;
-	int pid_fd = pid_lock(o.pid_file, &holder);
+	pid_fd = pid_lock(o.pid_file, &holder);
 	if (pid_fd < 0) {
 		if (pid_fd == -EBUSY && holder > 0)
 			cgs_err("--pid-file %s: cgsched watch %ld is running with it; stop it first, or give another "
@@ -370,18 +380,15 @@ int cmd_watch(int argc, char **argv)
 				"others): remove it, or give another --pid-file", o.pid_file);
 		else
 			cgs_err("--pid-file %s: cannot write it: %s", o.pid_file, strerror(-pid_fd));
-		session_close(&s);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
+	watching = true; /* watch_close undoes a failed watch_open too */
 	if ((err = watch_open(&w, &o.w, &s, o.dir, (unsigned)o.max_incidents, &why))) {
 		if (err == -EPERM && why)
 			cgs_err("--dir %s: %s", o.dir, why);
 		else
 			cgs_err("--dir %s: %s: %s", o.dir, why ? why : "cannot use it", strerror(-err));
-		pid_unlock(o.pid_file, pid_fd);
-		watch_close(&w);
-		session_close(&s);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	kstat_src_open(&ks, &s.fs, KSTAT_AUTO);
 	kstat_src_prime(&ks);
@@ -404,7 +411,7 @@ int cmd_watch(int argc, char **argv)
 		cgs_warn("%s: removed %llu half-written incidents of an earlier watch", o.dir,
 			 (unsigned long long)w.dir.stale);
 	bool have_prev = false;
-	int rc = 0; /* a failure to trace: non-zero, so a unit with Restart=on-failure starts it again */
+	rc = 0; /* a failure to trace: non-zero, so a unit with Restart=on-failure starts it again */
 	struct cg_pending pend = { 0 };
 	uint64_t deadline = s.tr.attached_ns;
 	for (;;) {
@@ -412,12 +419,12 @@ int cmd_watch(int argc, char **argv)
 		if (!session_sleep_until(&s, deadline))
 			break;
 		/* The reads and the refresh reuse their arrays, interval after interval. */
-		if ((err = snapshot_reread(&s.tr, &cur, false, have_prev ? &prev : &s.base))) {
+		if ((err = snapshot_take(&s.tr, &cur, &(struct snapshot_how){ .prev = have_prev ? &prev : &s.base }))) {
 			cgs_err("reading the BPF maps failed: %s", strerror(-err));
 			rc = CGS_EXIT_FAIL;
 			break;
 		}
-		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.why };
+		const struct refresh_opts ro = { .ks = &ks, .why = o.c.so.tc.why };
 		struct episode_log el;
 		tracer_pending(&s.tr, &pend); /* out of memory: none, runs closed as before */
 		tracer_take_episodes(&s.tr, &el);
@@ -443,14 +450,18 @@ int cmd_watch(int argc, char **argv)
 	watch_status(&w, st, sizeof(st));
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: watch stopped: %s\n", st);
+	cg_pending_free(&pend);
+out:
 	refresh_free(&f);
 	snapshot_free(&cur);
 	snapshot_free(&prev);
-	cg_pending_free(&pend);
-	watch_close(&w);
+	if (watching)
+		watch_close(&w);
 	psi_track_free(&pt);
 	kstat_src_close(&ks);
-	session_close(&s);
-	pid_unlock(o.pid_file, pid_fd);
+	if (opened)
+		session_close(&s);
+	if (pid_fd >= 0)
+		pid_unlock(o.pid_file, pid_fd);
 	return rc;
 }

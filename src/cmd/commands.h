@@ -43,7 +43,7 @@ struct cmd_spec {
 	const char *usage;            /* -h, --help: printed, then exit 0 */
 	const char *shorts;           /* getopt's string; a leading "+" stops at the first argument */
 	const struct option *longs;
-	/* The command's own options: 0 taken, -1 a bad value (its line printed), 1 not its own. */
+	/* The command's own options: an enum opt_result. */
 	int (*opt)(void *ctx, int c, const char *arg);
 	void *ctx;
 	struct common_opts *common;   /* the tracing commands' options (COMMON_LONG_OPTS), or NULL */
@@ -58,7 +58,7 @@ struct cmd_spec {
  * CGS_EXIT_USAGE. 0 with *first the index of the first argument.
  */
 int cmd_parse(const struct cmd_spec *s, int argc, char **argv, int *first);
-/* One of EXPORT_LONG_OPTS into o: 0 taken, -1 a bad value (its line printed), 1 not one of them. */
+/* One of EXPORT_LONG_OPTS into o: an enum opt_result. */
 struct exporter_opts;
 int exporter_opt(struct exporter_opts *o, int c, const char *arg);
 /* cmd_spec.opt for a command with no options of its own, and for one with only --json (ctx: a bool). */

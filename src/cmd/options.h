@@ -10,6 +10,13 @@
 
 #include <getopt.h>
 
+/* What an option callback (cmd_spec.opt, rules_opt, exporter_opt) made of an option. */
+enum opt_result {
+	OPT_BAD = -1,     /* its own, with a bad value: the line is printed */
+	OPT_TAKEN = 0,    /* its own, taken */
+	OPT_NOT_MINE = 1, /* not its own: the next callback's */
+};
+
 enum long_opt {
 	/* every tracing command (common_opt) */
 	OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_SCHED_BACKEND, OPT_THROTTLE_BACKEND, OPT_PRIORITY,

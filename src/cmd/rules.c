@@ -33,59 +33,59 @@ int rules_opt(struct rules *r, int opt, const char *arg)
 	case OPT_MAX_THR:
 		if (parse_pct(arg, 100, &r->max_thr_pct)) {
 			cgs_err("--max-throttled-pct %s: expected a percentage from 0 to 100", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		r->has_thr = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MIN_CPU:
 		if (parse_pct(arg, 100000, &r->min_cpu_pct)) {
 			cgs_err("--min-cpu-pct %s: expected a percentage of one CPU (100 = one CPU)", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		r->has_cpu = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MAX_P99:
 		if (opt_duration("--max-runq-p99", arg, 1000000ULL, 0, 0, "(bare numbers are ms): 5, 500us, 2ms",
 				 &r->max_p99_ns))
-			return -1;
+			return OPT_BAD;
 		r->has_p99 = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_BASELINE:
 		r->baseline = arg;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_MAX_REGR:
 		if (parse_pct(arg, 100000, &r->max_regr_pct)) {
 			cgs_err("--max-regression %s: expected a percentage (10 = 10%% worse than the baseline)", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		r->has_regr = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_CONFIDENCE:
 		if (parse_pct(arg, 99.99, &r->confidence) || r->confidence < 50) {
 			cgs_err("--confidence %s: expected a percentage from 50 to 99.99 (95 = a 5%% chance of a false alarm)", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		r->confidence /= 100;
 		r->has_conf = true;
-		return 0;
+		return OPT_TAKEN;
 	case OPT_JUNIT: {
 		const char *why;
 		if (output_path_check(arg, &why)) {
 			cgs_err("--junit %s: cannot write there (%s)", arg, why);
-			return -1;
+			return OPT_BAD;
 		}
 		r->junit = arg;
-		return 0;
+		return OPT_TAKEN;
 	}
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") && strcmp(arg, "github")) {
 			cgs_err("--format %s: expected text or github (GitHub Actions' annotations)", arg);
-			return -1;
+			return OPT_BAD;
 		}
 		r->format = strcmp(arg, "text") ? RULES_GITHUB : RULES_TEXT;
-		return 0;
+		return OPT_TAKEN;
 	}
-	return 1;
+	return OPT_NOT_MINE;
 }
 
 bool rules_any(const struct rules *r)

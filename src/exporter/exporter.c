@@ -389,7 +389,7 @@ static int gather(struct exporter *x, struct view *v)
 	uint64_t w0 = now_ns();
 	int err;
 
-	if ((err = snapshot_reread_totals(&s->tr, cur))) {
+	if ((err = snapshot_take(&s->tr, cur, &(struct snapshot_how){ .totals = true }))) {
 		cgs_warn("scrape: reading the BPF maps failed: %s", strerror(-err));
 		return err;
 	}
@@ -677,7 +677,7 @@ static int waits_since_look(struct exporter *x, uint64_t *waits)
 	int err;
 
 	*waits = 0;
-	if ((err = snapshot_read_light(&x->s->tr, s, false)))
+	if ((err = snapshot_take(&x->s->tr, s, &(struct snapshot_how){ .light = true })))
 		return err;
 	struct look_waits *w = s->n ? malloc(s->n * sizeof(*w)) : NULL;
 	if (s->n && !w)
@@ -705,8 +705,12 @@ static int waits_since_look(struct exporter *x, uint64_t *waits)
 static void look_at_drops(struct exporter *x, uint64_t now)
 {
 	uint64_t d[CGS_DROP__COUNT], rise[CGS_DROP__COUNT], notable[CGS_DROP__COUNT], waits;
+	struct snapshot ds = { 0 };
+	int err = snapshot_take(&x->s->tr, &ds, &(struct snapshot_how){ .drops = true });
 
-	if (snapshot_read_drops(&x->s->tr, d) || waits_since_look(x, &waits))
+	memcpy(d, ds.drops, sizeof(d));
+	snapshot_free(&ds);
+	if (err || waits_since_look(x, &waits))
 		return;
 	/*
 	 * The first look sets the base. The drops before it, of the tracing's

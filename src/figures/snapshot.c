@@ -34,18 +34,6 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_MOVE_UNTIMED] = "move_untimed",
 };
 
-/* The list's metric column, expanded here alone. */
-#define MX(family, label, flags, help) { family, label, flags, help }
-#define MX_NONE { 0 }
-const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS] = {
-#define DEF(field, json, key, column, in_record, metric) \
-	{ #field, offsetof(struct cg_counters, field), json, key, column, in_record, metric },
-	CG_COUNTERS(DEF)
-#undef DEF
-};
-#undef MX
-#undef MX_NONE
-
 const char *drop_name(int i)
 {
 	return drop_names[i];
@@ -183,7 +171,7 @@ static uint64_t max_of(const struct cgs_max *m, uint64_t epoch)
 /* Add CPU cpu's hot figures of a cgroup (cpu -1: a record folded over CPUs). */
 static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_hot *v, int cpu)
 {
-#define SUM(field, ...) c->c.field += v->field;
+#define SUM(field) c->c.field += v->field;
 	CGS_CG_HOT_COUNTERS(SUM)
 	uint64_t m = cgs_pmax_of(v->runq_max, ctx->epoch);
 	if (m > c->runq_max_ns)
@@ -580,57 +568,24 @@ static void snapshot_clear(struct snapshot *s)
 	*s = keep;
 }
 
-int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
+int snapshot_take_view(const struct tracer_view *t, struct snapshot *s, const struct snapshot_how *how)
 {
-	return read_view(t, s, per_cpu, prev, false);
+	return read_view(t, s, how->per_cpu, how->prev, how->light);
 }
 
-static int read_snapshot(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev,
-			 bool close_epoch, bool reuse, bool light)
+int snapshot_take(struct tracer *tr, struct snapshot *s, const struct snapshot_how *how)
 {
 	struct tracer_view view;
 	int err;
 
-	if (reuse)
-		snapshot_clear(s);
-	else
-		memset(s, 0, sizeof(*s));
-	if (!(err = tracer_begin_read(tr, &view, close_epoch)))
-		err = read_view(&view, s, per_cpu, prev, light);
+	snapshot_clear(s);
+	if (how->drops) {
+		tracer_begin_drops(tr, &view);
+		err = take_drops(&view, s);
+	} else if (!(err = tracer_begin_read(tr, &view, !how->totals && !how->light))) {
+		err = read_view(&view, s, how->per_cpu, how->prev, how->light);
+	}
 	tracer_end_read(tr);
-	return err;
-}
-
-int snapshot_read(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
-{
-	return read_snapshot(tr, s, per_cpu, prev, true, false, false);
-}
-
-int snapshot_read_totals(struct tracer *tr, struct snapshot *s)
-{
-	return read_snapshot(tr, s, false, NULL, false, false, false);
-}
-
-int snapshot_reread_totals(struct tracer *tr, struct snapshot *s)
-{
-	return read_snapshot(tr, s, false, NULL, false, true, false);
-}
-
-int snapshot_read_light(struct tracer *tr, struct snapshot *s, bool per_cpu)
-{
-	return read_snapshot(tr, s, per_cpu, NULL, false, true, true);
-}
-
-int snapshot_read_drops(struct tracer *tr, uint64_t drops[CGS_DROP__COUNT])
-{
-	struct snapshot s = {};
-	struct tracer_view v;
-	int err;
-
-	tracer_begin_drops(tr, &v);
-	err = take_drops(&v, &s);
-	tracer_end_read(tr);
-	memcpy(drops, s.drops, sizeof(s.drops));
 	return err;
 }
 
@@ -726,19 +681,8 @@ static int delta(const struct snapshot *prev, const struct snapshot *cur, struct
 
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
 {
-	memset(out, 0, sizeof(*out));
-	return delta(prev, cur, out);
-}
-
-int snapshot_redelta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out)
-{
 	snapshot_clear(out);
 	return delta(prev, cur, out);
-}
-
-int snapshot_reread(struct tracer *tr, struct snapshot *s, bool per_cpu, const struct snapshot *prev)
-{
-	return read_snapshot(tr, s, per_cpu, prev, true, true, false);
 }
 
 void snapshot_swap(struct snapshot *a, struct snapshot *b)

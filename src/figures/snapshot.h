@@ -19,16 +19,10 @@ struct tracer;
 
 /*
  * Counters the snapshot sums from the throttle map (struct cgs_thr_stats):
- * the episodes of the cgroup's own quota. Same columns as CGS_CG_COUNTERS.
+ * the episodes of the cgroup's own quota, and their time. Same shape as
+ * CGS_CG_COUNTERS.
  */
-#define CG_THR_COUNTERS(X)                                                                    \
-	X(thr_count, CGJ_THR, "count", 0, 1, /* episodes */                                   \
-	  MX("throttle_episodes_total", 0, MX_LIM, "Throttle episodes of the cgroup's own quota, " \
-	     "counted per CPU as cpu.stat counts time"))                                         \
-	X(thr_ns,    CGJ_THR, "ns",    0, 1, /* their time */                                 \
-	  MX("throttled_seconds_total", 0, MX_SEC | MX_LIM, "Time the cgroup's run queues were "   \
-	     "throttled by its own quota, summed over CPUs (traced; the kernel's is "              \
-	     "cgsched_cpu_stat_throttled_seconds_total)"))
+#define CG_THR_COUNTERS(X) X(thr_count) X(thr_ns)
 #define CG_COUNTERS(X) CGS_CG_COUNTERS(X) CG_THR_COUNTERS(X)
 
 /* The JSON objects a counter can sit in, in the order a row shows them. */
@@ -43,7 +37,7 @@ enum cg_json {
 	CGJ_WHY,       /* "waited" (--why): what the waits were spent behind */
 };
 
-#define CG_ONE(...) +1
+#define CG_ONE(field) +1
 #define CG_NCOUNTERS (0 CG_COUNTERS(CG_ONE))
 #define CG_NWORDS (CG_NCOUNTERS + 3 * CGS_HIST_SLOTS)
 
@@ -55,7 +49,7 @@ enum cg_json {
 struct cg_counters {
 	union {
 		struct {
-#define CG_FIELD(field, ...) uint64_t field;
+#define CG_FIELD(field) uint64_t field;
 			CG_COUNTERS(CG_FIELD)
 #undef CG_FIELD
 			uint64_t runq_slots[CGS_HIST_SLOTS];
@@ -74,7 +68,7 @@ static inline uint64_t cg_own_quota_ns(const struct cg_counters *c)
 	return c->thr_wait_ns > c->thr_inh_ns ? c->thr_wait_ns - c->thr_inh_ns : 0;
 }
 
-/* The exporter's family of a counter (the list's MX column; src/exporter/metrics.c). */
+/* The exporter's family of a counter (its row in figures/counters.c; src/exporter/metrics.c). */
 /* MX_WHY: only with --why; MX_SPLIT: with the split of waits by what ran (export's default, or --why). */
 enum { MX_SEC = 1, MX_WHY = 2, MX_LIM = 4, MX_OWNQ = 8, MX_SPLIT = 16 };
 struct cg_metric {
@@ -94,6 +88,7 @@ struct cg_counter_def {
 	bool in_record;        /* also in record's summary */
 	struct cg_metric m;
 };
+/* Every counter of CG_COUNTERS, in its order (figures/counters.c). */
 extern const struct cg_counter_def cg_counter_defs[CG_NCOUNTERS];
 
 static inline uint64_t cg_counter(const struct cg_counters *c, const struct cg_counter_def *d)
@@ -179,49 +174,41 @@ struct cpu_slice {
 	uint64_t credit_ns;
 };
 
+/* What a read takes (snapshot_take). The zero value reads every map. */
+struct snapshot_how {
+	bool per_cpu;                /* each CPU's figures too */
+	const struct snapshot *prev; /* the read before, which carries the running maxima; NULL: none */
+	/*
+	 * The cumulative figures only: leave the interval maxima's epoch open
+	 * for the command that owns it (export's scrapes beside enforce's
+	 * intervals). The maxima read are those of the epoch still open.
+	 */
+	bool totals;
+	/*
+	 * The per-cgroup figures and the running slices alone (implies
+	 * totals). It skips the parked cgroups, tasks, and the throttle,
+	 * preemption and drop maps. record's demand reads every tenth of a
+	 * period, and their syscalls would be most of its cost.
+	 */
+	bool light;
+	bool drops;                  /* the drop counters alone, without a read's upkeep (export's /readyz) */
+};
 /*
- * Read every map. per_cpu keeps the per-CPU breakdown too; prev (the
- * previous read, or NULL) carries the running maxima. Returns 0 or -errno.
+ * Read the maps into s, as how says. s is zeroed, or was read or made by
+ * a delta before: its arrays are reused. A refresh reads every interval,
+ * for days, so it must reuse the same blocks each time. A fresh large block
+ * wherever the heap has room would make the process grow over time.
+ * Returns 0 or -errno.
  */
-int snapshot_read(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
-/*
- * The same into s, which is zeroed or was read into before (not prev). Its
- * arrays are reused. A refresh reads every interval, for days, so it must
- * reuse the same blocks each time. A fresh large block wherever the heap
- * has room would make the process grow over time.
- */
-int snapshot_reread(struct tracer *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
+int snapshot_take(struct tracer *t, struct snapshot *s, const struct snapshot_how *how);
 /* Exchange two reads: the one just taken becomes prev, the older one's arrays take the next read. */
 void snapshot_swap(struct snapshot *a, struct snapshot *b);
 /*
- * Read the cumulative figures only, and leave the interval maxima to the
- * command that owns them (cgsched export's scrapes beside enforce's
- * intervals). The maxima read are those of an epoch still open. Returns 0
- * or -errno.
- */
-int snapshot_read_totals(struct tracer *t, struct snapshot *s);
-/*
- * The same into s, which is zeroed or was read by this function before.
- * Its arrays are reused: export's scrapes would otherwise fault in
- * megabytes of fresh memory at each scrape.
- */
-int snapshot_reread_totals(struct tracer *t, struct snapshot *s);
-/*
- * Read the per-cgroup figures and the running slices alone into s, as
- * snapshot_reread_totals does; with per_cpu, each CPU's too. It skips the
- * parked cgroups, tasks, and the throttle, preemption and drop maps.
- * record's demand reads every tenth of a period, and their syscalls would
- * be most of its cost.
- */
-int snapshot_read_light(struct tracer *t, struct snapshot *s, bool per_cpu);
-/* The drop counters alone, as snapshot_read sums them, without a read's upkeep (export's /readyz). 0 or -errno. */
-int snapshot_read_drops(struct tracer *t, uint64_t drops[CGS_DROP__COUNT]);
-/*
- * snapshot_read's work on a view already begun (s zeroed first). For
+ * snapshot_take's work on a view already begun (s zeroed first). For
  * tests/bench/readmodel.c, which times it on arrays the size of a big host's.
  */
 struct tracer_view;
-int snapshot_read_view(const struct tracer_view *t, struct snapshot *s, bool per_cpu, const struct snapshot *prev);
+int snapshot_take_view(const struct tracer_view *t, struct snapshot *s, const struct snapshot_how *how);
 void snapshot_free(struct snapshot *s);
 /*
  * Make s, just read, the start of a session's window. What the maps held
@@ -234,11 +221,10 @@ const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
  * out = cur - prev. prev may be NULL: then out holds everything since
  * attach. The maxima are cur's interval maxima, or the running ones since
  * the start if prev is NULL or an origin. Cgroups with no activity are
- * left out.
+ * left out. out is zeroed or a delta before: its arrays are reused
+ * (snapshot_take's reason).
  */
 int snapshot_delta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
-/* The same into out, zeroed or a delta before: its arrays reused (snapshot_reread's reason). */
-int snapshot_redelta(const struct snapshot *prev, const struct snapshot *cur, struct snapshot *out);
 /*
  * out = d with every cgroup id mapped to map(ctx, id), and the samples of
  * each new id summed. Counters and histograms add slot by slot, so

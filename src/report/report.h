@@ -86,7 +86,7 @@ int sort_key_parse(const char *s, enum sort_key *k);
  */
 int report_build(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		 const struct idtab *kfigs);
-/* The same into r, zeroed or built before: its rows' array reused (snapshot_reread's reason). */
+/* The same into r, zeroed or built before: its rows' array reused (snapshot_take's reason). */
 int report_rebuild(struct report *r, const struct snapshot *d, uint64_t interval_ns, bool hist_ms,
 		   const struct idtab *kfigs);
 /* --why: split every row's waits into causes (report/why.h); before report_sort. 0, -ENOMEM, or -EINVAL for sorted rows. */

@@ -22,7 +22,7 @@ static int read_figures(struct demand_rec *d, struct session *s, uint64_t *used,
 	struct snapshot *cur = &d->snap;
 	int err;
 
-	if ((err = snapshot_read_light(&s->tr, cur, true)))
+	if ((err = snapshot_take(&s->tr, cur, &(struct snapshot_how){ .per_cpu = true, .light = true })))
 		return err;
 	*used = *waited = 0;
 	for (size_t i = 0; i < cur->n; i++) {

@@ -116,7 +116,7 @@ static void step(struct dt_cg *c, uint64_t last, uint64_t now)
 
 static void read_step(struct demand_top *d, uint64_t now)
 {
-	if (snapshot_read_light(&d->s->tr, &d->snap, false))
+	if (snapshot_take(&d->s->tr, &d->snap, &(struct snapshot_how){ .light = true }))
 		return;
 	for (size_t i = 0; i < d->cgs.cap; i++) {
 		struct dt_ref *r = idtab_at(&d->cgs, i);

@@ -44,7 +44,7 @@ int refresh_remake(struct refresh *f, struct session *s, const struct refresh_op
 	idtab_clear(&f->kfigs);
 	f->why_ok = false;
 	f->kernel_ns = 0;
-	err = snapshot_redelta(prev, cur, &f->d);
+	err = snapshot_delta(prev, cur, &f->d);
 	/* --group-by: the rows are the groups' sums (and the cgroups of none). */
 	const struct snapshot *rd = o->group == GROUP_PATH ? &f->d : &f->gd;
 	if (!err && o->group != GROUP_PATH)

@@ -60,7 +60,7 @@ int refresh_make(struct refresh *f, struct session *s, const struct refresh_opts
 /*
  * The same into f, which is zeroed or was made before and not freed
  * since. Its largest arrays are reused: the delta's samples, the rows and
- * the kernel's figures' table, as in snapshot_reread (figures/snapshot.h).
+ * the kernel's figures' table, as in snapshot_take (figures/snapshot.h).
  * A command refreshing every interval for days keeps one f, and calls
  * refresh_free at its end.
  */

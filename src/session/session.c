@@ -85,11 +85,12 @@ int session_open(struct session *s, const struct session_opts *o)
 	memset(s, 0, sizeof(*s));
 	s->fs.mnt_fd = -1;
 	if ((err = cgfs_open_or_explain(&s->fs)))
-		return err;
+		goto fail;
 	scx_read(&s->scx, NULL);
 	if (o->ncgroups > CGS_MAX_FILTERS) {
 		cgs_err("at most %d --cgroup options", CGS_MAX_FILTERS);
-		return CGS_EXIT_USAGE;
+		err = CGS_EXIT_USAGE;
+		goto fail;
 	}
 	for (int i = 0; i < o->ncgroups; i++) {
 		char rel[PATH_MAX];
@@ -97,28 +98,17 @@ int session_open(struct session *s, const struct session_opts *o)
 		    cgfs_id(&s->fs, rel, &s->filter_ids[i])) {
 			cgs_err("--cgroup %s: no such cgroup in the cpu hierarchy (cgroup v%d at %s)",
 				o->cgroups[i], s->fs.version, s->fs.mnt);
-			return CGS_EXIT_USAGE;
+			err = CGS_EXIT_USAGE;
+			goto fail;
 		}
 		s->filter_paths[i] = strdup(rel);
 		s->nfilter++;
 	}
 	struct tracer_opts to = {
-		.max_cgroups = o->max_cgroups,
+		.cfg = &o->tc,
 		.max_tasks = 65536,
-		.tasks = o->tasks,
-		.max_task_rows = o->max_task_rows,
-		.tasks_one = o->tasks_one,
-		.why = o->why,
-		.causes = o->causes,
-		.per_cpu = o->per_cpu,
-		.demand = o->demand,
-		.long_wait_ns = o->long_wait_ns,
-		.keep_removed_ns = o->keep_removed_ns,
 		.filter_ids = s->filter_ids,
 		.nfilter = s->nfilter,
-		.hist_ms = o->hist_ms,
-		.force_backend = o->sched_backend,
-		.force_thr = o->thr_backend,
 		.on_learn = name_learn,
 		.on_removed = name_removed,
 		.on_removals_told = removals_told,
@@ -127,25 +117,33 @@ int session_open(struct session *s, const struct session_opts *o)
 		.stop = &cgs_stop,
 	};
 	if ((err = set_priority(s, &o->priority)))
-		return err;
-	if (cgs_stop)
-		return session_stopped();
-	if ((err = tracer_start(&s->tr, &to)))
-		return err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
+		goto fail;
+	if (cgs_stop) {
+		err = session_stopped();
+		goto fail;
+	}
+	if ((err = tracer_start(&s->tr, &to))) {
+		err = err == -EINTR ? session_stopped() : CGS_EXIT_USAGE;
+		goto fail;
+	}
 	if (o->around_base)
 		o->around_base(o->around_ctx, false);
-	err = snapshot_read(&s->tr, &s->base, o->per_cpu, NULL);
+	err = snapshot_take(&s->tr, &s->base, &(struct snapshot_how){ .per_cpu = o->tc.per_cpu });
 	if (o->around_base)
 		o->around_base(o->around_ctx, true);
 	if (err) {
 		cgs_err("reading the BPF maps failed: %s", strerror(-err));
-		return CGS_EXIT_FAIL;
+		err = CGS_EXIT_FAIL;
+		goto fail;
 	}
 	snapshot_make_origin(&s->base);
 	s->tr.attached_ns = s->base.t_ns;
 	heap_trim();
 	s->trimmed_ns = now_ns();
 	return 0;
+fail:
+	session_close(s);
+	return err;
 }
 
 void session_close(struct session *s)

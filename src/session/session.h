@@ -15,24 +15,7 @@
 struct session_opts {
 	const char **cgroups;  /* --cgroup paths, as given */
 	int ncgroups;
-	uint32_t max_cgroups;
-	bool hist_ms;
-	bool per_cpu;              /* the per-CPU breakdown (hist --per-cpu): in the baseline too */
-	const char *sched_backend; /* NULL: probe */
-	const char *thr_backend;   /* --throttle-backend; NULL: probe */
-	int tasks;                 /* enum cgs_tasks_mode (top --tasks, hist --per-task) */
-	uint32_t max_task_rows;    /* --max-tasks */
-	bool tasks_one;            /* with tasks: one cgroup's at a time (top's screen, tracer_tasks_follow) */
-	bool why;                  /* --why: the causes of the waits (top, record) */
-	bool causes;               /* without --why, the split of waits by what ran (export --causes) */
-	bool demand;               /* record --demand: the BPF side keeps demand steps (trace/demand_steps.h) */
-	uint64_t long_wait_ns;     /* --timeline: waits at least this long, one by one; 0: none */
-	/*
-	 * How long removed cgroups' figures are kept. 0 means a minute.
-	 * UINT64_MAX means to the end, for a summary since start such as
-	 * record's. An exporter keeps them for its --grace.
-	 */
-	uint64_t keep_removed_ns;
+	struct trace_cfg tc;   /* what to trace, and how: passed to the tracer as it is */
 	struct cgs_priority priority; /* --priority: this process's threads */
 	/*
 	 * If set, called right before the baseline read (after false) and
@@ -65,7 +48,8 @@ struct session {
 /*
  * Returns 0, or CGS_EXIT_USAGE after printing why. If a stop signal came
  * during start-up, returns session_stopped()'s status with nothing
- * attached.
+ * attached. A failed open has cleaned up after itself: call session_close
+ * only after one that returned 0.
  */
 int session_open(struct session *s, const struct session_opts *o);
 /* Says a stop signal ended start-up; returns 128 + the signal. */

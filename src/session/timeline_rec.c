@@ -410,7 +410,7 @@ void tl_rec_command(struct tl_rec *r, const char *name, uint64_t start_ns, uint6
 
 void tl_rec_finish(struct tl_rec *r)
 {
-	struct snapshot tot;
+	struct snapshot tot = { 0 };
 
 	if (!r->s || r->finished)
 		return;
@@ -425,7 +425,7 @@ void tl_rec_finish(struct tl_rec *r)
 		cgs_debug("--timeline: %llu throttle episodes not placed on a period grid (none known: no cgroup iterator)",
 			  (unsigned long long)r->unplaced);
 	/* The BPF side's own counts since attach: every loss, whatever the intervals were. */
-	if (!snapshot_read_totals(&r->s->tr, &tot)) {
+	if (!snapshot_take(&r->s->tr, &tot, &(struct snapshot_how){ .totals = true })) {
 		r->lost = events_lost(tot.drops);
 		timeline_counter(&r->tl, uuid_of(TK_TOP, 1, 0), tot.t_ns, (double)r->lost);
 		snapshot_free(&tot);

@@ -350,7 +350,7 @@ out:
 /* dst += src, field by field, as a snapshot sums a cgroup's figures: the hot ones ... */
 static void hot_add(struct cgs_cg_hot *d, const struct cgs_cg_hot *s)
 {
-#define ADD(field, ...) d->field += s->field;
+#define ADD(field) d->field += s->field;
 	CGS_CG_HOT_COUNTERS(ADD)
 	cgs_pmax_merge(d->runq_max, s->runq_max);
 }

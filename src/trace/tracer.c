@@ -78,14 +78,14 @@ static int shards_for(int ncpus, const struct tracer_opts *o)
 	if (env && *env) {
 		errno = 0;
 		long n = strtol(env, &end, 10);
-		if (errno || *end || n < 1 || n > ncpus || (o->per_cpu && n != ncpus)) {
+		if (errno || *end || n < 1 || n > ncpus || (o->cfg->per_cpu && n != ncpus)) {
 			cgs_err("CGS_SHARDS=%s: give a number of shards from 1 to the %d possible CPUs%s", env, ncpus,
-				o->per_cpu ? " (all of them with the per-CPU view)" : "");
+				o->cfg->per_cpu ? " (all of them with the per-CPU view)" : "");
 			return -EINVAL;
 		}
 		return (int)n;
 	}
-	if (o->per_cpu || ncpus <= CGS_SHARDS_DEFAULT)
+	if (o->cfg->per_cpu || ncpus <= CGS_SHARDS_DEFAULT)
 		return ncpus;
 	return CGS_SHARDS_DEFAULT;
 }
@@ -104,8 +104,8 @@ static int why_parts_for(const struct tracer_opts *o)
 	char buf[64], *save = NULL;
 	int v = 0;
 
-	if (!o->why)
-		return o->causes ? CGS_WHY_SPLIT : 0;
+	if (!o->cfg->why)
+		return o->cfg->causes ? CGS_WHY_SPLIT : 0;
 	if (!env || !*env)
 		return CGS_WHY_ALL;
 	snprintf(buf, sizeof(buf), "%s", env);
@@ -403,40 +403,40 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	prealloc_if_needed(s->maps.thr_last);
 	prealloc_if_needed(s->maps.thr_opened);
 	s->rodata->targ_thr = tb->id;
-	bpf_map__set_max_entries(s->maps.thr_stats, o->max_cgroups * 8);
-	bpf_map__set_max_entries(s->maps.thr_start, o->max_cgroups * 8);
-	bpf_map__set_max_entries(s->maps.thr_opened, tb->id == CGS_THR_TRACEPOINT ? o->max_cgroups * 8 : 1);
+	bpf_map__set_max_entries(s->maps.thr_stats, o->cfg->max_cgroups * 8);
+	bpf_map__set_max_entries(s->maps.thr_start, o->cfg->max_cgroups * 8);
+	bpf_map__set_max_entries(s->maps.thr_opened, tb->id == CGS_THR_TRACEPOINT ? o->cfg->max_cgroups * 8 : 1);
 	s->rodata->targ_filter = o->nfilter > 0;
-	s->rodata->targ_demand = o->demand;
+	s->rodata->targ_demand = o->cfg->demand;
 	s->rodata->targ_task_storage = b->task_storage;
-	s->rodata->targ_hist_div = o->hist_ms ? 1000000 : 1000;
-	bpf_map__set_max_entries(s->maps.cg_hot, libbpf_num_possible_cpus() * o->max_cgroups);
-	bpf_map__set_max_entries(s->maps.cg_shard, nshards * o->max_cgroups);
+	s->rodata->targ_hist_div = o->cfg->hist_ms ? 1000000 : 1000;
+	bpf_map__set_max_entries(s->maps.cg_hot, libbpf_num_possible_cpus() * o->cfg->max_cgroups);
+	bpf_map__set_max_entries(s->maps.cg_shard, nshards * o->cfg->max_cgroups);
 	s->rodata->targ_shards = nshards;
 	s->rodata->targ_shared = nshards < libbpf_num_possible_cpus();
-	bpf_map__set_max_entries(s->maps.cg_slot, o->max_cgroups);
-	bpf_map__set_max_entries(s->maps.slot_owner, o->max_cgroups);
-	bpf_map__set_max_entries(s->maps.free_slots, o->max_cgroups);
-	bpf_map__set_max_entries(s->maps.gone, o->max_cgroups * 2 + 1024);
+	bpf_map__set_max_entries(s->maps.cg_slot, o->cfg->max_cgroups);
+	bpf_map__set_max_entries(s->maps.slot_owner, o->cfg->max_cgroups);
+	bpf_map__set_max_entries(s->maps.free_slots, o->cfg->max_cgroups);
+	bpf_map__set_max_entries(s->maps.gone, o->cfg->max_cgroups * 2 + 1024);
 	s->rodata->targ_cpu_hierarchy = hier;
-	s->rodata->targ_max_cgroups = o->max_cgroups;
-	bpf_map__set_max_entries(s->maps.preempt, o->max_cgroups * 4);
-	s->rodata->targ_tasks = o->tasks;
-	s->rodata->targ_tasks_one = o->tasks && o->tasks_one;
-	bpf_map__set_max_entries(s->maps.task_stats, o->tasks ? o->max_task_rows : 1);
+	s->rodata->targ_max_cgroups = o->cfg->max_cgroups;
+	bpf_map__set_max_entries(s->maps.preempt, o->cfg->max_cgroups * 4);
+	s->rodata->targ_tasks = o->cfg->tasks;
+	s->rodata->targ_tasks_one = o->cfg->tasks && o->cfg->tasks_one;
+	bpf_map__set_max_entries(s->maps.task_stats, o->cfg->tasks ? o->cfg->max_task_rows : 1);
 	/*
 	 * With one cgroup's tasks, allocate entries as they are used, not the
 	 * whole bound for every possible CPU at load (18 MB for 256 entries on
 	 * 192 CPUs). This is done only where the kernel can allocate safely in
 	 * the switch path (prealloc_if_needed).
 	 */
-	if (o->tasks && o->tasks_one) {
+	if (o->cfg->tasks && o->cfg->tasks_one) {
 		bpf_map__set_map_flags(s->maps.task_stats, bpf_map__map_flags(s->maps.task_stats) | BPF_F_NO_PREALLOC);
 		prealloc_if_needed(s->maps.task_stats);
 	}
 	s->rodata->targ_why = why_parts != 0;
 	s->rodata->targ_why_parts = why_parts;
-	s->rodata->targ_long_wait_ns = o->long_wait_ns;
+	s->rodata->targ_long_wait_ns = o->cfg->long_wait_ns;
 	/*
 	 * Without --timeline nothing is sent to the waits ring buffer, so it
 	 * gets one page. The tests shrink it with CGSCHED_TEST_WAITS_RING (bytes,
@@ -444,7 +444,7 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	 * is counted and shown.
 	 */
 	const char *ring = getenv("CGSCHED_TEST_WAITS_RING");
-	if (!o->long_wait_ns)
+	if (!o->cfg->long_wait_ns)
 		bpf_map__set_max_entries(s->maps.waits, getpagesize());
 	else if (ring && atoi(ring) >= getpagesize() && !(atoi(ring) & (atoi(ring) - 1)))
 		bpf_map__set_max_entries(s->maps.waits, atoi(ring));
@@ -521,9 +521,9 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		goto fail;
 	}
 	t1 = now_ns();
-	if ((err = slots_fill(bpf_map__fd(s->maps.free_slots), o->max_cgroups)))
+	if ((err = slots_fill(bpf_map__fd(s->maps.free_slots), o->cfg->max_cgroups)))
 		goto fail;
-	cgs_debug("%d free slots queued in %.1f ms", o->max_cgroups, (now_ns() - t1) / 1e6);
+	cgs_debug("%d free slots queued in %.1f ms", o->cfg->max_cgroups, (now_ns() - t1) / 1e6);
 	for (int i = 0; i < o->nfilter; i++) {
 		__u8 one = 1;
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.filter), &o->filter_ids[i], &one, 0)) {
@@ -933,12 +933,12 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 		return t->nshards;
 	if ((t->why_parts = why_parts_for(o)) < 0)
 		return t->why_parts;
-	uint64_t big = cg_hot_bytes(t->ncpus, o->max_cgroups), sb = cg_shard_bytes(t->nshards, o->max_cgroups);
+	uint64_t big = cg_hot_bytes(t->ncpus, o->cfg->max_cgroups), sb = cg_shard_bytes(t->nshards, o->cfg->max_cgroups);
 	if (sb > big)
 		big = sb;
 	if (big > CG_STATS_MAX_BYTES) {
 		cgs_err("--max-cgroups %u on %d CPUs would need %llu MiB for per-cgroup figures, over the %llu MiB "
-			"one map can have: give a smaller --max-cgroups", o->max_cgroups, t->ncpus,
+			"one map can have: give a smaller --max-cgroups", o->cfg->max_cgroups, t->ncpus,
 			(unsigned long long)(big >> 20), (unsigned long long)(CG_STATS_MAX_BYTES >> 20));
 		return -E2BIG;
 	}
@@ -947,10 +947,10 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	struct ksyms k = {};
 	int thr_err = 0;
 
-	if ((err = tracer_check_names(o->force_backend, o->force_thr)))
+	if ((err = tracer_check_names(o->cfg->sched_backend, o->cfg->thr_backend)))
 		return err;
-	b = o->force_backend ? find_backend(o->force_backend) : NULL;
-	tb = o->force_thr ? find_thr(o->force_thr) : NULL;
+	b = o->cfg->sched_backend ? find_backend(o->cfg->sched_backend) : NULL;
+	tb = o->cfg->thr_backend ? find_thr(o->cfg->thr_backend) : NULL;
 	err = -ENOTSUP;
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		if (b && b != &backends[i])
@@ -996,8 +996,8 @@ attached:
 	 * and slots_refresh extends it. Map the first slots here, so a kernel
 	 * that refuses is found out now, not at the first read.
 	 */
-	if ((err = mapwin_open(&t->hotw, t->fd_hot, sizeof(struct cgs_cg_hot), t->ncpus, o->max_cgroups)) ||
-	    (err = mapwin_open(&t->shardw, t->fd_shard, sizeof(struct cgs_cg_shard), t->nshards, o->max_cgroups)) ||
+	if ((err = mapwin_open(&t->hotw, t->fd_hot, sizeof(struct cgs_cg_hot), t->ncpus, o->cfg->max_cgroups)) ||
+	    (err = mapwin_open(&t->shardw, t->fd_shard, sizeof(struct cgs_cg_shard), t->nshards, o->cfg->max_cgroups)) ||
 	    (err = mapwin_cover(&t->hotw, 1)) || (err = mapwin_cover(&t->shardw, 1))) {
 		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
 		return err;
@@ -1005,27 +1005,27 @@ attached:
 	t->hot = t->hotw.base;
 	t->shard = t->shardw.base;
 	cgs_debug("per-cgroup figures: each CPU's own (%zu KiB) and %d shard%s (%zu KiB, %s adds)",
-		  cg_hot_bytes(t->ncpus, o->max_cgroups) >> 10, t->nshards, t->nshards == 1 ? "" : "s",
-		  cg_shard_bytes(t->nshards, o->max_cgroups) >> 10, t->nshards < t->ncpus ? "atomic" : "plain");
+		  cg_hot_bytes(t->ncpus, o->cfg->max_cgroups) >> 10, t->nshards, t->nshards == 1 ? "" : "s",
+		  cg_shard_bytes(t->nshards, o->cfg->max_cgroups) >> 10, t->nshards < t->ncpus ? "atomic" : "plain");
 	t->fd_thr = bpf_map__fd(t->skel->maps.thr_stats);
 	t->fd_preempt = bpf_map__fd(t->skel->maps.preempt);
 	t->fd_cur = bpf_map__fd(t->skel->maps.cpu_cur);
 	t->fd_drops = bpf_map__fd(t->skel->maps.drops);
-	t->fd_tasks = o->tasks ? bpf_map__fd(t->skel->maps.task_stats) : -1;
-	t->max_task_rows = o->tasks ? o->max_task_rows : 0;
-	t->why = o->why;
+	t->fd_tasks = o->cfg->tasks ? bpf_map__fd(t->skel->maps.task_stats) : -1;
+	t->max_task_rows = o->cfg->tasks ? o->cfg->max_task_rows : 0;
+	t->why = o->cfg->why;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.episodes), on_episode, t, NULL);
 	if (!t->rb)
 		cgs_warn("no throttle episode list (ring buffer: %s); counts and histograms are complete",
 			 strerror(errno));
-	else if (o->long_wait_ns && (err = ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.waits), on_wait, t)))
+	else if (o->cfg->long_wait_ns && (err = ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.waits), on_wait, t)))
 		cgs_warn("no long waits in the timeline (ring buffer: %s)", strerror(-err));
-	t->max_cgroups = o->max_cgroups;
-	t->max_preempt = o->max_cgroups * 4;
+	t->max_cgroups = o->cfg->max_cgroups;
+	t->max_preempt = o->cfg->max_cgroups * 4;
 	t->sl = (struct slot_table){
-		.max = o->max_cgroups, .ncpus = t->ncpus, .hot = t->hot, .shard = t->shard, .nshards = t->nshards,
+		.max = o->cfg->max_cgroups, .ncpus = t->ncpus, .hot = t->hot, .shard = t->shard, .nshards = t->nshards,
 		.hotw = &t->hotw, .shardw = &t->shardw,
-		.per_cpu = o->per_cpu, .gen = &t->skel->bss->slot_gen,
+		.per_cpu = o->cfg->per_cpu, .gen = &t->skel->bss->slot_gen,
 		.fd_free = bpf_map__fd(t->skel->maps.free_slots), .fd_gone = bpf_map__fd(t->skel->maps.gone),
 		.fd_slot = bpf_map__fd(t->skel->maps.cg_slot), .fd_owner = bpf_map__fd(t->skel->maps.slot_owner),
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
@@ -1040,8 +1040,8 @@ attached:
 	t->names_ctx = o->names_ctx;
 	if ((err = slots_init(&t->sl)))
 		return err;
-	if (o->keep_removed_ns > t->sl.keep_ns)
-		t->sl.keep_ns = o->keep_removed_ns;
+	if (o->cfg->keep_removed_ns > t->sl.keep_ns)
+		t->sl.keep_ns = o->cfg->keep_removed_ns;
 	pthread_mutex_init(&t->read_lock, NULL);
 	t->refreshed_ns = now_ns();
 	t->seed = seed_cpus(t);
@@ -1058,7 +1058,8 @@ attached:
 
 int tracer_probe(void (*cb)(void *ctx, const char *kind, const char *name, int err), void *ctx)
 {
-	struct tracer_opts o = { .max_cgroups = 16, .max_tasks = 1024 };
+	const struct trace_cfg cfg = { .max_cgroups = 16 };
+	struct tracer_opts o = { .cfg = &cfg, .max_tasks = 1024 };
 	struct ksyms k = {};
 	/* The maps as a start would size them (shards_for), that is, as a start would load. */
 	int ncpus = libbpf_num_possible_cpus(), nshards = ncpus > 0 ? shards_for(ncpus, &o) : -EINVAL;

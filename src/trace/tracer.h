@@ -35,23 +35,33 @@ struct tracer_tap {
 	void *ctx;
 };
 
+/* What to trace, and how: a tracing command's options (session_opts.tc). */
+struct trace_cfg {
+	uint32_t max_cgroups;       /* --max-cgroups: bound of the per-cgroup map */
+	bool hist_ms;               /* histogram slots in ms, not us */
+	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU, and in every read */
+	const char *sched_backend;  /* --sched-backend; NULL: probe */
+	const char *thr_backend;    /* --throttle-backend; NULL: probe */
+	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks, hist --per-task) */
+	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
+	bool tasks_one;             /* with tasks: only one cgroup's at a time (top's screen, tracer_tasks_follow) */
+	bool why;                   /* --why: split each wait into its causes (top, record) */
+	bool causes;                /* without --why: the split by what ran alone (export --causes, CGS_WHY_SPLIT) */
+	bool demand;                /* record --demand: keep demand steps (trace/demand_steps.h) */
+	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
+	/*
+	 * How long removed cgroups' figures are kept. 0 means a minute.
+	 * UINT64_MAX means to the end, for a summary since start such as
+	 * record's. An exporter keeps them for its --grace.
+	 */
+	uint64_t keep_removed_ns;
+};
+
 struct tracer_opts {
-	uint32_t max_cgroups;       /* bound of the per-cgroup map */
+	const struct trace_cfg *cfg;
 	uint32_t max_tasks;         /* bound of the pid-keyed fallback */
 	const uint64_t *filter_ids; /* --cgroup ids (with descendants) */
 	int nfilter;
-	bool hist_ms;               /* histogram slots in ms, not us */
-	const char *force_backend;  /* --sched-backend, NULL: probe */
-	const char *force_thr;      /* --backend (throttle), NULL: probe */
-	int tasks;                  /* enum cgs_tasks_mode: per-task figures (top --tasks) */
-	uint32_t max_task_rows;     /* --max-tasks: bound of the per-task figures */
-	bool tasks_one;             /* with tasks: only one cgroup's at a time (tracer_tasks_follow) */
-	bool why;                   /* --why: split each wait into its causes */
-	bool causes;                /* without --why: the split by what ran alone (CGS_WHY_SPLIT) */
-	bool per_cpu;               /* the per-CPU histograms (hist --per-cpu): a shard per CPU */
-	bool demand;                /* record --demand: keep demand steps (demand_steps.h) */
-	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
-	uint64_t keep_removed_ns;   /* removed cgroups' figures kept this long (0: a minute; UINT64_MAX: to the end) */
 	/* Told of cgroups given slots, removed, and let go (slots.h); each may be NULL. */
 	bool (*on_learn)(void *ctx, uint64_t id);
 	void (*on_removed)(void *ctx, uint64_t id, const char *path);

@@ -15,12 +15,6 @@
 #include "ui/screen.h"
 #include "ui/tree.h"
 
-static bool on;           /* the terminal is ours (between screen_open and screen_close) */
-static bool colour;
-static bool typing;       /* '/' pressed: keys go to the filter until Enter or Esc */
-static bool help;         /* '?' pressed: the keys' help until the next key */
-static char typed[SCREEN_FILTER_MAX];
-static struct utsname host; /* the header's host and kernel, read at screen_open */
 /* The rows drawn last, in order: where the arrow keys move the highlight and fold the tree. */
 struct drawn_row {
 	uint64_t id;     /* the cgroup's (a task row: the task's) */
@@ -28,25 +22,40 @@ struct drawn_row {
 	uint64_t parent; /* the tree's row it hangs from; 0: a root, or not a tree */
 	bool kids;       /* rows hang from it (drawn, or folded away) */
 };
-static struct drawn_row *drawn;
-static size_t ndrawn, drawncap;
 /* The cgroups whose rows below them are folded away (Left, -). */
 struct folded { uint64_t id; };
-static struct idtab folds = IDTAB_INIT(struct folded);
-
-static bool is_folded(void *ctx, uint64_t id)
-{
-	return idtab_find(&folds, id) != NULL;
-}
-
 /* A limited or throttled cgroup's THR%, interval by interval (screen_record). */
 struct thr_hist {
 	uint64_t id;
 	uint64_t last;                   /* the interval of its newest figure */
 	float pct[SCREEN_THR_HIST];      /* interval i's at i % SCREEN_THR_HIST */
 };
-static struct idtab hist = IDTAB_INIT(struct thr_hist);
-static uint64_t intervals;           /* recorded so far */
+
+/*
+ * The screen's state. There is one terminal, and a fatal signal's handler
+ * and atexit must find it, so there is one screen: S.
+ */
+static struct screen {
+	bool on;                      /* the terminal is ours (between screen_open and screen_close) */
+	bool colour;
+	bool typing;                  /* '/' pressed: keys go to the filter until Enter or Esc */
+	bool help;                    /* '?' pressed: the keys' help until the next key */
+	char typed[SCREEN_FILTER_MAX];
+	struct utsname host;          /* the header's host and kernel, read at screen_open */
+	struct drawn_row *drawn;
+	size_t ndrawn, drawncap;
+	struct idtab folds;
+	struct idtab hist;
+	uint64_t intervals;           /* recorded so far */
+} S = {
+	.folds = IDTAB_INIT(struct folded),
+	.hist = IDTAB_INIT(struct thr_hist),
+};
+
+static bool is_folded(void *ctx, uint64_t id)
+{
+	return idtab_find(&S.folds, id) != NULL;
+}
 
 enum { PAIR_HEAD = 1, PAIR_THR, PAIR_TITLE, PAIR_P99 };
 
@@ -62,39 +71,39 @@ bool screen_wanted(bool batch, bool json)
 
 void screen_close(void)
 {
-	if (!on)
+	if (!S.on)
 		return;
-	on = false;
+	S.on = false;
 	endwin();
 }
 
 void screen_record(const struct report *r)
 {
-	intervals++;
+	S.intervals++;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct row *w = &r->rows[i];
 		bool fresh;
 		if (w->thr_pct <= 0 && !(w->k.ok && w->k.quota_us >= 0))
 			continue;
-		struct thr_hist *h = idtab_put(&hist, w->id, &fresh);
+		struct thr_hist *h = idtab_put(&S.hist, w->id, &fresh);
 		if (!h)
 			return; /* out of memory: a shorter history */
 		/* The intervals it was not in (idle, or not limited then): 0 (a new entry is zeroed). */
 		if (!fresh) {
 			uint64_t from = h->last + 1;
-			if (intervals > SCREEN_THR_HIST && from < intervals - SCREEN_THR_HIST + 1)
-				from = intervals - SCREEN_THR_HIST + 1;
-			for (uint64_t k = from; k < intervals; k++)
+			if (S.intervals > SCREEN_THR_HIST && from < S.intervals - SCREEN_THR_HIST + 1)
+				from = S.intervals - SCREEN_THR_HIST + 1;
+			for (uint64_t k = from; k < S.intervals; k++)
 				h->pct[k % SCREEN_THR_HIST] = 0;
 		}
-		h->pct[intervals % SCREEN_THR_HIST] = w->thr_pct;
-		h->last = intervals;
+		h->pct[S.intervals % SCREEN_THR_HIST] = w->thr_pct;
+		h->last = S.intervals;
 	}
 	/* Cgroups gone or idle for the whole history: their entries go (a host where containers come and go). */
-	if (intervals % SCREEN_THR_HIST == 0) {
-		for (size_t i = 0; i < hist.cap; i++) {
-			struct thr_hist *h = idtab_at(&hist, i);
-			if (h && h->last + SCREEN_THR_HIST <= intervals && idtab_del(&hist, h->id))
+	if (S.intervals % SCREEN_THR_HIST == 0) {
+		for (size_t i = 0; i < S.hist.cap; i++) {
+			struct thr_hist *h = idtab_at(&S.hist, i);
+			if (h && h->last + SCREEN_THR_HIST <= S.intervals && idtab_del(&S.hist, h->id))
 				i--; /* entries move on a delete: this one again */
 		}
 	}
@@ -120,14 +129,14 @@ int screen_open(struct screen_view *v)
 
 	if (!newterm(NULL, stdout, stdin))
 		return -1;
-	on = true;
+	S.on = true;
 	if (!registered) {
 		atexit(screen_close);
 		registered = true;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_sigs); i++)
 		signal(fatal_sigs[i], fatal);
-	uname(&host);
+	uname(&S.host);
 	cbreak();
 	noecho();
 	set_escdelay(25); /* Esc alone (the filter's cancel) needs no second's wait */
@@ -136,8 +145,8 @@ int screen_open(struct screen_view *v)
 	curs_set(0);
 	/* Colour only where it helps reading, and never where NO_COLOR is set (no-color.org). */
 	const char *nc = getenv("NO_COLOR");
-	colour = has_colors() && !(nc && *nc);
-	if (colour) {
+	S.colour = has_colors() && !(nc && *nc);
+	if (S.colour) {
 		start_color();
 		use_default_colors();
 		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
@@ -146,7 +155,7 @@ int screen_open(struct screen_view *v)
 		init_pair(PAIR_P99, COLOR_YELLOW, -1);
 	}
 	v->quit = v->resort = false;
-	typing = help = false;
+	S.typing = S.help = false;
 	return 0;
 }
 
@@ -283,9 +292,9 @@ static void draw_detail(int y, const struct report *r, const struct row *w, cons
 	uint64_t want = h->interval_ns ? 60000000000ULL / h->interval_ns : 60;
 	size_t cols = COLS > 12 ? COLS - 12 : 0;
 	size_t nb = want < SCREEN_THR_HIST ? want : SCREEN_THR_HIST;
-	nb = nb < intervals ? nb : intervals;
+	nb = nb < S.intervals ? nb : S.intervals;
 	nb = nb < cols ? nb : cols;
-	const struct thr_hist *t = idtab_find(&hist, w->id);
+	const struct thr_hist *t = idtab_find(&S.hist, w->id);
 	snprintf(buf, sizeof(buf), "Throttled (THR%%) per interval of %s, the last %zu, newest right:%s",
 		 fmt_duration(dur, sizeof(dur), h->interval_ns), nb,
 		 w->k.ok && w->k.quota_us >= 0 ? "" : "  (no quota of its own)");
@@ -293,7 +302,7 @@ static void draw_detail(int y, const struct report *r, const struct row *w, cons
 	y++;
 	float v[SCREEN_THR_HIST], top = 100;
 	for (size_t i = 0; i < nb; i++) {
-		uint64_t k = intervals - nb + 1 + i;
+		uint64_t k = S.intervals - nb + 1 + i;
 		v[i] = t && k <= t->last && k + SCREEN_THR_HIST > t->last ? t->pct[k % SCREEN_THR_HIST] : 0;
 		if (v[i] > top)
 			top = v[i];
@@ -306,10 +315,10 @@ static void draw_detail(int y, const struct report *r, const struct row *w, cons
 		for (size_t i = 0; i < nb; i++) {
 			/* A cell is filled when the value reaches its lower edge (any throttling fills the lowest). */
 			bool fill = v[i] > 0 && v[i] >= top * (lvl - 1) / 5;
-			if (fill && colour)
+			if (fill && S.colour)
 				attron(COLOR_PAIR(PAIR_THR));
 			mvaddch(y, 9 + i, fill ? '#' : ' ');
-			if (fill && colour)
+			if (fill && S.colour)
 				attroff(COLOR_PAIR(PAIR_THR));
 		}
 	}
@@ -351,7 +360,7 @@ static bool task_matches(const struct task_row *w, const char *filter)
 /* The colour of a row's line: red when throttled, yellow when its p99 is over the mark. */
 static attr_t row_attr(double thr_pct, double p99_ns, uint64_t nwaits, const struct screen_view *v)
 {
-	if (!colour)
+	if (!S.colour)
 		return A_NORMAL;
 	if (thr_pct > 0)
 		return COLOR_PAIR(PAIR_THR);
@@ -363,12 +372,12 @@ static attr_t row_attr(double thr_pct, double p99_ns, uint64_t nwaits, const str
 /* Where drawn rows are kept: room for n. */
 static bool drawn_room(size_t n)
 {
-	if (n > drawncap) {
-		struct drawn_row *d = realloc(drawn, n * sizeof(*d));
+	if (n > S.drawncap) {
+		struct drawn_row *d = realloc(S.drawn, n * sizeof(*d));
 		if (!d)
 			return false;
-		drawn = d;
-		drawncap = n;
+		S.drawn = d;
+		S.drawncap = n;
 	}
 	return true;
 }
@@ -379,7 +388,7 @@ static void table_at(int y, const char *text, const attr_t *attrs, size_t n)
 	for (const char *p = text, *e; p && *p && y < LINES - 1; p = e + 1, y++) {
 		e = strchrnul(p, '\n');
 		size_t i = y - 5; /* the row this line is (the first line: the columns' names) */
-		attr_t a = y == 4 ? (colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) : i < n ? attrs[i] : A_NORMAL;
+		attr_t a = y == 4 ? (S.colour ? COLOR_PAIR(PAIR_TITLE) : A_REVERSE) : i < n ? attrs[i] : A_NORMAL;
 		line_at(y, p, e - p, a);
 		if (!*e)
 			break;
@@ -397,7 +406,7 @@ static void draw_tasks(const struct screen_head *h, const struct screen_view *v,
 	FILE *m;
 
 	*shown = 0;
-	ndrawn = 0;
+	S.ndrawn = 0;
 	if (!tr || !(f.rows = malloc((cap ? cap : 1) * sizeof(*f.rows))) || !(attrs = malloc((cap ? cap : 1) * sizeof(*attrs)))) {
 		free(f.rows);
 		return;
@@ -411,7 +420,7 @@ static void draw_tasks(const struct screen_head *h, const struct screen_view *v,
 	}
 	if (drawn_room(f.n))
 		for (size_t i = 0; i < f.n; i++)
-			drawn[ndrawn++] = (struct drawn_row){ .id = f.rows[i].t->id, .cg = f.rows[i].t->cgid };
+			S.drawn[S.ndrawn++] = (struct drawn_row){ .id = f.rows[i].t->id, .cg = f.rows[i].t->cgid };
 	for (size_t i = 0; i < f.n; i++) {
 		attrs[i] = row_attr(0, f.rows[i].runq_p99_ns, f.rows[i].t->runq_count, v);
 		if (f.rows[i].t->id == v->sel_task || (!v->sel_task && i == 0))
@@ -441,7 +450,7 @@ static void draw_rows(const struct report *r, const struct screen_view *v, size_
 	enum { NAME = 48 };
 
 	*shown = 0;
-	ndrawn = 0;
+	S.ndrawn = 0;
 	f.n = 0;
 	f.rows = NULL;
 	if (!idx)
@@ -468,7 +477,7 @@ static void draw_rows(const struct report *r, const struct screen_view *v, size_
 		f.rows[i] = *w;
 		if (tree && w->path)
 			f.rows[i].path = tree_name(r->rows, &lines[i], names + i * NAME, NAME, 40);
-		drawn[ndrawn++] = (struct drawn_row){
+		S.drawn[S.ndrawn++] = (struct drawn_row){
 			.id = w->id, .cg = w->id,
 			.parent = tree && lines[i].parent != SIZE_MAX ? r->rows[lines[i].parent].id : 0,
 			.kids = tree && lines[i].kids,
@@ -496,18 +505,18 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 {
 	char buf[512], dur[16];
 
-	if (!on)
+	if (!S.on)
 		return;
-	if (help) {
+	if (S.help) {
 		draw_help();
 		return;
 	}
 	erase();
 	/* Header: the host, what traces it, and the state of the keys. */
-	snprintf(buf, sizeof(buf), "cgsched top - %s, Linux %s, %d CPUs, every %s%s", host.nodename, host.release,
+	snprintf(buf, sizeof(buf), "cgsched top - %s, Linux %s, %d CPUs, every %s%s", S.host.nodename, S.host.release,
 		 h->ncpus, fmt_duration(dur, sizeof(dur), h->interval_ns), v->paused ? "  [paused]" : "");
 	line_at(0, buf, strlen(buf), A_BOLD);
-	line_at(1, h->desc, strlen(h->desc), colour ? COLOR_PAIR(PAIR_HEAD) : A_NORMAL);
+	line_at(1, h->desc, strlen(h->desc), S.colour ? COLOR_PAIR(PAIR_HEAD) : A_NORMAL);
 	/* The grouping: what the rows are, as the key asked (shown from the interval after it). */
 	size_t groups = 0, members = 0, o = 0;
 	for (size_t i = 0; i < r->n; i++) {
@@ -530,7 +539,7 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		const struct row *sel = row_of(r, v->sel);
 		snprintf(buf, sizeof(buf), "%zu row%s active; drops %llu%s", r->n, r->n == 1 ? "" : "s",
 			 (unsigned long long)h->drops, h->drops_notable ? " (figures incomplete)" : "");
-		line_at(2, buf, strlen(buf), h->drops_notable && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+		line_at(2, buf, strlen(buf), h->drops_notable && S.colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 		if (sel) {
 			draw_detail(4, r, sel, h);
 		} else {
@@ -555,10 +564,10 @@ void screen_draw(const struct screen_head *h, const struct report *r, const stru
 		 sort_names[v->sort], *v->filter ? "; filter \"" : "", v->filter, *v->filter ? "\"" : "",
 		 (unsigned long long)h->drops, h->drops_notable ? " (figures incomplete)" : "",
 		 v->tasks && h->tasks_partial ? "; tasks from the next interval" : "");
-	line_at(2, buf, strlen(buf), h->drops_notable && colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
+	line_at(2, buf, strlen(buf), h->drops_notable && S.colour ? COLOR_PAIR(PAIR_THR) : A_NORMAL);
 	/* Footer: the keys, or the filter being typed. */
-	if (typing)
-		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", typed);
+	if (S.typing)
+		snprintf(buf, sizeof(buf), "filter: %s_   (Enter: apply, Esc: clear)", S.typed);
 	else
 		snprintf(buf, sizeof(buf), "q quit  p pause  < > c l m w t n sort  / filter  g group  V tree  T tasks  "
 			 "Up Down Left Right Enter  ? help");
@@ -580,19 +589,19 @@ static size_t drawn_at(const struct screen_view *v)
 	size_t at = 0;
 	uint64_t want = v->tasks ? v->sel_task : v->sel;
 
-	while (at < ndrawn && drawn[at].id != want)
+	while (at < S.ndrawn && S.drawn[at].id != want)
 		at++;
-	return at == ndrawn && ndrawn ? 0 : at;
+	return at == S.ndrawn && S.ndrawn ? 0 : at;
 }
 
 static void select_at(struct screen_view *v, size_t at)
 {
-	if (at >= ndrawn)
+	if (at >= S.ndrawn)
 		return;
 	if (v->tasks)
-		v->sel_task = drawn[at].id;
+		v->sel_task = S.drawn[at].id;
 	else
-		v->sel = drawn[at].id;
+		v->sel = S.drawn[at].id;
 }
 
 /* Left (-): fold the rows under the highlighted one; where there are none, or folded already, to its parent. */
@@ -601,14 +610,14 @@ static void fold(struct screen_view *v, bool to_parent)
 	size_t at = drawn_at(v);
 	bool fresh;
 
-	if (at >= ndrawn || v->tasks)
+	if (at >= S.ndrawn || v->tasks)
 		return;
-	if (drawn[at].kids && !idtab_find(&folds, drawn[at].id)) {
-		idtab_put(&folds, drawn[at].id, &fresh);
+	if (S.drawn[at].kids && !idtab_find(&S.folds, S.drawn[at].id)) {
+		idtab_put(&S.folds, S.drawn[at].id, &fresh);
 		return;
 	}
-	if (to_parent && drawn[at].parent)
-		v->sel = drawn[at].parent;
+	if (to_parent && S.drawn[at].parent)
+		v->sel = S.drawn[at].parent;
 }
 
 /* Right (+): the rows under the highlighted one back. */
@@ -616,8 +625,112 @@ static void unfold(struct screen_view *v)
 {
 	size_t at = drawn_at(v);
 
-	if (at < ndrawn && !v->tasks)
-		idtab_del(&folds, drawn[at].id);
+	if (at < S.ndrawn && !v->tasks)
+		idtab_del(&S.folds, S.drawn[at].id);
+}
+
+/* Up and Down: the highlight one row up or down. */
+static void key_move(struct screen_view *v, int c)
+{
+	size_t at = drawn_at(v);
+
+	if (c == KEY_UP && at > 0 && at < S.ndrawn)
+		at--;
+	else if (c == KEY_DOWN && at + 1 < S.ndrawn)
+		at++;
+	select_at(v, at);
+}
+
+/* Enter: the highlighted cgroup's detail (a task row: its cgroup's). */
+static void key_detail(struct screen_view *v, int c)
+{
+	size_t at = drawn_at(v);
+
+	(void)c;
+	if (at >= S.ndrawn)
+		return;
+	v->sel = S.drawn[at].cg;
+	v->detail = v->sel != 0;
+}
+
+static void key_quit(struct screen_view *v, int c) { (void)c; v->quit = true; }
+static void key_fold(struct screen_view *v, int c) { fold(v, c == KEY_LEFT); }
+static void key_unfold(struct screen_view *v, int c) { (void)c; unfold(v); }
+static void key_pause(struct screen_view *v, int c) { (void)c; v->paused = !v->paused; }
+static void key_help(struct screen_view *v, int c) { (void)v; (void)c; S.help = true; }
+static void key_flat(struct screen_view *v, int c) { (void)c; v->flat = !v->flat; }
+
+/* /: keys go to the filter from now, which starts as the one in force. */
+static void key_filter(struct screen_view *v, int c)
+{
+	(void)c;
+	S.typing = true;
+	snprintf(S.typed, sizeof(S.typed), "%s", v->filter);
+}
+
+static void key_sort_prev(struct screen_view *v, int c) { (void)c; sort_by(v, v->sort ? v->sort - 1 : SORT_PATH); }
+static void key_sort_next(struct screen_view *v, int c)
+{
+	(void)c;
+	sort_by(v, v->sort == SORT_PATH ? SORT_CPU : v->sort + 1);
+}
+
+/* g: a row per cgroup, unit, container or pod, in turn. */
+static void key_group(struct screen_view *v, int c)
+{
+	(void)c;
+	v->group = v->group == GROUP_POD ? GROUP_PATH : v->group + 1;
+	v->sel = 0; /* a row of another kind */
+	v->detail = v->tasks = false;
+}
+
+/* T: a row per task, or per cgroup again. */
+static void key_tasks(struct screen_view *v, int c)
+{
+	(void)c;
+	v->tasks = !v->tasks;
+	v->sel_task = 0;
+	if (v->tasks)
+		v->group = GROUP_PATH; /* tasks are per cgroup */
+}
+
+/* The keys and what each does; sort keys carry their sort. The help (draw_help) names them. */
+static const struct key_action {
+	int key;
+	void (*act)(struct screen_view *v, int c);
+	int sort; /* with act NULL: sort by this */
+} key_table[] = {
+	{ 'q', key_quit, 0 },         { 'Q', key_quit, 0 },
+	{ KEY_UP, key_move, 0 },      { KEY_DOWN, key_move, 0 },
+	{ KEY_LEFT, key_fold, 0 },    { '-', key_fold, 0 },
+	{ KEY_RIGHT, key_unfold, 0 }, { '+', key_unfold, 0 },
+	{ '\n', key_detail, 0 },      { KEY_ENTER, key_detail, 0 },
+	{ 'p', key_pause, 0 },        { ' ', key_pause, 0 },
+	{ '?', key_help, 0 },         { 'h', key_help, 0 },
+	{ '/', key_filter, 0 },
+	{ '<', key_sort_prev, 0 },    { '>', key_sort_next, 0 },
+	{ 'g', key_group, 0 },        { 'V', key_flat, 0 },         { 'T', key_tasks, 0 },
+	{ 'c', NULL, SORT_CPU },   { 'l', NULL, SORT_P99 },   { 'm', NULL, SORT_MAX },
+	{ 'w', NULL, SORT_WAKEUPS }, { 't', NULL, SORT_THR }, { 'n', NULL, SORT_PATH },
+};
+
+/* A key S.typed into the filter: Enter sets it, Esc clears it, Backspace takes a character back. */
+static void key_typed(struct screen_view *v, int c)
+{
+	size_t n = strlen(S.typed);
+
+	if (c == '\n' || c == KEY_ENTER) {
+		S.typing = false;
+		snprintf(v->filter, sizeof(v->filter), "%s", S.typed);
+	} else if (c == 27) { /* Esc: no filter */
+		S.typing = false;
+		v->filter[0] = 0;
+	} else if ((c == KEY_BACKSPACE || c == 127 || c == 8) && n) {
+		S.typed[n - 1] = 0;
+	} else if (c >= ' ' && c < 127 && n + 1 < sizeof(S.typed)) {
+		S.typed[n] = (char)c;
+		S.typed[n + 1] = 0;
+	}
 }
 
 bool screen_keys(struct screen_view *v)
@@ -625,105 +738,30 @@ bool screen_keys(struct screen_view *v)
 	bool changed = false;
 	int c;
 
-	while (on && (c = getch()) != ERR) {
+	while (S.on && (c = getch()) != ERR) {
 		changed = true;
 		if (c == KEY_RESIZE)
-			continue; /* ncurses has the new size: drawn again below */
-		if (help) {
-			help = false;
+			continue; /* ncurses has the new size: S.drawn again below */
+		if (S.help) {
+			S.help = false;
 			continue;
 		}
-		if (typing) {
-			size_t n = strlen(typed);
-			if (c == '\n' || c == KEY_ENTER) {
-				typing = false;
-				snprintf(v->filter, sizeof(v->filter), "%s", typed);
-			} else if (c == 27) { /* Esc: no filter */
-				typing = false;
-				v->filter[0] = 0;
-			} else if ((c == KEY_BACKSPACE || c == 127 || c == 8) && n) {
-				typed[n - 1] = 0;
-			} else if (c >= ' ' && c < 127 && n + 1 < sizeof(typed)) {
-				typed[n] = c;
-				typed[n + 1] = 0;
-			}
+		if (S.typing) {
+			key_typed(v, c);
 			continue;
 		}
 		if (v->detail && (c == 27 || c == '\n' || c == KEY_ENTER || c == KEY_BACKSPACE || c == KEY_LEFT)) {
 			v->detail = false;
 			continue;
 		}
-		switch (c) {
-		case 'q':
-		case 'Q':
-			v->quit = true;
+		for (size_t i = 0; i < sizeof(key_table) / sizeof(key_table[0]); i++) {
+			if (key_table[i].key != c)
+				continue;
+			if (key_table[i].act)
+				key_table[i].act(v, c);
+			else
+				sort_by(v, key_table[i].sort);
 			break;
-		case KEY_UP:
-		case KEY_DOWN: {
-			size_t at = drawn_at(v);
-			if (c == KEY_UP && at > 0 && at < ndrawn)
-				at--;
-			else if (c == KEY_DOWN && at + 1 < ndrawn)
-				at++;
-			select_at(v, at);
-			break;
-		}
-		case KEY_LEFT:
-		case '-':
-			fold(v, c == KEY_LEFT);
-			break;
-		case KEY_RIGHT:
-		case '+':
-			unfold(v);
-			break;
-		case '\n':
-		case KEY_ENTER: {
-			size_t at = drawn_at(v);
-			if (at >= ndrawn)
-				break;
-			/* A task row: its cgroup's detail. */
-			v->sel = drawn[at].cg;
-			v->detail = v->sel != 0;
-			break;
-		}
-		case 'p':
-		case ' ':
-			v->paused = !v->paused;
-			break;
-		case '?':
-		case 'h':
-			help = true;
-			break;
-		case '/':
-			typing = true;
-			snprintf(typed, sizeof(typed), "%s", v->filter);
-			break;
-		case '<':
-			sort_by(v, v->sort ? v->sort - 1 : SORT_PATH);
-			break;
-		case '>':
-			sort_by(v, v->sort == SORT_PATH ? SORT_CPU : v->sort + 1);
-			break;
-		case 'g':
-			v->group = v->group == GROUP_POD ? GROUP_PATH : v->group + 1;
-			v->sel = 0; /* a row of another kind */
-			v->detail = v->tasks = false;
-			break;
-		case 'V':
-			v->flat = !v->flat;
-			break;
-		case 'T':
-			v->tasks = !v->tasks;
-			v->sel_task = 0;
-			if (v->tasks)
-				v->group = GROUP_PATH; /* tasks are per cgroup */
-			break;
-		case 'c': sort_by(v, SORT_CPU); break;
-		case 'l': sort_by(v, SORT_P99); break;
-		case 'm': sort_by(v, SORT_MAX); break;
-		case 'w': sort_by(v, SORT_WAKEUPS); break;
-		case 't': sort_by(v, SORT_THR); break;
-		case 'n': sort_by(v, SORT_PATH); break;
 		}
 	}
 	return changed;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The map read of a refresh on a host bigger than this one, at this one's
- * speed: snapshot_read_view (the loader's own code) over a cg_hot and a
+ * speed: snapshot_take_view (the loader's own code) over a cg_hot and a
  * cg_shard laid out as on CPUS possible CPUs with SLOTS cgroups in them,
  * every figure nonzero. The maps it also walks (thr_stats, preempt, drops,
  * cpu_cur) are real but empty: they do not grow with the CPUs. Prints the
@@ -73,14 +73,14 @@ int main(int argc, char **argv)
 	}
 	/* Every figure nonzero, as on a busy host: no branch the real read takes is skipped. */
 	for (size_t i = 0; i < (size_t)ncpus * slots; i++) {
-#define FILL_HOT(field, ...) hot[i].field = i + 1;
+#define FILL_HOT(field) hot[i].field = i + 1;
 		CGS_CG_HOT_COUNTERS(FILL_HOT)
 #undef FILL_HOT
 		hot[i].runq_max[1] = CGS_PMAX_TAG(1) | i;
 	}
 	for (size_t i = 0; i < (size_t)nshards * slots; i++) {
 		struct cgs_cg_shard *v = &shard[i];
-#define FILL_SHARD(field, ...) v->field = i + 1;
+#define FILL_SHARD(field) v->field = i + 1;
 		CGS_CG_SHARD_COUNTERS(FILL_SHARD)
 #undef FILL_SHARD
 		for (int k = 0; k < CGS_HIST_SLOTS; k++)
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 		struct snapshot s;
 		memset(&s, 0, sizeof(s));
 		double t0 = cpu_ms();
-		int err = snapshot_read_view(&v, &s, false, NULL);
+		int err = snapshot_take_view(&v, &s, &(struct snapshot_how){ 0 });
 		ms[r] = cpu_ms() - t0;
 		if (err || s.n != slots) {
 			fprintf(stderr, "bench-readmodel: read failed (%d, %zu samples)\n", err, s.n);

@@ -188,7 +188,7 @@ Test(cmd_parse, backend_names_checked_at_once)
 	cr_assert_eq(run(1, 4, thr, &o, &co, NULL, &first), CGS_EXIT_USAGE);
 	common_init(&co);
 	cr_assert_eq(run(1, 6, ok, &o, &co, NULL, &first), 0);
-	cr_assert_str_eq(co.so.thr_backend, "tracepoint");
+	cr_assert_str_eq(co.so.tc.thr_backend, "tracepoint");
 }
 
 /* An empty report is said to be empty, not "not JSON (continue)". */

@@ -23,8 +23,8 @@ Test(counters, bpf_structs_follow_the_list)
 	cr_assert_eq(offsetof(struct type, field), i * sizeof(__u64), "%s out of place", #field); \
 	cr_assert_eq(sizeof(((struct type *)0)->field), sizeof(__u64));                           \
 	i++;
-#define HOT(field, ...) AT(cgs_cg_hot, field)
-#define SHARD(field, ...) AT(cgs_cg_shard, field)
+#define HOT(field) AT(cgs_cg_hot, field)
+#define SHARD(field) AT(cgs_cg_shard, field)
 	CGS_CG_HOT_COUNTERS(HOT)
 	cr_assert_eq(offsetof(struct cgs_cg_hot, runq_max), i * sizeof(__u64),
 		     "a field between the hot counters and runq_max");

@@ -66,7 +66,7 @@ Test(snapshot, delta_pairs_cgroups_by_id)
 	/* prev and cur share 2, 5 and 9; 1 and 7 left, 3 and 10 are new. */
 	uint64_t pid[] = { 1, 2, 5, 7, 9 }, pw[] = { 10, 20, 50, 70, 90 };
 	uint64_t cid[] = { 2, 3, 5, 9, 10 }, cw[] = { 25, 3, 50, 95, 1 };
-	struct snapshot prev = snap(pid, pw, 5), cur = snap(cid, cw, 5), d;
+	struct snapshot prev = snap(pid, pw, 5), cur = snap(cid, cw, 5), d = { 0 };
 
 	cr_assert_eq(snapshot_delta(&prev, &cur, &d), 0);
 	/* 5 did nothing in the interval: left out. */
