@@ -156,10 +156,8 @@ static int push_steps(struct demand_rec *d, struct session *s, uint64_t now, boo
 		return -1;
 	for (uint64_t i = 0; i < n; i++, d->next_step++) {
 		uint64_t *w = &d->waits[d->next_step % DEMAND_WAIT_RING];
-		/* No step holds more than the CPUs the subtree ran on (over 1 % of its time) could run. */
-		uint64_t cap = d->ds.cpus ? d->ds.cpus * step : UINT64_MAX;
 		d->ds.late += ns[i] == UINT64_MAX;
-		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i] < cap ? ns[i] : cap, *w);
+		demand_push(&d->ds, ns[i] == UINT64_MAX ? 0 : ns[i], *w);
 		*w = 0;
 	}
 	return 0;
@@ -172,7 +170,10 @@ void demand_rec_finish(struct demand_rec *d, struct session *s, uint64_t now)
 	if (!d->armed || d->failed || d->wait_exec || now < d->origin)
 		return;
 	push_steps(d, s, now, true);
-	/* Again with the CPUs of the whole record: a step pushed early had fewer to go by. */
+	/*
+	 * No step holds more than the CPUs the subtree ran on (over 1 % of its
+	 * time) could run: capped here, once those CPUs are known.
+	 */
 	uint64_t cap = d->ds.cpus * (d->ds.step_ns / 1000);
 	for (size_t i = 0; cap && i < d->ds.n; i++)
 		if (d->ds.used_us[i] > cap)
