@@ -475,18 +475,23 @@ test_export_slow_bodies() {
 # 200 at each of 8 scrapes after the start, the guesser's budget spent (503s),
 # and at each of 8 after a SIGHUP that reloads the same users.
 test_export_guess_lockout() {
-	exp_need curl perl timeout
+	exp_need curl perl
 	P1=$(exp_port 0)
 	hash=$(perl -e 'print crypt("s3cret", q($2b$10$) . "abcdefghijklmnopqrstuu")')
 	printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$TMP/web.yml"
 	cgs_start export --listen "127.0.0.1:$P1" --web-config "$TMP/web.yml" || fail "export refused"
 	U="http://127.0.0.1:$P1/metrics"
 	# 8 connections (the most from one address), 15 guesses a second each, kept alive.
+	# Each curl is its own background job, bounded by --max-time, and ended
+	# with the test: a curl left to a timeout(1) killed at the test's end
+	# went on scraping the next test's exporter on this port from 127.0.0.2.
+	guessers=""
 	for i in 1 2 3 4 5 6 7 8; do
-		timeout 20 curl -s --interface 127.0.0.2 --rate 15/s -u "prometheus:guess$i" \
+		curl -s --max-time 20 --interface 127.0.0.2 --rate 15/s -u "prometheus:guess$i" \
 			-w '%{stderr}%{http_code}\n' "$U?[1-300]" >/dev/null 2>"$TMP/guess$i" &
-		CGS_BG="$CGS_BG $!"
+		guessers="$guessers $!"
 	done
+	CGS_BG="$CGS_BG $guessers"
 	nap 3 # the guesser's burst spent
 	scrapes() {
 		for _i in 1 2 3 4 5 6 7 8; do
@@ -498,6 +503,10 @@ test_export_guess_lockout() {
 	kill -HUP "$CGS_PID"
 	wait_line "$TMP/cgs.err" "web config * reloaded" || fail "no reload line: $(cat "$TMP/cgs.err")"
 	after_hup=$(scrapes)
+	# shellcheck disable=SC2086
+	kill $guessers 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $guessers 2>/dev/null
 	guesses=$(cat "$TMP"/guess* | sort | uniq -c | tr -s ' \n' ' ')
 	echo "scrapes after the start (count code):$after_start; after SIGHUP:$after_hup; guesses:$guesses"
 	echo "$guesses" | grep -q " 503" || fail "the guesser's budget was never spent:$guesses"
