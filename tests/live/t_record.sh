@@ -184,7 +184,7 @@ test_record_attach() {
 # windows beside a second guest, every difference was within half the
 # spread (up to 5.6 points) but one, by 0.06 points (docs/testing.md, "5
 # points plus half the spread").
-# 50 windows a case here, 5 in the guest (each start-up takes seconds there).
+# 25 windows a case here, 5 in the guest (each start-up takes seconds there).
 attach_windows() {
 	_worst=0 _lo=1000 _hi=0 _hs=0
 	for _i in $(seq 1 "$2"); do
@@ -209,7 +209,7 @@ attach_windows() {
 # moment, whatever the scheduler does (seed_cpu in sched.bpf.c): on a CPU of
 # its own it never switches, on a shared one it switches every few ms.
 test_record_attach_windows() {
-	WIN=0.3 n=50
+	WIN=0.3 n=25
 	[ "$CGS_TIME_SCALE" -gt 1 ] && WIN=0.9 n=5
 	cg_create rec-win && A=$CG
 	cg_create rec-win-other && B=$CG
