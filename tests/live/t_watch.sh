@@ -13,12 +13,12 @@ watch_start() {
 # incidents: the incidents' names, one a line (hidden ones are half-written).
 incidents() { ls "$TMP/inc" 2>/dev/null; }
 
-# A workload that behaves for 20 s (10 ms of work every 100 ms under a
+# A workload that behaves for 12 s (10 ms of work every 100 ms under a
 # quota of 50) and then outruns its quota for 3 s: exactly one incident
 # (max-throttled-run=3 fires once the first 3 periods in a row are
 # throttled, and the rate limit holds the rest of the burst), written 5 s
 # after it, when the burst is over: its window holds the whole burst and
-# the 20 s before it. The trace's throttle slices of the cgroup against
+# the 12 s before it. The trace's throttle slices of the cgroup against
 # the kernel's throttled time over the same window (report.json's
 # kernel_stat, cpu.stat's growth over the window's intervals): within 2 %,
 # as the other timelines (t_timeline.sh): an episode is its unthrottle's
@@ -27,8 +27,8 @@ test_watch_burst_one_incident() {
 	cg_create wburst && W=$CG
 	cg_quota "$W" 50000 100000
 	# A second rule that never fires here: -t adds up.
-	watch_start -i 1 -t "max-throttled-run=3@$W" -t "max-runq-p99=1h@unit=none.service" --before 25s --after 5s
-	cg_spawn "$W" sh -c "\"$CGWORK\" pulse 20 1 100000 10000 >/dev/null; exec \"$CGWORK\" burn 1 3 1 >/dev/null"
+	watch_start -i 1 -t "max-throttled-run=3@$W" -t "max-runq-p99=1h@unit=none.service" --before 15s --after 5s
+	cg_spawn "$W" sh -c "\"$CGWORK\" pulse 12 1 100000 10000 >/dev/null; exec \"$CGWORK\" burn 1 3 1 >/dev/null"
 	wait_bounded "$SPAWNED" 60 "the workload"
 	wait_line "$TMP/cgs.err" "incident: $W"
 	cgs_stop TERM || fail "watch did not stop cleanly"
@@ -55,7 +55,7 @@ test_watch_burst_one_incident() {
 	set -- $(jq -r --arg c "$W" '"\(.spans[$c].first_ns) \(.cgroups[$c].throttle_first_ns)"' "$TMP/tl.json")
 	before=$(( ($2 - $1) / 1000000000 ))
 	echo "the trace has $W from ${before} s before its first throttle"
-	[ "$before" -ge 15 ] || fail "the trace holds only $before s before the burst (20 s of figures were kept)"
+	[ "$before" -ge 10 ] || fail "the trace holds only $before s before the burst (12 s of figures were kept)"
 }
 
 # A workload that outruns its quota three times, 2 s apart: one incident
