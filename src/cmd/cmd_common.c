@@ -54,19 +54,6 @@ int json_opt(void *json, int c, const char *arg)
 	return OPT_TAKEN;
 }
 
-int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t min, uint64_t max,
-		 const char *range, uint64_t *out)
-{
-	uint64_t v;
-
-	if (parse_duration_ns(arg, unit_ns, &v) || v < min || (max && v > max)) {
-		cgs_err("%s %s: expected a duration %s", opt, arg, range);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /* 0 taken, -1 bad value (error printed), 1 not a common option. */
 static int common_opt(struct common_opts *c, int opt, const char *arg)
 {

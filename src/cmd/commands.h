@@ -64,12 +64,5 @@ int exporter_opt(struct exporter_opts *o, int c, const char *arg);
 /* cmd_spec.opt for a command with no options of its own, and for one with only --json (ctx: a bool). */
 int no_own_options(void *ctx, int c, const char *arg);
 int json_opt(void *json, int c, const char *arg);
-/*
- * A duration option's value (bare numbers in unit_ns) into *out, from min to
- * max (0: no bound above); else the line "OPT ARG: expected a duration" and
- * the range as the command words it, and -1.
- */
-int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t min, uint64_t max,
-		 const char *range, uint64_t *out);
 
 #endif

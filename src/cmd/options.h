@@ -9,6 +9,7 @@
 #define CGS_OPTIONS_H
 
 #include <getopt.h>
+#include <stdint.h>
 
 /* What an option callback (cmd_spec.opt, rules_opt, exporter_opt) made of an option. */
 enum opt_result {
@@ -49,6 +50,14 @@ enum long_opt {
 	/* watch */
 	OPT_KEEP, OPT_MEMORY, OPT_BEFORE, OPT_AFTER, OPT_RATE, OPT_DIR, OPT_MAX_INC, OPT_PID_FILE, OPT_DUMP,
 };
+
+/*
+ * A duration option's value (bare numbers in unit_ns) into *out, from min to
+ * max (0: no bound above); else the line "OPT ARG: expected a duration" and
+ * the range as the command words it, and -1.
+ */
+int opt_duration(const char *opt, const char *arg, uint64_t unit_ns, uint64_t min, uint64_t max,
+		 const char *range, uint64_t *out);
 
 #define COMMON_LONG_OPTS                                                       \
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },                     \

@@ -76,13 +76,6 @@ const uint64_t *sample_slots(const struct cg_sample *s, enum metric m)
 	}
 }
 
-static int cmp_cg(const void *a, const void *b)
-{
-	uint64_t x = ((const struct cg_sample *)a)->id, y = ((const struct cg_sample *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_pre(const void *a, const void *b)
 {
 	const struct preempt_sample *x = a, *y = b;
@@ -126,13 +119,6 @@ static struct cg_sample *cg_add(struct snapshot *s, uint64_t id)
 	return cg_init(s, &s->cg[s->n++], id);
 }
 
-const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
-{
-	struct cg_sample key = { .id = id };
-
-	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cmp_cg) : NULL;
-}
-
 /* Find the sample of id, or append one and sort again (rare: a cgroup seen by one map only). */
 static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
 {
@@ -142,7 +128,7 @@ static struct cg_sample *cg_get(struct snapshot *s, uint64_t id)
 		return c;
 	if (!cg_add(s, id))
 		return NULL;
-	qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
+	qsort(s->cg, s->n, sizeof(*s->cg), cg_sample_cmp);
 	return (struct cg_sample *)snapshot_find(s, id);
 }
 
@@ -231,7 +217,7 @@ static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 		struct cg_sample key = { .id = p->id }, *c = NULL;
 
 		if (sorted)
-			c = bsearch(&key, s->cg, sorted, sizeof(key), cmp_cg);
+			c = bsearch(&key, s->cg, sorted, sizeof(key), cg_sample_cmp);
 		if (!c && !(c = cg_add(s, p->id)))
 			return -ENOMEM;
 		/* One record, or one per CPU (slots.h); only in the second case is a record a CPU's. */
@@ -241,7 +227,7 @@ static int take_parked(struct read_ctx *ctx, const struct tracer_view *t)
 		}
 	}
 	if (s->n > sorted)
-		qsort(s->cg, s->n, sizeof(*s->cg), cmp_cg);
+		qsort(s->cg, s->n, sizeof(*s->cg), cg_sample_cmp);
 	return 0;
 }
 

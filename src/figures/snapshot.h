@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cgsched.h"
 
@@ -216,7 +217,21 @@ void snapshot_free(struct snapshot *s);
  * forgotten. So "since start" begins here, not at the attach.
  */
 void snapshot_make_origin(struct snapshot *s);
-const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id);
+/* The order of s->cg: by cgroup id. */
+static inline int cg_sample_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cg_sample *)a)->id, y = ((const struct cg_sample *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The sample of cgroup id in s, or NULL. Inline, so that the task figures can use it without snapshot.c. */
+static inline const struct cg_sample *snapshot_find(const struct snapshot *s, uint64_t id)
+{
+	struct cg_sample key = { .id = id };
+
+	return s->n ? bsearch(&key, s->cg, s->n, sizeof(key), cg_sample_cmp) : NULL;
+}
 /*
  * out = cur - prev. prev may be NULL: then out holds everything since
  * attach. The maxima are cur's interval maxima, or the running ones since
