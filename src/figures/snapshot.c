@@ -168,7 +168,7 @@ static void add_hot(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_
 
 /*
  * Add a shard of a cgroup's figures. With the per-CPU view there is one
- * shard per CPU, shard k being CPU k's (tracer.c shards_for), and cpu is
+ * shard per CPU, shard k being CPU k's (attach.c shards_for), and cpu is
  * k. Otherwise cpu is -1, since a shard of several CPUs is no CPU's.
  */
 static void add_shard(struct read_ctx *ctx, struct cg_sample *c, const struct cgs_cg_shard *v, int cpu)
