@@ -315,8 +315,8 @@ static void take_running(const struct tracer_view *t, struct snapshot *s, const 
 		}
 		c->c.oncpu_ns += ran;
 		credited[cpu] = ran;
-		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited, %.3f ms stolen left out (seeded %u, offset %lld from %.1f ms before the read)",
-			  cpu, (unsigned long long)cur[cpu].cgid, ran / 1e6, stolen / 1e6, cur[cpu].seeded,
+		cgs_debug("cpu %d: running slice of cgroup %llu: %.3f ms credited, %.3f ms stolen left out (seq %u, seeded %u, offset %lld from %.1f ms before the read)",
+			  cpu, (unsigned long long)cur[cpu].cgid, ran / 1e6, stolen / 1e6, cur[cpu].seq, cur[cpu].seeded,
 			  (long long)cur[cpu].clock_off, (double)(int64_t)(s->t_ns - cur[cpu].off_at - cur[cpu].clock_off) / 1e6);
 		if (c->cpu)
 			c->cpu[cpu].oncpu_ns += ran;
@@ -412,10 +412,15 @@ static void drop_cg(const struct tracer_view *t, struct snapshot *s)
  * Everything is read again if a CPU's switch count (cgs_cpu_cur.seq)
  * moved or was odd, and that CPU ran a traced cgroup's slice that was over
  * a millisecond old. An idle CPU waking up does not count: its slice is
- * no cgroup's. A read can lose at most that slice. A slice younger than a
- * millisecond is not worth another pass, since under a switch storm every
- * pass would see a switch. At most four passes are made. cur gets cpu_cur,
- * zeroed if unread.
+ * no cgroup's. A slice younger than a millisecond is not worth another
+ * pass, since under a switch storm every pass would see a switch: a read
+ * can miscount at most that slice. At most four passes are made. A CPU
+ * still switching in the last one has its running slice left out of this
+ * read (since_ns 0 in cur). Its program may have added the slice to the
+ * figures already, so crediting it as running could count it twice. A
+ * writer stays in the middle only while its CPU is taken away: a vCPU
+ * descheduled by the host, or the other vCPU of a guest under TCG. The
+ * next read has the slice. cur gets cpu_cur, zeroed if unread.
  */
 static int read_consistent(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx,
 			   struct cgs_cpu_cur *cur)
@@ -443,7 +448,15 @@ static int read_consistent(const struct tracer_view *t, struct snapshot *s, stru
 			uint64_t since = before[cpu].since_ns + before[cpu].clock_off;
 			/* An idle CPU's slice (or an untraced task's) is no cgroup's: a switch loses none of it. */
 			bool old = before[cpu].cgid && before[cpu].since_ns && since + 1000000 < t_before;
-			moved |= old && (before[cpu].seq != cur[cpu].seq || (cur[cpu].seq & 1));
+			if (!old || (before[cpu].seq == cur[cpu].seq && !(cur[cpu].seq & 1)))
+				continue;
+			cgs_debug("cpu %d: switched during read %d (seq %u to %u, cgroup %llu to %llu): %s", cpu, try,
+				  before[cpu].seq, cur[cpu].seq, (unsigned long long)before[cpu].cgid,
+				  (unsigned long long)cur[cpu].cgid,
+				  try < 3 ? "read again" : "its running slice is left to the next read");
+			if (try == 3)
+				cur[cpu].since_ns = 0;
+			moved = true;
 		}
 		if (!moved || try == 3)
 			break;

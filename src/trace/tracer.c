@@ -191,6 +191,9 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	 */
 	uint64_t moves = __atomic_load_n(&t->skel->bss->moves_elsewhere, __ATOMIC_RELAXED);
 	if (t->skel->bss->unseen_switches || moves != t->moves_synced) {
+		if (moves != t->moves_synced)
+			cgs_debug("moves of running tasks: %llu, %llu since the last read: every CPU told what it runs",
+				  (unsigned long long)moves, (unsigned long long)(moves - t->moves_synced));
 		t->moves_synced = moves;
 		tracer_sync_cpus(t);
 	}
