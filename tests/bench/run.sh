@@ -15,7 +15,9 @@
 #            empty program): the program cost, free of the storm's noise
 #   scale    10,000 cgroups, each with a task waking every 500 ms: one top
 #            refresh's CPU time (median of eight), and the map memory bound
-#   startup  from main() to attached and counting (cgsched -v)
+#   startup  from main() to attached and counting (cgsched -v); and whole
+#            processes, paired: top -q -i 1 -n 1 against runqlat 1 1, their
+#            CPU time and peak RSS (CGS_BENCH_STARTUP pairs, default 10)
 #   idle     an idle cgsched watch against plain top, each refreshing every second:
 #            the loader's CPU a second and RSS
 #   late     how late output comes while a perf bench pipe pair per CPU starves
@@ -233,6 +235,33 @@ echo >&2
 
 su=$(sort -n "$T/startup" | awk '{ a[NR] = $1 } END { if (NR) printf "{\"min\": %s, \"median\": %s, \"max\": %s, \"unit\": \"ms\"}", a[1], a[int((NR+1)/2)], a[NR]; else printf "null" }')
 echo "startup (main to attached): $su"
+
+# Start-up as a whole process: `cgsched top -q -i 1 -n 1` against
+# `runqlat 1 1`, alternating, CGS_BENCH_STARTUP pairs (default 10; 0 skips
+# it). Each run's CPU time (user + system, bench-cputime) and peak RSS
+# (GNU time's %M). Both run for one second, which costs little CPU; the
+# rest is loading, verifying and attaching. The ratio is taken pair by
+# pair: cgsched's CPU over runqlat's.
+startup_pairs="null"
+if [ "${CGS_BENCH_STARTUP:-10}" -gt 0 ] && command -v runqlat >/dev/null && [ -x /usr/bin/time ]; then
+	: >"$T/pairs"
+	for i in $(seq 1 "${CGS_BENCH_STARTUP:-10}"); do
+		c=$(/usr/bin/time -f "%M" -o "$T/rss" "$CPUTIME" "$CGSCHED" top -q -i 1 -n 1 2>/dev/null | tail -n 1)
+		cr=$(cat "$T/rss")
+		r=$(/usr/bin/time -f "%M" -o "$T/rss" "$CPUTIME" runqlat 1 1 2>/dev/null | tail -n 1)
+		rr=$(cat "$T/rss")
+		echo "${c#* } $cr ${r#* } $rr" >>"$T/pairs"
+	done
+	awk '{ n++; cpu_c[n] = $1 / 1000; rss_c[n] = $2 / 1024; cpu_r[n] = $3 / 1000; rss_r[n] = $4 / 1024; q[n] = $1 / $3 }
+		function sort(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+		function med(a, k) { return (k % 2) ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2 }
+		END { sort(cpu_c, n); sort(cpu_r, n); sort(rss_c, n); sort(rss_r, n); sort(q, n)
+			printf "start-up, whole process (%d pairs): cgsched %.1f ms CPU (%.1f-%.1f), %.1f MiB; runqlat %.1f ms CPU (%.1f-%.1f), %.1f MiB\n", n, med(cpu_c, n), cpu_c[1], cpu_c[n], med(rss_c, n), med(cpu_r, n), cpu_r[1], cpu_r[n], med(rss_r, n) > "/dev/stderr"
+			printf "ratio cgsched/runqlat (start-up CPU): %.2f (%.2f-%.2f)\n", med(q, n), q[1], q[n] > "/dev/stderr"
+			printf "{\"pairs\": %d, \"cgsched_cpu_ms\": %.1f, \"runqlat_cpu_ms\": %.1f, \"cgsched_rss_mib\": %.1f, \"runqlat_rss_mib\": %.1f, \"ratio\": %.2f, \"ratio_min\": %.2f, \"ratio_max\": %.2f}",
+				n, med(cpu_c, n), med(cpu_r, n), med(rss_c, n), med(rss_r, n), med(q, n), q[1], q[n] }' "$T/pairs" 2>&1 >"$T/pairs.json"
+	startup_pairs=$(cat "$T/pairs.json")
+fi
 
 # Output under a storm that starves ordinary tasks: a real-time shell keeps
 # the time (late.sh), bounded here too, also at a real-time priority.
@@ -463,6 +492,6 @@ fi
 cat >"$OUT" <<EOF
 {"schema": "cgsched/bench", "version": 1, "kernel": "$(uname -r)", "ncpus": $(nproc),
  "cgroup_version": $CG_VER, "rounds": $ROUNDS, "pipe_loops": $LOOPS, "storm_loops": $STORM_LOOPS, "modes": "$modes",
- "figures": {$(cat "$T/json")}, "startup_ms": $su, "late_ms": $late, "scale": $scale, "idle_watch": $idle, "big_host": $big, "read_model": $read_models}
+ "figures": {$(cat "$T/json")}, "startup_ms": $su, "startup_pairs": $startup_pairs, "late_ms": $late, "scale": $scale, "idle_watch": $idle, "big_host": $big, "read_model": $read_models}
 EOF
 jq . "$OUT" >/dev/null && echo "bench: wrote $OUT"
