@@ -131,14 +131,8 @@ static int open_one(void *vctx, uint64_t cgid, uint64_t start)
 
 	if (cgid != o->cgid || start >= o->now)
 		return 0;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 4;
-		struct cgs_episode *m = realloc(o->e, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		o->e = m;
-		o->cap = cap;
-	}
+	if (ARRAY_GROW(o->e, o->n, o->cap, 4))
+		return -ENOMEM;
 	/* Its CPU is the cfs_rq's, which the loader cannot read, so none is given. */
 	o->e[o->n++] = (struct cgs_episode){ .cgid = cgid, .start_ns = start, .end_ns = o->now, .cpu = UINT32_MAX };
 	return 0;
@@ -165,14 +159,8 @@ static int pending_one(void *ctx, uint64_t cgid, uint64_t start)
 	struct cg_pending *p = ctx;
 
 	(void)start;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		uint64_t *m = realloc(p->id, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		p->id = m;
-		p->cap = cap;
-	}
+	if (ARRAY_GROW(p->id, p->n, p->cap, 16))
+		return -ENOMEM;
 	p->id[p->n++] = cgid;
 	return 0;
 }
