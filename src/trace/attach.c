@@ -545,9 +545,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	t->task_storage = b->task_storage;
 	return 0;
 fail:
-	for (int i = 0; i < t->nlinks; i++)
-		bpf_link__destroy(t->links[i]);
-	t->nlinks = 0;
+	attach_links_destroy(t);
 	t->rmdir_hooked = false;
 	sched_bpf__destroy(s);
 	return err;
@@ -694,11 +692,16 @@ int attach_start(struct tracer *t, const struct tracer_opts *o)
 	return err;
 }
 
-void attach_release(struct tracer *t)
+void attach_links_destroy(struct tracer *t)
 {
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	t->nlinks = 0;
+}
+
+void attach_release(struct tracer *t)
+{
+	attach_links_destroy(t);
 	/* Destroying the skeleton detaches its programs and frees every map. */
 	sched_bpf__destroy(t->skel);
 	t->skel = NULL;

@@ -41,6 +41,8 @@ bool tracer_link_add(struct tracer *t, struct bpf_link *l);
  * the one error line. On failure nothing is left loaded.
  */
 int attach_start(struct tracer *t, const struct tracer_opts *o);
+/* Destroy the links attached by hand (t->links). */
+void attach_links_destroy(struct tracer *t);
 /* Destroy the links and the skeleton: every program detached, every map freed. */
 void attach_release(struct tracer *t);
 /* The bytes of cg_hot and of cg_shard for these sizes. */

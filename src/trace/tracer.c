@@ -64,9 +64,7 @@ void tracer_tasks_follow(struct tracer *t, uint64_t id)
 
 void tracer_detach(struct tracer *t)
 {
-	for (int i = 0; i < t->nlinks; i++)
-		bpf_link__destroy(t->links[i]);
-	t->nlinks = 0;
+	attach_links_destroy(t);
 	if (t->skel)
 		sched_bpf__detach(t->skel);
 }
