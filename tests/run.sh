@@ -58,6 +58,10 @@ took unit
 tests/layers.sh 2>&1 | tee "$logs/layers"
 counted "$logs/layers" layers
 took layers
+# One cleanup rule: a function's one label is out or fail (CONTRIBUTING.md).
+tests/cleanup.sh 2>&1 | tee "$logs/cleanup"
+counted "$logs/cleanup" cleanup
+took cleanup
 # The writing rules a machine can check (CONTRIBUTING.md).
 tests/docs.sh 2>&1 | tee "$logs/docs"
 counted "$logs/docs" docs
@@ -179,7 +183,7 @@ tests/matrix.sh .output/kernels.md "$@" || echo "could not write .output/kernels
 # What failed, again at the end: CI shows only the last lines of a run.
 if [ "$failed" != 0 ]; then
 	echo "what failed (each stage's output above has the whole log):"
-	for f in "$logs"/layers "$logs"/fuzz "$logs"/san; do
+	for f in "$logs"/layers "$logs"/cleanup "$logs"/fuzz "$logs"/san; do
 		[ -f "$f" ] && grep -E 'FAIL|did not' "$f" | head -n 5
 	done
 	[ -f "$logs/recap" ] && head -n 20 "$logs/recap"

@@ -144,17 +144,19 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 	uint64_t *steps = calloc(ns, sizeof(*steps)), *waits = calloc(ns, sizeof(*waits));
 	uint64_t **out = calloc(k, sizeof(*out));
 	size_t m = (ns - (k - 1)) / k;
-	for (size_t p = 0; out && p < k; p++)
-		if (!(out[p] = calloc(m ? m : 1, sizeof(**out))))
-			goto oom;
-	if (!steps || !waits || !out)
-		goto oom;
+	bool ok = steps && waits && out;
+	for (size_t p = 0; ok && p < k; p++)
+		ok = (out[p] = calloc(m ? m : 1, sizeof(**out))) != NULL;
+	if (!ok) {
+		cgs_err("advise: out of memory");
+		goto fail;
+	}
 	for (size_t i = 0; i < ns; i++) {
 		struct json_object *u = json_object_array_get_idx(used, i), *w = json_object_array_get_idx(waited, i);
 		if (!json_object_is_type(u, json_type_int) || !json_object_is_type(w, json_type_int) ||
 		    json_object_get_int64(u) < 0 || json_object_get_int64(w) < 0) {
 			cgs_err("%s: demand.used_us[%zu] or waited_us[%zu] is not a count of us", path, i, i);
-			goto bad;
+			goto fail;
 		}
 		steps[i] = json_object_get_int64(u) + (placed ? 0 : json_object_get_int64(w));
 		waits[i] = json_object_get_int64(w);
@@ -169,9 +171,7 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 	*nph = k;
 	*n = m;
 	return out;
-oom:
-	cgs_err("advise: out of memory");
-bad:
+fail:
 	for (size_t p = 0; out && p < k; p++)
 		free(out[p]);
 	free(out);

@@ -95,15 +95,17 @@ static int restore(const char *path, bool dry)
 			cgs_err("--restore %s: %s.lock is %s", path, path, JOURNAL_LOCK_UNSAFE);
 		else
 			cgs_err("--restore %s: cannot lock it (%s.lock): %s", path, path, strerror(-fd));
-		cgfs_close(&fs);
-		return CGS_EXIT_USAGE;
+		r = CGS_EXIT_USAGE;
+		goto out;
 	}
 	r = journal_restore(path, &fs, dry, &found, say_plain, NULL);
 	if (!found) {
 		cgs_err("--restore %s: no such journal (enforce removes it after a clean exit)", path);
 		r = CGS_EXIT_USAGE;
 	}
-	close(fd);
+out:
+	if (fd >= 0)
+		close(fd);
 	cgfs_close(&fs);
 	return r;
 }
@@ -116,8 +118,8 @@ int cmd_apply(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct limits_file lf;
-	struct plan p;
+	struct limits_file lf = {};
+	struct plan p = {};
 	struct cgfs fs;
 	const struct change *bad;
 	char err[PATH_MAX + 256];
@@ -154,22 +156,22 @@ int cmd_apply(int argc, char **argv)
 		return c;
 	if (limits_file_load(argv[first], &fs, &lf, err, sizeof(err))) {
 		cgs_err("%s", err);
-		goto out_fs;
+		goto out;
 	}
 	if (!dry && cgfs_writable_or_explain(&fs, "apply"))
-		goto out_lf;
+		goto out;
 	if ((c = plan_build(&lf, &fs, NULL, NULL, &p))) {
 		if (c == -EOPNOTSUPP)
 			cgs_err("%s: burst: this kernel has no CFS burst control (no %s; Linux 5.14 added it): remove the burst keys",
 				argv[first], fs.version == 1 ? "cpu.cfs_burst_us" : "cpu.max.burst");
 		else
 			cgs_err("%s: cannot read the current limits: %s", argv[first], strerror(-c));
-		goto out_lf;
+		goto out;
 	}
 	if (!p.n) {
 		printf("%s: every limit is in force already\n", argv[first]);
 		ret = 0;
-		goto out_plan;
+		goto out;
 	}
 	printf("%s: %zu change%s (cgroup v%d at %s)\n", argv[first], p.n, p.n == 1 ? "" : "s",
 	       fs.version, fs.mnt);
@@ -177,7 +179,7 @@ int cmd_apply(int argc, char **argv)
 	if (dry) {
 		printf("dry run: nothing written\n");
 		ret = 0;
-		goto out_plan;
+		goto out;
 	}
 	if ((c = plan_apply(&fs, &p, &cgs_stop, &bad))) {
 		char undone[96] = "every change before it was undone";
@@ -197,15 +199,13 @@ int cmd_apply(int argc, char **argv)
 				bad->rule ? bad->rule->line : 0, text_escape(bad->rel, rel, sizeof(rel)), bad->file,
 				bad->new, strerror(-c), undone);
 		}
-		goto out_plan;
+		goto out;
 	}
 	printf("applied\n");
 	ret = 0;
-out_plan:
+out:
 	plan_free(&p);
-out_lf:
 	limits_file_free(&lf);
-out_fs:
 	cgfs_close(&fs);
 	return ret;
 }

@@ -184,8 +184,9 @@ static void enforcer_log(void *ctx, const char *line)
  * Before anything is traced or changed: check the limits file, the port and
  * the web config, and lock the journal (held until exit: the fd closes with
  * us). A journal left by a killed enforce is put back first. So the values
- * found next, and restored at our exit, are the true ones. 0 with *lock;
- * else the exit status, with all of it undone (fs closed either way).
+ * found next, and restored at our exit, are the true ones. 0 with *lock,
+ * *x and lf held; else the exit status, with all of it undone (fs closed
+ * either way).
  */
 static int enforce_prepare(const struct enforce_opts *eo, const char *path, struct cgfs *fs, struct limits_file *lf,
 			   struct exporter **x, int *lock)
@@ -195,6 +196,7 @@ static int enforce_prepare(const struct enforce_opts *eo, const char *path, stru
 	bool found;
 	int k;
 
+	*lock = -1;
 	if ((k = cgfs_open_or_explain(fs)))
 		return k;
 	if ((k = limits_file_load(path, fs, lf, err, sizeof(err))))
@@ -207,32 +209,31 @@ static int enforce_prepare(const struct enforce_opts *eo, const char *path, stru
 	}
 	if (!strcmp(eo->journal, JOURNAL_DEFAULT))
 		mkdir("/run/cgsched", 0755);
-	if ((*lock = journal_lock(eo->journal, &holder)) < 0) {
-		if (*lock == -EBUSY)
+	if ((k = journal_lock(eo->journal, &holder)) < 0) {
+		if (k == -EBUSY)
 			cgs_err("enforce: another cgsched enforce (pid %ld) is running with the journal %s: one per journal "
 				"(stop it, or give this one --journal FILE)", holder, eo->journal);
-		else if (*lock == -EPERM)
+		else if (k == -EPERM)
 			cgs_err("enforce: %s.lock is %s", eo->journal, JOURNAL_LOCK_UNSAFE);
 		else
 			cgs_err("enforce: cannot keep a journal at %s (%s.lock: %s): give --journal FILE in a writable directory",
-				eo->journal, eo->journal, strerror(-*lock));
+				eo->journal, eo->journal, strerror(-k));
 		k = CGS_EXIT_USAGE;
 		goto fail;
 	}
+	*lock = k;
 	if (eo->x.listen && (k = exporter_open(x, &eo->x)))
-		goto fail_lock;
-	k = journal_restore(eo->journal, fs, false, &found, say_log, NULL);
+		goto fail;
+	if ((k = journal_restore(eo->journal, fs, false, &found, say_log, NULL)))
+		goto fail;
 	cgfs_close(fs);
-	if (k) {
-		exporter_close(*x);
-		*x = NULL;
-		close(*lock);
-		limits_file_free(lf);
-	}
-	return k;
-fail_lock:
-	close(*lock);
+	return 0;
 fail:
+	exporter_close(*x);
+	*x = NULL;
+	if (*lock >= 0)
+		close(*lock);
+	*lock = -1;
 	cgfs_close(fs);
 	limits_file_free(lf);
 	return k;
@@ -330,7 +331,8 @@ int cmd_enforce(int argc, char **argv)
 		.args = "one limits file",
 	};
 	struct exporter *x = NULL;
-	int first, k, lock, ret;
+	int first, k, lock, ret = 0;
+	bool opened = false;
 
 	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
 	common_init(&co);
@@ -352,12 +354,9 @@ int cmd_enforce(int argc, char **argv)
 		return k;
 	if (x) /* removed cgroups' figures outlive their series' grace (noticed within 5 s) */
 		co.so.tc.keep_removed_ns = eo.x.grace_ns + 10000000000ULL;
-	if ((k = session_open(&s, &co.so))) {
-		exporter_close(x);
-		close(lock);
-		limits_file_free(&lf);
-		return k;
-	}
+	if ((ret = session_open(&s, &co.so)))
+		goto out;
+	opened = true;
 	enforcer_init(&e, &s.fs, &lf, eo.journal);
 	e.threshold_ns = eo.threshold_ns;
 	e.min_waits = eo.min_waits;
@@ -380,8 +379,8 @@ int cmd_enforce(int argc, char **argv)
 	enforce_loop(&e, &s, x, path, eo.interval);
 	/* No scrape from here on: the restore below runs alone. */
 	exporter_close(x);
+	x = NULL;
 	logline("stopping: restoring the values found at start");
-	ret = 0;
 	size_t kept = enforcer_stop(&e);
 	if (kept) {
 		logline("journal %s kept: %zu value%s could not be put back; 'cgsched apply --restore %s' tries again",
@@ -389,7 +388,11 @@ int cmd_enforce(int argc, char **argv)
 		ret = CGS_EXIT_FAIL;
 	}
 	enforcer_free(&e);
+out:
+	exporter_close(x);
+	limits_file_free(&lf);
 	close(lock);
-	session_close(&s);
+	if (opened)
+		session_close(&s);
 	return ret;
 }

@@ -116,10 +116,8 @@ int cmd_export(int argc, char **argv)
 		return err;
 	/* Removed cgroups' figures outlive their series' grace (noticed within 5 s). */
 	o.c.so.tc.keep_removed_ns = o.x.grace_ns + 10000000000ULL;
-	if ((err = session_open(&s, &o.c.so))) {
-		exporter_close(x);
-		return err;
-	}
+	if ((err = session_open(&s, &o.c.so)))
+		goto out;
 	exporter_attach(x, &s, o.c.so.tc.why, o.c.so.tc.causes);
 	if (!o.quiet) {
 		char desc[512];
@@ -137,7 +135,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: export stopped\n");
+out:
+	/* The server stops before the session it reads from closes. */
 	exporter_close(x);
-	session_close(&s);
-	return 0;
+	if (!err)
+		session_close(&s);
+	return err;
 }

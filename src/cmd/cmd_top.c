@@ -422,7 +422,8 @@ int cmd_top(int argc, char **argv)
 	struct psi_track pt = {};
 	struct tl_rec tl, *tlp = NULL;
 	struct demand_top dt;
-	int err = parse(&o, argc, argv);
+	bool opened = false;
+	int ret, err = parse(&o, argc, argv);
 
 	if (err)
 		return err;
@@ -452,11 +453,9 @@ int cmd_top(int argc, char **argv)
 		if (!o.c.tasks && tracer_maps_preallocated() && o.c.so.tc.max_task_rows > 256)
 			o.c.so.tc.max_task_rows = 256;
 	}
-	if ((err = session_open(&s, &o.c.so))) {
-		if (tlp)
-			tl_rec_close(tlp, false);
-		return err;
-	}
+	if ((ret = session_open(&s, &o.c.so)))
+		goto out;
+	opened = true;
 	if (tlp)
 		tl_rec_attach(tlp, &s);
 	if (o.demand) {
@@ -512,7 +511,12 @@ int cmd_top(int argc, char **argv)
 	}
 	kstat_src_close(&ks);
 	psi_track_free(&pt);
-	int tlerr = tlp ? tl_rec_close(tlp, true) : 0;
-	session_close(&s);
-	return err || tlerr ? CGS_EXIT_FAIL : 0;
+	ret = err ? CGS_EXIT_FAIL : 0;
+out:
+	/* The trace is kept only if tracing began. */
+	if (tlp && tl_rec_close(tlp, opened) && opened)
+		ret = CGS_EXIT_FAIL;
+	if (opened)
+		session_close(&s);
+	return ret;
 }

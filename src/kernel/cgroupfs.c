@@ -140,8 +140,10 @@ int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len)
 			break;
 		const char *s = strchr(p, '/');
 		size_t l = s ? (size_t)(s - p) : strlen(p);
-		if ((l == 1 && p[0] == '.'))
-			goto next;
+		if (l == 1 && p[0] == '.') {
+			p += l;
+			continue;
+		}
 		if (l == 2 && p[0] == '.' && p[1] == '.')
 			return -EINVAL;
 		if (o > 1) {
@@ -153,7 +155,6 @@ int cgpath_normalize(const char *mnt, const char *in, char *out, size_t len)
 			return -ENAMETOOLONG;
 		memcpy(out + o, p, l);
 		o += l;
-next:
 		p += l;
 	}
 	out[o] = 0;

@@ -241,10 +241,10 @@ enum { READ_NOFOLLOW = 1, READ_OURS = 2 };
 static int read_bounded(const char *path, size_t max, int how, char **out, size_t *len, const char **why)
 {
 	struct stat st;
-	char *buf;
+	char *buf = NULL;
 	size_t n = 0;
 	bool trusted = how & READ_OURS;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (how & READ_NOFOLLOW ? O_NOFOLLOW : 0));
+	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (how & READ_NOFOLLOW ? O_NOFOLLOW : 0));
 
 	*out = NULL;
 	if (fd < 0) {
@@ -254,25 +254,25 @@ static int read_bounded(const char *path, size_t max, int how, char **out, size_
 	/* A FIFO, /dev/zero or /dev/urandom would never end, or never be whole. */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		*why = "not a regular file";
-		close(fd);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
 	/* What is acted on as root: written by us alone, and only we may change it. */
 	if (trusted && !stat_ours_alone(&st)) {
 		*why = st.st_uid != geteuid() ? "not owned by this user: refused, as it would be acted on with this user's rights"
 					      : "writable by others: refused, as anyone could have changed it";
-		close(fd);
-		return -EPERM;
+		err = -EPERM;
+		goto out;
 	}
 	if ((uint64_t)st.st_size > max) {
 		*why = "too large";
-		close(fd);
-		return -EFBIG;
+		err = -EFBIG;
+		goto out;
 	}
 	if (!(buf = malloc(max + 1))) {
 		*why = strerror(ENOMEM);
-		close(fd);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	/* Up to one byte past the limit: a file that grew meanwhile is refused too. */
 	for (;;) {
@@ -281,25 +281,26 @@ static int read_bounded(const char *path, size_t max, int how, char **out, size_
 			continue;
 		if (r < 0) {
 			*why = strerror(errno);
-			free(buf);
-			close(fd);
-			return -EIO;
+			err = -EIO;
+			goto out;
 		}
 		if (r == 0)
 			break;
 		n += r;
 		if (n > max) {
 			*why = "too large";
-			free(buf);
-			close(fd);
-			return -EFBIG;
+			err = -EFBIG;
+			goto out;
 		}
 	}
-	close(fd);
 	buf[n] = 0;
 	*out = buf;
 	*len = n;
-	return 0;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return err;
 }
 
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len, const char **why)

@@ -6,6 +6,22 @@
 
 #include "trace/maputil.h"
 
+/* One key at a time, for kernels without batch lookups. keys holds a key, vals one element's values. */
+static int each_elem_slow(int fd, size_t ksz, char *keys, char *vals,
+			  int (*fn)(void *ctx, const void *key, const void *vals), void *ctx)
+{
+	char *k = NULL, next[64];
+	int err;
+
+	while (!bpf_map_get_next_key(fd, k, next)) {
+		if (!bpf_map_lookup_elem(fd, next, vals) && (err = fn(ctx, next, vals)))
+			return err;
+		memcpy(keys, next, ksz);
+		k = keys;
+	}
+	return 0;
+}
+
 /*
  * Iterate a hash map: batched where the kernel has it (v5.6+), one key at
  * a time otherwise. Calls fn for each key with its value(s): nvals = ncpus
@@ -28,11 +44,11 @@ int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
 		__u32 count = batch;
 		int r = bpf_map_lookup_batch(fd, inp, out, keys, vals, &count, NULL);
 		if (r && errno != ENOENT) {
-			if (inp || (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)) {
+			if (inp || (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP))
 				err = -errno;
-				goto out;
-			}
-			goto slow;
+			else
+				err = each_elem_slow(fd, ksz, keys, vals, fn, ctx);
+			goto out;
 		}
 		for (__u32 i = 0; i < count; i++)
 			if ((err = fn(ctx, keys + i * ksz, vals + i * stride)))
@@ -41,17 +57,6 @@ int each_elem(int fd, size_t ksz, size_t vsz, int nvals,
 			goto out; /* ENOENT: that was the last batch */
 		memcpy(in, out, sizeof(in));
 		inp = in;
-	}
-slow:
-	/* No batch ops: walk keys. */
-	{
-		char *k = NULL, next[64];
-		while (!bpf_map_get_next_key(fd, k, next)) {
-			if (!bpf_map_lookup_elem(fd, next, vals) && (err = fn(ctx, next, vals)))
-				goto out;
-			memcpy(keys, next, ksz);
-			k = keys;
-		}
 	}
 out:
 	free(keys);

@@ -36,20 +36,18 @@ static int parse_which(const char *w, struct trigger *t, char *err, size_t errle
 		enum trig_sel sel;
 	} keys[] = { { "unit=", SEL_UNIT }, { "pod=", SEL_POD }, { "container=", SEL_CONTAINER } };
 
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+	t->sel = SEL_PATH;
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && t->sel == SEL_PATH; i++) {
 		size_t n = strlen(keys[i].key);
 		if (!strncmp(w, keys[i].key, n)) {
 			t->sel = keys[i].sel;
 			w += n;
-			goto pattern;
 		}
 	}
-	if (w[0] != '/') {
+	if (t->sel == SEL_PATH && w[0] != '/') {
 		snprintf(err, errlen, "after '@': a cgroup path glob (/...), unit=, pod= or container=");
 		return -1;
 	}
-	t->sel = SEL_PATH;
-pattern:
 	if (!*w || strlen(w) >= sizeof(t->pattern)) {
 		snprintf(err, errlen, "after '@': a pattern of 1 to %zu characters", sizeof(t->pattern) - 1);
 		return -1;
