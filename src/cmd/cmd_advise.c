@@ -201,29 +201,28 @@ static int verify(char **cmd, uint64_t quota_us, uint64_t period_us, uint64_t bu
 		  struct verified *v)
 {
 	char path[] = "/tmp/cgsched-advise-XXXXXX", max[64], burst[32], self[PATH_MAX];
-	int fd = mkstemp(path), status;
-	size_t nc = 0;
+	int fd = mkstemp(path), status, ret = -1;
+	struct json_object *rep = NULL, *k, *ex, *st;
+	char **argv = NULL;
+	size_t nc = 0, a = 0;
 	ssize_t sl;
+	pid_t pid;
 
 	if (fd < 0) {
 		cgs_err("advise --verify: a file for the report: %s", strerror(errno));
 		return -1;
 	}
 	close(fd);
+	/* The file at path is ours until path[0] is 0: out removes it. */
 	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
 		cgs_err("advise --verify: cannot find cgsched itself: %s", strerror(errno));
-		unlink(path);
-		return -1;
+		goto out;
 	}
 	self[sl] = 0;
 	while (cmd[nc])
 		nc++;
-	char **argv = calloc(nc + 12, sizeof(*argv));
-	if (!argv) {
-		unlink(path);
-		return -1;
-	}
-	size_t a = 0;
+	if (!(argv = calloc(nc + 12, sizeof(*argv))))
+		goto out;
 	snprintf(max, sizeof(max), "%llu/%llu", (unsigned long long)quota_us, (unsigned long long)period_us);
 	snprintf(burst, sizeof(burst), "%llu", (unsigned long long)burst_us);
 	argv[a++] = self;
@@ -241,7 +240,7 @@ static int verify(char **cmd, uint64_t quota_us, uint64_t period_us, uint64_t bu
 	for (size_t i = 0; i < nc; i++)
 		argv[a++] = cmd[i];
 	fflush(NULL);
-	pid_t pid = fork();
+	pid = fork();
 	if (pid == 0) {
 		/*
 		 * The command's output to our stderr (ours on stdout stays the
@@ -256,33 +255,40 @@ static int verify(char **cmd, uint64_t quota_us, uint64_t period_us, uint64_t bu
 		_exit(127);
 	}
 	free(argv);
+	argv = NULL;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
 		cgs_err("advise --verify: cannot run record: %s", strerror(errno));
-		unlink(path);
-		return -1;
+		goto out;
 	}
-	struct json_object *rep = report_load(path), *k;
+	rep = report_load(path);
 	unlink(path);
+	path[0] = 0;
 	if (!rep) {
 		cgs_err("advise --verify: record made no report (exit status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return -1;
+		goto out;
 	}
 	v->ran = true;
 	json_object_object_get_ex(rep, "kernel_stat", &k);
 	v->throttled = num(k, "nr_throttled");
 	v->periods = num(k, "nr_periods");
-	struct json_object *ex, *st;
 	v->status = json_object_object_get_ex(rep, "exit", &ex) && json_object_object_get_ex(ex, "status", &st) &&
 				    json_object_is_type(st, json_type_int)
 			    ? json_object_get_int(st)
 			    : -1;
 	json_object_put(rep);
+	rep = NULL;
 	if (v->throttled < 0 || v->periods <= 0) {
 		cgs_err("advise --verify: the run's report has no kernel count of periods (cpu.stat)");
-		return -1;
+		goto out;
 	}
 	v->missed = advise_missed(v->throttled, v->periods, target, 0.05, &v->chance);
-	return 0;
+	ret = 0;
+out:
+	json_object_put(rep);
+	free(argv);
+	if (path[0])
+		unlink(path);
+	return ret;
 }
 
 static const char *dur(char *buf, size_t len, uint64_t us)
@@ -463,6 +469,7 @@ int cmd_advise(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	static char section[PATH_MAX];
 	struct advise_opts o = { .target = 0.01 };
 	const struct cmd_spec spec = {
 		.name = "advise",
@@ -474,10 +481,18 @@ int cmd_advise(int argc, char **argv)
 		.nargs = -1,
 		.args = "a report file",
 	};
-	int first, err;
+	struct json_object *rep = NULL, *dm, *al, *k, *nb, *cg, *att;
+	struct sureness su = { .section = "PATH" };
+	struct verified v = {};
+	struct advice ad;
+	uint64_t period, **d = NULL, *sorted = NULL, headroom, step;
+	int64_t ncpus, used, any, slice;
+	size_t n, nph = 0;
+	const char *path;
+	bool aligned, burst, vb;
+	int first, err, dd = argc, ret = CGS_EXIT_USAGE;
 
 	/* --verify -- CMD: what follows "--" is the command, the options before it are ours. */
-	int dd = argc;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			dd = i;
@@ -493,30 +508,21 @@ int cmd_advise(int argc, char **argv)
 		cgs_err(o.verify ? "advise --verify: no command after '--'" : "advise: a command after '--' goes with --verify");
 		return CGS_EXIT_USAGE;
 	}
-	const char *path = argv[first];
-	struct json_object *rep = report_load(path), *dm, *al, *k, *nb;
-	if (!rep)
+	path = argv[first];
+	if (!(rep = report_load(path)))
 		return CGS_EXIT_USAGE;
-	size_t n, nph;
-	struct sureness su = { .section = "PATH" };
-	uint64_t period = o.period_us, **d = demand_of(rep, path, &period, &nph, &n, &su);
-	if (!d) {
-		json_object_put(rep);
-		return CGS_EXIT_USAGE;
-	}
+	period = o.period_us;
+	if (!(d = demand_of(rep, path, &period, &nph, &n, &su)))
+		goto out;
 	if (n < ADVISE_MIN_PERIODS) {
 		/* A period more than the least: every offset of the grid then holds that many whole periods. */
 		char pd[16], need[16];
 		cgs_err("%s: %zu whole periods of %s, too few to advise from (at least %d): record --demand for %s or more",
 			path, n, dur(pd, sizeof(pd), period), ADVISE_MIN_PERIODS,
 			dur(need, sizeof(need), (ADVISE_MIN_PERIODS + 1) * period));
-		demand_free_all(d, nph);
-		json_object_put(rep);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	/* An attached record's cgroup names the section; one record made and removed does not. */
-	struct json_object *cg, *att;
-	static char section[PATH_MAX];
 	if (json_object_object_get_ex(rep, "attached", &att) && json_object_get_boolean(att) &&
 	    json_object_object_get_ex(rep, "cgroup", &cg) && json_object_is_type(cg, json_type_string) &&
 	    json_object_get_string_len(cg) > 0 && json_object_get_string_len(cg) < (int)sizeof(section) &&
@@ -524,31 +530,33 @@ int cmd_advise(int argc, char **argv)
 		snprintf(section, sizeof(section), "%s", json_object_get_string(cg));
 		su.section = section;
 	}
-	bool aligned = json_object_object_get_ex(rep, "demand", &dm) && json_object_object_get_ex(dm, "aligned", &al) &&
-		       json_object_get_boolean(al);
+	aligned = json_object_object_get_ex(rep, "demand", &dm) && json_object_object_get_ex(dm, "aligned", &al) &&
+		  json_object_get_boolean(al);
 	/* A burst where the recording kernel counts bursts (5.14+), unless asked not to. */
-	bool burst = !o.no_burst && json_object_object_get_ex(rep, "kernel_stat", &k) && k &&
-		     json_object_object_get_ex(k, "nr_bursts", &nb) && nb;
-	int64_t ncpus = num(rep, "ncpus"), used = num(dm, "cpus"), any = num(dm, "cpus_any"), slice = num(dm, "slice_us");
+	burst = !o.no_burst && json_object_object_get_ex(rep, "kernel_stat", &k) && k &&
+		json_object_object_get_ex(k, "nr_bursts", &nb) && nb;
+	ncpus = num(rep, "ncpus");
+	used = num(dm, "cpus");
+	any = num(dm, "cpus_any");
+	slice = num(dm, "slice_us");
 	json_object_put(rep);
-	uint64_t headroom = advise_headroom_us(used, any, slice, ncpus);
-	struct advice ad;
+	rep = NULL;
+	headroom = advise_headroom_us(used, any, slice, ncpus);
 	/* Steps of 1 % of the period, at least the kernel's least quota (1 ms). */
-	uint64_t step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;
+	step = period / 100 > CGS_QUOTA_MIN_US ? period / 100 : CGS_QUOTA_MIN_US;
 	advise((const uint64_t *const *)d, nph, n, period, o.target, step, burst, ncpus > 0 ? (unsigned)ncpus : 1,
 	       headroom, &ad);
 	if (advise_interval((const uint64_t *const *)d, nph, n, period, o.target, step, ncpus > 0 ? (unsigned)ncpus : 1,
 			    headroom, &su.iv)) {
-		demand_free_all(d, nph);
 		cgs_err("advise: out of memory");
-		return CGS_EXIT_FAIL;
+		ret = CGS_EXIT_FAIL;
+		goto out;
 	}
 	/* The demand's quantiles as its worst offset shows them: each period's most over the offsets' sorted lists. */
-	uint64_t *sorted = calloc(n, sizeof(*sorted));
-	if (!sorted) {
-		demand_free_all(d, nph);
+	if (!(sorted = calloc(n, sizeof(*sorted)))) {
 		cgs_err("advise: out of memory");
-		return CGS_EXIT_FAIL;
+		ret = CGS_EXIT_FAIL;
+		goto out;
 	}
 	for (size_t p = 0; p < nph; p++) {
 		qsort(d[p], n, sizeof(**d), u64_cmp);
@@ -557,17 +565,21 @@ int cmd_advise(int argc, char **argv)
 				sorted[i] = d[p][i];
 	}
 	demand_free_all(d, nph);
-	struct verified v = {};
-	bool vb = ad.burst_ok && ad.bq_burst_us;
+	d = NULL;
+	vb = ad.burst_ok && ad.bq_burst_us;
 	if (o.verify && verify(argv + dd + 1, vb ? ad.bq_quota_us : ad.quota_us, period, vb ? ad.bq_burst_us : 0,
 			       o.target, &v)) {
-		free(sorted);
-		return CGS_EXIT_FAIL;
+		ret = CGS_EXIT_FAIL;
+		goto out;
 	}
 	if (o.json)
 		print_json(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb, &su);
 	else
 		print_text(path, &ad, sorted, aligned, o.verify ? &v : NULL, vb, &su);
+	ret = v.ran && v.missed ? CGS_EXIT_FAIL : 0;
+out:
 	free(sorted);
-	return v.ran && v.missed ? CGS_EXIT_FAIL : 0;
+	demand_free_all(d, nph);
+	json_object_put(rep);
+	return ret;
 }

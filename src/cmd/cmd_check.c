@@ -54,8 +54,8 @@ int cmd_check(int argc, char **argv)
 		.nargs = 1,
 		.args = "one report file",
 	};
-	struct json_object *rep, *base = NULL;
-	int first, n;
+	struct json_object *rep = NULL, *base = NULL;
+	int first, n, ret = CGS_EXIT_USAGE;
 
 	if ((n = cmd_parse(&spec, argc, argv, &first)))
 		return n;
@@ -71,14 +71,14 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!(rep = report_load(argv[first])))
 		return CGS_EXIT_USAGE;
-	if (r.baseline && !(base = report_load(r.baseline))) {
-		json_object_put(rep);
-		return CGS_EXIT_USAGE;
-	}
+	if (r.baseline && !(base = report_load(r.baseline)))
+		goto out;
 	n = rules_eval(&r, rep, argv[first], base, r.baseline, stdout);
 	if (!n)
 		printf("ok: %s within every limit\n", argv[first]);
+	ret = n < 0 ? CGS_EXIT_USAGE : n ? CGS_EXIT_FAIL : 0;
+out:
 	json_object_put(rep);
 	json_object_put(base);
-	return n < 0 ? CGS_EXIT_USAGE : n ? CGS_EXIT_FAIL : 0;
+	return ret;
 }

@@ -188,6 +188,7 @@ int cmd_hist(int argc, char **argv)
 	struct session s;
 	struct snapshot cur = { 0 };
 	struct refresh f = { 0 };
+	struct refresh_opts ro;
 	int err = parse(&o, argc, argv);
 
 	if (err)
@@ -208,8 +209,8 @@ int cmd_hist(int argc, char **argv)
 	err = CGS_EXIT_FAIL;
 	/* Detach first: printing thousands of histograms must not be traced. */
 	tracer_stop(&s.tr);
-	const struct refresh_opts ro = { .hist_ms = o.c.so.tc.hist_ms, .tasks = o.c.tasks, .threads = o.c.threads,
-					 .sort = true, .key = SORT_PATH };
+	ro = (struct refresh_opts){ .hist_ms = o.c.so.tc.hist_ms, .tasks = o.c.tasks, .threads = o.c.threads,
+				    .sort = true, .key = SORT_PATH };
 	if (refresh_make(&f, &s, &ro, &s.base, &cur))
 		goto out;
 	if (o.json) {

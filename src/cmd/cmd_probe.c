@@ -59,6 +59,16 @@ static const char *list_close(struct probe_list *l)
 	return l->text ? l->text : "[]";
 }
 
+/* Takes a list never opened, or closed already. */
+static void list_free(struct probe_list *l)
+{
+	if (l->f)
+		fclose(l->f);
+	l->f = NULL;
+	free(l->text);
+	l->text = NULL;
+}
+
 static void one(void *vctx, const char *kind, const char *name, int err)
 {
 	struct probe_out *p = vctx;
@@ -95,6 +105,8 @@ int cmd_probe(int argc, char **argv)
 	struct probe_out p = {};
 	struct cgfs fs;
 	struct utsname u;
+	struct scx_state scx;
+	char scx_text[160];
 	const struct cmd_spec spec = {
 		.name = "probe",
 		.usage = usage,
@@ -104,26 +116,29 @@ int cmd_probe(int argc, char **argv)
 		.ctx = &p.json,
 		.nargs = 0,
 	};
-	int first, err;
+	int first, err, ret = 0;
+	bool btf;
 
 	if ((err = cmd_parse(&spec, argc, argv, &first)))
 		return err;
 	if ((err = require_root("probing loads BPF programs")))
 		return err;
 	uname(&u);
+	/* err: no cpu controller mounted. cgfs_close takes fs either way. */
 	err = cgfs_open(&fs);
-	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
-	struct scx_state scx;
-	char scx_text[160];
+	btf = !access("/sys/kernel/btf/vmlinux", R_OK);
 	scx_read(&scx, NULL);
 	if (p.json) {
 		struct jw w;
 		if (list_open(&p.sched) || list_open(&p.thr) || list_open(&p.window)) {
 			cgs_err("probe: out of memory");
-			return CGS_EXIT_FAIL;
+			ret = CGS_EXIT_FAIL;
+			goto out;
 		}
-		if (tracer_probe(one, &p) == -EINVAL)
-			return CGS_EXIT_USAGE; /* a bad CGS_SHARDS, told */
+		if (tracer_probe(one, &p) == -EINVAL) {
+			ret = CGS_EXIT_USAGE; /* a bad CGS_SHARDS, told */
+			goto out;
+		}
 		jw_init(&w, stdout, false);
 		jw_object(&w);
 		jw_kstring(&w, "schema", "cgsched/probe");
@@ -143,9 +158,6 @@ int cmd_probe(int argc, char **argv)
 		jw_kbool(&w, "maps_preallocated", tracer_maps_preallocated());
 		jw_end_object(&w);
 		putchar('\n');
-		free(p.sched.text);
-		free(p.thr.text);
-		free(p.window.text);
 	} else {
 		printf("kernel %s, BTF %s, ", u.release, btf ? "yes" : "no");
 		if (err)
@@ -157,9 +169,12 @@ int cmd_probe(int argc, char **argv)
 		if (tracer_maps_preallocated())
 			printf("hash maps preallocated: no any-context BPF allocator here (Linux 6.1 added it)\n");
 		if (tracer_probe(one, &p) == -EINVAL)
-			return CGS_EXIT_USAGE;
+			ret = CGS_EXIT_USAGE;
 	}
-	if (!err)
-		cgfs_close(&fs);
-	return 0;
+out:
+	list_free(&p.sched);
+	list_free(&p.thr);
+	list_free(&p.window);
+	cgfs_close(&fs);
+	return ret;
 }

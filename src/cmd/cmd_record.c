@@ -404,6 +404,7 @@ static void run_child(struct cgfs *fs, const char *rel, char **cmd, int errfd, c
 struct rec_run {
 	struct rec_opts *o;
 	struct session s;
+	bool opened;                /* session_open succeeded; else s holds only fs */
 	char rel[PATH_MAX];         /* the traced cgroup */
 	const char *paths[1];       /* it, as the session's --cgroup */
 	bool made;                  /* by us: removed at the end */
@@ -439,12 +440,10 @@ static void progress(struct rec_run *r)
 	struct session *s = &r->s;
 	struct snapshot *prev = r->have_prev ? &r->prev : &s->base, cur = { 0 };
 	char a[16], b[16];
-	uint64_t on = 0, thr = 0, n = 0;
+	uint64_t on = 0, thr = 0, n = 0, wall;
 
-	if (snapshot_take(&s->tr, &cur, &(struct snapshot_how){ .prev = prev })) {
-		snapshot_free(&cur);
-		return;
-	}
+	if (snapshot_take(&s->tr, &cur, &(struct snapshot_how){ .prev = prev }))
+		goto out;
 	if (r->tlp)
 		tl_rec_snapshots(r->tlp, prev, &cur);
 	for (size_t i = 0; r->tty && i < cur.n; i++) {
@@ -454,14 +453,17 @@ static void progress(struct rec_run *r)
 		thr += t;
 		n += cur.cg[i].c.thr_count;
 	}
-	uint64_t wall = cur.t_ns - r->t0;
+	wall = cur.t_ns - r->t0;
 	if (r->tty)
 		fprintf(stderr, "\rcgsched: %s  CPU %.1f%%  throttled %s (%llu)\033[K",
 		fmt_duration(a, sizeof(a), wall), wall ? 100.0 * on / wall : 0,
 		fmt_duration(b, sizeof(b), thr), (unsigned long long)n);
 	snapshot_free(&r->prev);
 	r->prev = cur;
+	cur = (struct snapshot){ 0 };
 	r->have_prev = true;
+out:
+	snapshot_free(&cur);
 }
 
 /*
@@ -613,6 +615,7 @@ static int record_trace(struct rec_run *r)
 		r->s.fs = keep;
 		return err; /* bad input, or stopped during start-up: the cgroup goes */
 	}
+	r->opened = true;
 	cgfs_close(&keep);
 	if (r->tlp)
 		tl_rec_attach(r->tlp, &r->s);
@@ -655,8 +658,8 @@ static void record_begin(struct rec_run *r)
 /* CMD in the cgroup, traced until it exits. 0, or -1 when it could not run (said). */
 static int run_command(struct rec_run *r, const sigset_t *old)
 {
-	int pipefd[2], cerr = 0;
-	pid_t pid = -1;
+	int pipefd[2] = { -1, -1 }, cerr = 0, ret = -1;
+	pid_t pid = -1, w;
 	ssize_t n;
 
 	if (pipe2(pipefd, O_CLOEXEC))
@@ -668,16 +671,18 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 	child = pid;
 	sigprocmask(SIG_SETMASK, old, NULL);
 	if (pid < 0)
-		return -1;
+		goto out;
 	close(pipefd[1]);
+	pipefd[1] = -1;
 	while ((n = read(pipefd[0], &cerr, sizeof(cerr))) < 0 && errno == EINTR)
 		;
 	close(pipefd[0]);
+	pipefd[0] = -1;
 	if (n == sizeof(cerr)) {
 		waitpid(pid, NULL, 0);
 		child = -1; /* reaped: its pid may be anyone's now */
 		cgs_err("record: cannot run %s: %s", r->o->cmd[0], strerror(-cerr));
-		return -1;
+		goto out;
 	}
 	/* The command runs in its new cgroup from here: its demand's windows begin now. */
 	if (r->o->demand)
@@ -689,7 +694,6 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 	 */
 	if ((r->end_fd = pid_watch(pid)) < 0)
 		r->end_fd = -1;
-	pid_t w;
 	while ((w = waitpid(pid, &r->status, WNOHANG)) != pid) {
 		if (w < 0 && errno != EINTR) {
 			cgs_err("record: waitpid: %s", strerror(errno));
@@ -701,9 +705,15 @@ static int run_command(struct rec_run *r, const sigset_t *old)
 		close(r->end_fd);
 	r->end_fd = -1;
 	if (w != pid)
-		return -1;
+		goto out;
 	child = -1;
-	return 0;
+	ret = 0;
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	return ret;
 }
 
 /* --attach: until -d, --pid's exit, or a stop signal. */
@@ -884,7 +894,11 @@ static int record_close(struct rec_run *r, int ret)
 		kusage_free(&r->ku0[i]);
 		kusage_free(&r->ku1[i]);
 	}
-	session_close(&r->s);
+	if (r->opened)
+		session_close(&r->s);
+	else
+		cgfs_close(&r->s.fs);
+	r->opened = false;
 	return ret;
 }
 
@@ -977,37 +991,41 @@ int cmd_record(int argc, char **argv)
 	struct rec_run r = { .o = &o, .claim = -1, .end_fd = -1,
 			     .rs = { .exit_status = -1, .exit_signal = -1 } };
 	struct json_object *base = NULL;
-	int err, ret = CGS_EXIT_USAGE;
+	struct record_repeat rep = {};
+	struct rec_turn t = {};
+	int ret;
 
-	if ((err = parse(&o, argc, argv)))
-		return err;
-	if ((err = require_root("record makes cgroups and loads BPF programs")))
-		return err;
-	/* What tracing needs, before a cgroup is made for it. */
-	if (tracer_precheck())
-		return CGS_EXIT_USAGE;
 	r.s.fs.mnt_fd = -1;
-	if ((err = cgfs_open_or_explain(&r.s.fs)))
-		return err;
+	if ((ret = parse(&o, argc, argv)))
+		goto out;
+	if ((ret = require_root("record makes cgroups and loads BPF programs")))
+		goto out;
+	/* What tracing needs, before a cgroup is made for it. */
+	if (tracer_precheck()) {
+		ret = CGS_EXIT_USAGE;
+		goto out;
+	}
+	if ((ret = cgfs_open_or_explain(&r.s.fs)))
+		goto out;
 	if (o.cleanup) {
 		int left = record_orphans(&r.s.fs, true);
 		if (left)
 			cgs_err("record --cleanup: %d cgroup%s could not be removed", left, left == 1 ? "" : "s");
-		cgfs_close(&r.s.fs);
-		return left ? CGS_EXIT_FAIL : 0;
+		ret = left ? CGS_EXIT_FAIL : 0;
+		goto out;
 	}
 	/* The baseline before CMD runs: a bad one is bad input, not a failed run. */
 	if (o.rules.baseline && !(base = report_load(o.rules.baseline))) {
-		cgfs_close(&r.s.fs);
-		return CGS_EXIT_USAGE;
+		ret = CGS_EXIT_USAGE;
+		goto out;
 	}
-	struct record_repeat rep = { .warmup = o.warmup, .conf = o.rules.has_conf ? o.rules.confidence : 0.95 };
-	struct rec_turn t = { o.repeat ? &rep : NULL, 0, o.repeat ? o.warmup + o.repeat : 1, o.warmup };
+	rep.warmup = o.warmup;
+	rep.conf = o.rules.has_conf ? o.rules.confidence : 0.95;
+	t = (struct rec_turn){ o.repeat ? &rep : NULL, 0, o.repeat ? o.warmup + o.repeat : 1, o.warmup };
 	if (o.repeat && !(rep.runs = calloc(o.repeat, sizeof(*rep.runs)))) {
 		cgs_err("record: out of memory for %u runs", o.repeat);
-		cgfs_close(&r.s.fs);
-		json_object_put(base);
-		return CGS_EXIT_USAGE;
+		ret = CGS_EXIT_USAGE;
+		goto out;
 	}
 	/* Each run in a fresh cgroup (of the same name) with the same limits, traced afresh. */
 	for (bool stop = false; !stop && t.i < t.total; t.i++) {
@@ -1023,6 +1041,9 @@ int cmd_record(int argc, char **argv)
 			stop = true;
 		ret = record_close(&r, ret);
 	}
+out:
+	/* Open, closed by record_close, or never opened: cgfs_close takes each. */
+	cgfs_close(&r.s.fs);
 	free(rep.runs);
 	json_object_put(base);
 	if (o.pid_fd >= 0)

@@ -116,7 +116,7 @@ int cmd_stat(int argc, char **argv)
 	};
 	enum kstat_method m = KSTAT_AUTO;
 	struct stat_out o = {};
-	struct kstat_src ks;
+	struct kstat_src ks = {};
 	struct cgfs fs;
 	struct stat_opts so = { .m = KSTAT_AUTO, .o = &o };
 	const struct cmd_spec spec = {
@@ -128,24 +128,25 @@ int cmd_stat(int argc, char **argv)
 		.ctx = &so,
 		.nargs = 0,
 	};
-	int first, err;
+	uint64_t t0, t1, t2, tp = 0;
+	int first, err, ret = CGS_EXIT_USAGE;
+	bool timing;
 
 	if ((err = cmd_parse(&spec, argc, argv, &first)))
 		return err;
 	m = so.m;
-	bool timing = so.timing;
+	timing = so.timing;
 	if ((err = require_root("the cgroup iterator is a BPF program")))
 		return err;
 	if ((err = cgfs_open_or_explain(&fs)))
 		return err;
-	uint64_t t0 = now_ns();
+	t0 = now_ns();
 	if ((err = kstat_src_open(&ks, &fs, m))) {
 		cgs_err("--method iter: the kernel refused the BPF cgroup iterator (%s); it needs Linux 6.1 or later, or use --method files",
 			strerror(-err));
-		cgfs_close(&fs);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
-	uint64_t t1 = now_ns(), tp = 0;
+	t1 = now_ns();
 	if (timing) {
 		/* The bare pass, as top does each interval: every cgroup's figures, no paths. */
 		kstat_src_refresh(&ks);
@@ -165,7 +166,7 @@ int cmd_stat(int argc, char **argv)
 		       "PERIODS", "THROTTLED", "THROTTLED_T");
 	}
 	err = kstat_src_all(&ks, one, &o);
-	uint64_t t2 = now_ns();
+	t2 = now_ns();
 	if (o.json) {
 		jw_end_array(&o.w);
 		jw_end_object(&o.w);
@@ -180,11 +181,13 @@ int cmd_stat(int argc, char **argv)
 	if (ks.unread)
 		cgs_warn("%llu cgroups' bandwidth figures could not be read by the iterator: not listed "
 			 "(--method files reads them from cgroupfs)", (unsigned long long)ks.unread);
-	kstat_src_close(&ks);
-	cgfs_close(&fs);
+	ret = 0;
 	if (err) {
 		cgs_err("reading the kernel's figures failed: %s", strerror(-err));
-		return CGS_EXIT_FAIL;
+		ret = CGS_EXIT_FAIL;
 	}
-	return 0;
+out:
+	kstat_src_close(&ks);
+	cgfs_close(&fs);
+	return ret;
 }

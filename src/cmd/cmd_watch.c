@@ -162,10 +162,14 @@ static void on_usr1(int sig)
  */
 static int dump(const struct watch_opts *o)
 {
+	static char before[1024][256], after[1024][256];
 	struct incident_dir d = { .dir = (char *)o->dir, .fd = -1 };
 	char text[32] = "", shown[160];
 	int fd = open(o->pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	bool held;
+	ssize_t n;
+	size_t nb;
 	long pid;
 
 	if (fd < 0 && errno == EACCES) {
@@ -177,20 +181,19 @@ static int dump(const struct watch_opts *o)
 			strerror(errno));
 		return CGS_EXIT_USAGE;
 	}
-	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	n = pread(fd, text, sizeof(text) - 1, 0);
 	text[n > 0 ? n : 0] = '\0';
 	text[strcspn(text, "\n")] = '\0';
-	if (fcntl(fd, F_GETLK, &l) || l.l_type == F_UNLCK || l.l_pid <= 0) {
+	held = !fcntl(fd, F_GETLK, &l) && l.l_type != F_UNLCK && l.l_pid > 0;
+	close(fd);
+	if (!held) {
 		cgs_err("--dump: no cgsched watch running (%s names %s%s, but no watch holds it: one that was killed "
 			"left it); start one, or give its --pid-file", o->pid_file, *text ? "pid " : "no pid",
 			*text ? text_escape(text, shown, sizeof(shown)) : "");
-		close(fd);
 		return CGS_EXIT_USAGE;
 	}
-	close(fd);
 	pid = l.l_pid;
-	static char before[1024][256], after[1024][256];
-	size_t nb = incident_list(&d, before, 1024);
+	nb = incident_list(&d, before, 1024);
 	if (kill((pid_t)pid, SIGUSR1)) {
 		cgs_err("--dump: cgsched watch %ld: %s", pid, strerror(errno));
 		return CGS_EXIT_USAGE;
@@ -280,7 +283,7 @@ static int parse(struct watch_opts *o, int argc, char **argv)
 static int pid_lock(const char *path, long *holder)
 {
 	char dir[4096], text[32];
-	int n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	int n = snprintf(text, sizeof(text), "%ld\n", (long)getpid()), fd = -1, err;
 
 	*holder = 0;
 	/* /run/cgsched may not be there yet (systemd's RuntimeDirectory makes it for the unit). */
@@ -294,35 +297,37 @@ static int pid_lock(const char *path, long *holder)
 	for (int tries = 0; tries < 100; tries++) {
 		struct stat st, now;
 		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), err;
 
-		if (fd < 0)
+		if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 			return -errno;
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !stat_ours_alone(&st)) {
-			close(fd);
-			return -EPERM;
+			err = -EPERM;
+			goto fail;
 		}
 		if (fcntl(fd, F_SETLK, &l)) {
 			err = errno == EAGAIN || errno == EACCES ? -EBUSY : -errno;
 			l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
 			if (err == -EBUSY && !fcntl(fd, F_GETLK, &l) && l.l_type != F_UNLCK)
 				*holder = l.l_pid;
-			close(fd);
-			return err;
+			goto fail;
 		}
 		if (stat(path, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
 			close(fd);
+			fd = -1;
 			continue;
 		}
 		if (fchmod(fd, 0600) || ftruncate(fd, 0) || pwrite(fd, text, (size_t)n, 0) != n) {
 			err = -errno;
-			unlink(path);
-			close(fd);
-			return err;
+			unlink(path); /* while the lock is held (see pid_unlock) */
+			goto fail;
 		}
 		return fd;
 	}
 	return -EAGAIN;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 /* At the end: the name goes first, while the lock is still held (see pid_lock). */
@@ -341,9 +346,12 @@ int cmd_watch(int argc, char **argv)
 	struct watch w;
 	struct snapshot prev = {}, cur = {};
 	struct refresh f = {};
+	struct cg_pending pend = { 0 };
 	const char *why = NULL;
+	uint64_t deadline;
+	long holder;
 	int err, rc, pid_fd = -1;
-	bool opened = false, watching = false;
+	bool opened = false, watching = false, have_prev = false;
 
 	/* From the first line: a dump asked for during start-up is not a kill. */
 	signal(SIGUSR1, on_usr1);
@@ -366,7 +374,6 @@ int cmd_watch(int argc, char **argv)
 	 * After the checks of the kernel: a bad run makes no directory and
 	 * leaves no pid file (the pid file first: it is the one removed again).
 	 */
-	long holder;
 	pid_fd = pid_lock(o.pid_file, &holder);
 	if (pid_fd < 0) {
 		if (pid_fd == -EBUSY && holder > 0)
@@ -410,10 +417,8 @@ int cmd_watch(int argc, char **argv)
 	if (w.dir.stale)
 		cgs_warn("%s: removed %llu half-written incidents of an earlier watch", o.dir,
 			 (unsigned long long)w.dir.stale);
-	bool have_prev = false;
 	rc = 0; /* a failure to trace: non-zero, so a unit with Restart=on-failure starts it again */
-	struct cg_pending pend = { 0 };
-	uint64_t deadline = s.tr.attached_ns;
+	deadline = s.tr.attached_ns;
 	for (;;) {
 		deadline += o.w.interval_ns;
 		if (!session_sleep_until(&s, deadline))
@@ -450,8 +455,8 @@ int cmd_watch(int argc, char **argv)
 	watch_status(&w, st, sizeof(st));
 	if (!o.quiet)
 		fprintf(stderr, "cgsched: watch stopped: %s\n", st);
-	cg_pending_free(&pend);
 out:
+	cg_pending_free(&pend);
 	refresh_free(&f);
 	snapshot_free(&cur);
 	snapshot_free(&prev);

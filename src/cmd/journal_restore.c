@@ -37,11 +37,11 @@ static void skipped(void *ctx, const struct journal_ent *e, bool replaced)
 int journal_restore(const char *path, struct cgfs *fs, bool dry, bool *found, restore_say say, void *ctx)
 {
 	struct say_ctx s = { say, ctx };
-	struct journal j;
-	struct plan p;
+	struct journal j = {};
+	struct plan p = {};
 	const struct change *bad;
 	char err[2 * PATH_MAX + 256];
-	int r;
+	int r, ret = CGS_EXIT_USAGE;
 
 	*found = false;
 	if ((r = journal_load(path, &j, err, sizeof(err))) == -ENOENT)
@@ -49,7 +49,7 @@ int journal_restore(const char *path, struct cgfs *fs, bool dry, bool *found, re
 	*found = true;
 	if (r) {
 		cgs_err("%s; nothing written (fix or remove it)", err);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	if (!journal_this_boot(&j)) {
 		/* cgroupfs lives in memory: every cgroup it named went at shutdown. */
@@ -58,30 +58,29 @@ int journal_restore(const char *path, struct cgfs *fs, bool dry, bool *found, re
 		journal_free(&j);
 		if (!dry && (r = journal_remove(path))) {
 			cgs_err("%s: cannot remove it: %s", path, strerror(-r));
-			return CGS_EXIT_USAGE;
+			goto out;
 		}
-		return 0;
+		ret = 0;
+		goto out;
 	}
 	if (journal_for(&j, fs, err, sizeof(err))) {
 		cgs_err("%s", err);
-		journal_free(&j);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	/* Its writer is gone: the caller holds the lock it held. */
 	sayf(&s, false, "%s: left by enforce pid %ld, which did not finish; %zu value%s recorded: putting back the values found before it",
 	     path, j.pid, j.n, j.n == 1 ? "" : "s");
 	if ((r = journal_plan(&j, fs, &p, skipped, &s))) {
 		cgs_err("%s: %s", path, strerror(-r));
-		journal_free(&j);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	journal_free(&j);
 	for (size_t i = 0; i < p.n; i++)
 		sayf(&s, true, "%s %s: %s -> %s", p.c[i].rel, p.c[i].file, p.c[i].old, p.c[i].new);
 	if (dry) {
 		sayf(&s, false, "dry run: nothing written, %s kept", path);
-		plan_free(&p);
-		return 0;
+		ret = 0;
+		goto out;
 	}
 	if ((r = plan_apply(fs, &p, &cgs_stop, &bad))) {
 		char undone[96] = "every value written before it was rolled back";
@@ -93,15 +92,17 @@ int journal_restore(const char *path, struct cgfs *fs, bool dry, bool *found, re
 		else
 			cgs_err("%s: %s %s: the kernel refused '%s' (%s); %s; the journal is kept", path,
 				text_escape(bad->rel, err, sizeof(err)), bad->file, bad->new, strerror(-r), undone);
-		plan_free(&p);
-		return bad ? CGS_EXIT_USAGE : stop_status();
+		ret = bad ? CGS_EXIT_USAGE : stop_status();
+		goto out;
 	}
 	if ((r = journal_remove(path))) {
 		cgs_err("%s: restored, but cannot remove it: %s", path, strerror(-r));
-		plan_free(&p);
-		return CGS_EXIT_USAGE;
+		goto out;
 	}
 	sayf(&s, false, "%s: %zu value%s put back; removed", path, p.n, p.n == 1 ? "" : "s");
+	ret = 0;
+out:
 	plan_free(&p);
-	return 0;
+	journal_free(&j);
+	return ret;
 }

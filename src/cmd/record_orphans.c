@@ -18,16 +18,19 @@
 int record_claim(struct cgfs *fs, const char *rel)
 {
 	int fd = openat(fs->mnt_fd, rel[0] == '/' ? rel + 1 : rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err;
 
 	if (fd < 0)
 		return -errno;
 	/* Not inherited by CMD: O_CLOEXEC closes it at exec, so the lock ends with record alone. */
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int err = -errno;
-		close(fd);
-		return err;
+		err = -errno;
+		goto fail;
 	}
 	return fd;
+fail:
+	close(fd);
+	return err;
 }
 
 /* Processes in a cgroup and below. */
@@ -52,14 +55,14 @@ static bool owner_gone(long pid)
 int record_orphans(struct cgfs *fs, bool end_them)
 {
 	int dfd = openat(fs->mnt_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), left = 0;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = NULL;
 	struct dirent *de;
 
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+	if (dfd < 0)
 		return 0;
-	}
+	if (!(d = fdopendir(dfd)))
+		goto out;
+	dfd = -1; /* closedir(d) closes it */
 	while ((de = readdir(d))) {
 		char rel[NAME_MAX + 2];
 		uint64_t pid;
@@ -91,6 +94,10 @@ int record_orphans(struct cgfs *fs, bool end_them)
 		}
 		close(fd);
 	}
-	closedir(d);
+out:
+	if (d)
+		closedir(d);
+	if (dfd >= 0)
+		close(dfd);
 	return left;
 }

@@ -153,8 +153,7 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
 	    !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), CGS_RECORD_SCHEMA)) {
 		cgs_err("%s is not a cgsched record report (schema \"%s\"): make one with 'cgsched record -o'",
 			path, CGS_RECORD_SCHEMA);
-		json_object_put(o);
-		return NULL;
+		goto fail;
 	}
 	/*
 	 * An integer, exactly: "1", 1.9 or true are not version 1. Version 1
@@ -166,10 +165,12 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
 		snprintf(got, sizeof(got), "%s", v ? json_object_to_json_string(v) : "missing");
 		cgs_err("%s: report version %s, not an integer from 1 to %d as this cgsched reads; record it again with this version",
 			path, got, CGS_RECORD_VERSION);
-		json_object_put(o);
-		return NULL;
+		goto fail;
 	}
 	return o;
+fail:
+	json_object_put(o);
+	return NULL;
 }
 
 /*
@@ -265,14 +266,15 @@ static int runs_of(struct json_object *o, const char *file, const char *name, do
 		snprintf(at, sizeof(at), "repeat.per_run[%zu].%s", i, name);
 		if (!json_object_is_type(run, json_type_object) || !json_object_object_get_ex(run, name, &x))
 			x = NULL;
-		if (number(x, file, at, &(*v)[i])) {
-			free(*v);
-			*v = NULL;
-			return -1;
-		}
+		if (number(x, file, at, &(*v)[i]))
+			goto fail;
 	}
 	*n = len;
 	return 0;
+fail:
+	free(*v);
+	*v = NULL;
+	return -1;
 }
 
 /* A figure a limit is on: the median of the runs where the report has them, else the run's. */
@@ -352,9 +354,9 @@ static int evaluate(const struct rules *r, struct json_object *rep, const char *
 		    const char *base_name, struct verdicts *vs)
 {
 	char l[64], m[64], o[48];
-	size_t runs;
-	double v, b;
-	int n = 0;
+	size_t runs, nb, nv;
+	double v, b, lim, *bs = NULL, *vs_ = NULL;
+	int k, n = 0;
 
 	if (r->has_thr) {
 		if (gated(rep, rep_name, "throttle", "pct", "thr_pct", &v, &runs))
@@ -381,34 +383,39 @@ static int evaluate(const struct rules *r, struct json_object *rep, const char *
 		n += verdict(vs, "min-cpu-pct", v >= r->min_cpu_pct, false, "limit %s, measured %s%s", l, m, o);
 	}
 	for (size_t i = 0; r->has_regr && i < ARRAY_SIZE(regr); i++) {
-		double *bs, *vs_;
-		size_t nb, nv;
-		if (runs_of(base, base_name, regr[i].run, &bs, &nb))
-			return -1;
-		if (runs_of(rep, rep_name, regr[i].run, &vs_, &nv)) {
-			free(bs);
-			return -1;
+		if (runs_of(base, base_name, regr[i].run, &bs, &nb) || runs_of(rep, rep_name, regr[i].run, &vs_, &nv)) {
+			n = -1;
+			goto out;
 		}
 		/* Two runs or more on both sides: distributions; else one figure against one. */
 		if (nb >= 2 && nv >= 2) {
-			int k = regress_runs(r, vs, i, bs, nb, vs_, nv);
+			k = regress_runs(r, vs, i, bs, nb, vs_, nv);
 			free(bs);
 			free(vs_);
-			if (k < 0)
-				return -1;
+			bs = vs_ = NULL;
+			if (k < 0) {
+				n = -1;
+				goto out;
+			}
 			n += k;
 			continue;
 		}
 		free(bs);
 		free(vs_);
-		if (field(base, base_name, regr[i].a, regr[i].b, &b) || field(rep, rep_name, regr[i].a, regr[i].b, &v))
-			return -1;
-		double lim = b * (1 + r->max_regr_pct / 100.0);
+		bs = vs_ = NULL;
+		if (field(base, base_name, regr[i].a, regr[i].b, &b) || field(rep, rep_name, regr[i].a, regr[i].b, &v)) {
+			n = -1;
+			goto out;
+		}
+		lim = b * (1 + r->max_regr_pct / 100.0);
 		snprintf(l, sizeof(l), "%.0f (baseline %.0f + %.1f%%)", lim, b, r->max_regr_pct);
 		snprintf(m, sizeof(m), "%.0f", v);
 		/* A zero baseline allows no growth at all but noise: 1 ms of slack. */
 		n += verdict(vs, regr[i].rule, v <= lim + (b == 0 ? 1e6 : 0), false, "limit %s, measured %s", l, m);
 	}
+out:
+	free(bs);
+	free(vs_);
 	return n;
 }
 
@@ -474,10 +481,11 @@ static int write_junit(const char *path, const struct verdicts *vs, const char *
 	}
 	fputs("  </testsuite>\n</testsuites>\n", f);
 	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	err = atomic_file_put(path, buf, len, 0644, false);
+out:
 	free(buf);
 	return err;
 }

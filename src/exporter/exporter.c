@@ -598,6 +598,7 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 {
 	struct exporter *x = calloc(1, sizeof(*x));
 	char err[PATH_MAX + 256];
+	struct http_opts ho;
 	struct timespec ts;
 
 	*out = NULL;
@@ -615,12 +616,11 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 	if (o->web_config) {
 		if (webconfig_load(o->web_config, &x->wc[0], err, sizeof(err))) {
 			cgs_err("--web-config %s", err);
-			exporter_close(x);
-			return CGS_EXIT_USAGE;
+			goto fail;
 		}
 		x->have_wc = true;
 	}
-	struct http_opts ho = {
+	ho = (struct http_opts){
 		.listen = x->o.listen,
 		.wc = x->have_wc ? &x->wc[0] : NULL,
 		.src = { .open = answer_open, .read = answer_read, .close = answer_close, .health = health,
@@ -628,11 +628,13 @@ int exporter_open(struct exporter **out, const struct exporter_opts *o)
 	};
 	if (http_start(&x->http, &ho, err, sizeof(err))) {
 		cgs_err("%s", err);
-		exporter_close(x);
-		return CGS_EXIT_USAGE;
+		goto fail;
 	}
 	*out = x;
 	return 0;
+fail:
+	exporter_close(x);
+	return CGS_EXIT_USAGE;
 }
 
 int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)

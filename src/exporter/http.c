@@ -90,6 +90,25 @@ struct http_server {
 	} answers[ANSWER_ADDRS]; /* answers of /metrics in flight by client address (under lock) */
 };
 
+/* A new connection's entry, its head on the clock: NULL when out of memory or of descriptors. */
+static struct conn *conn_new(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct conn *k = NULL;
+
+	if (!ci || !(k = calloc(1, sizeof(*k))))
+		return NULL;
+	if ((k->fd = fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		goto fail;
+	k->start_ns = now_ns();
+	k->limit_ns = HEAD_DEADLINE_S * 1000000000ULL;
+	k->timed = true;
+	return k;
+fail:
+	free(k);
+	return NULL;
+}
+
 /* libmicrohttpd's thread: each connection into the reaper's list when accepted, out when closed. */
 static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode what)
 {
@@ -97,16 +116,8 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_Co
 	struct conn *k = *ctx;
 
 	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		if (!ci || !(k = calloc(1, sizeof(*k))))
+		if (!(k = conn_new(c)))
 			return;
-		if ((k->fd = fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			free(k);
-			return;
-		}
-		k->start_ns = now_ns();
-		k->limit_ns = HEAD_DEADLINE_S * 1000000000ULL;
-		k->timed = true;
 		pthread_mutex_lock(&s->lock);
 		k->next = s->conns;
 		if (s->conns)
@@ -268,17 +279,19 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
 								  must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret;
+	char *own = must_free ? body : NULL; /* ours to free until a response has it */
+	enum MHD_Result ret = MHD_NO;
 
-	if (!r) {
-		if (must_free)
-			free(body);
-		return MHD_NO;
-	}
+	if (!r)
+		goto out;
+	own = NULL;
 	if (type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+out:
+	if (r)
+		MHD_destroy_response(r);
+	free(own);
 	return ret;
 }
 
@@ -378,6 +391,22 @@ static void answer_close(void *cls)
 	free(w);
 }
 
+/* The source's answer in format f for addr: NULL with -errno in *err (-ENOMEM, or the source's). */
+static struct answer *answer_new(struct http_server *s, const unsigned char addr[16], enum expo_format f, int *err)
+{
+	struct answer *w = calloc(1, sizeof(*w));
+
+	*err = -ENOMEM;
+	if (!w || !(w->a = s->src.open(s->src.ctx, f, err)))
+		goto fail;
+	memcpy(w->addr, addr, 16);
+	w->s = s;
+	return w;
+fail:
+	free(w);
+	return NULL;
+}
+
 /*
  * Answer /metrics by sending it as it is rendered (chunked), so the
  * exposition, tens of MB with many cgroups, is never all in memory. Its
@@ -390,34 +419,42 @@ static enum MHD_Result metrics(struct http_server *s, struct MHD_Connection *c)
 	static char addr_busy[] = "503 busy: this address is being sent as many scrapes as it may be at once; retry\n";
 	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	unsigned char addr[16];
+	struct MHD_Response *r = NULL;
+	struct answer *w = NULL;
+	enum MHD_Result ret = MHD_NO;
+	bool taken = false; /* one of addr's answers in flight: ours to give back until w has it */
 	int err = -ENOMEM;
 
 	client_addr(c, addr);
 	if (!answers_take(s, addr))
 		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", addr_busy, strlen(addr_busy),
 			      false);
-	struct answer *w = calloc(1, sizeof(*w));
-	if (!w || !(w->a = s->src.open(s->src.ctx, f, &err))) {
-		free(w);
-		answers_give(s, addr);
+	taken = true;
+	if (!(w = answer_new(s, addr, f, &err))) {
 		/* A failure is said, never covered by older bytes. */
 		if (err == -EBUSY)
-			return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
-		return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed, strlen(failed), false);
+			ret = answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
+		else
+			ret = answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", failed, strlen(failed),
+				     false);
+		goto out;
 	}
-	memcpy(w->addr, addr, 16);
-	w->s = s;
-	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ANSWER_BLOCK, answer_read, w,
-								   answer_close);
-	if (!r) {
-		answer_close(w);
-		return MHD_NO;
-	}
+	taken = false; /* w's now: answer_close gives it back */
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ANSWER_BLOCK, answer_read, w, answer_close);
+	if (!r)
+		goto out;
+	w = NULL; /* the response's now: it calls answer_close when it goes */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, expo_content_type(f));
-	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	if (ret == MHD_YES)
 		conn_clock(s, c, s->answer_limit_ns, true);
+out:
+	if (r)
+		MHD_destroy_response(r);
+	if (w)
+		answer_close(w);
+	if (taken)
+		answers_give(s, addr);
 	return ret;
 }
 
@@ -432,6 +469,21 @@ static enum MHD_Result health(struct http_server *s, struct MHD_Connection *c, b
 		return MHD_NO;
 	return answer(c, bad ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK, "text/plain; charset=utf-8", body,
 		      strlen(body), true);
+}
+
+/* 401, asking for basic auth's credentials. */
+static enum MHD_Result denied(struct MHD_Connection *c)
+{
+	static char body[] = "401 unauthorized\n";
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	ret = MHD_queue_basic_auth_fail_response(c, "cgsched", r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 /* The head announces a body: a length other than 0, or a transfer coding. */
@@ -458,7 +510,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				"<a href=\"/readyz\">/readyz</a>: its health.</p></body></html>\n";
 	static char not_found[] = "404 not found: cgsched serves /metrics, /healthz and /readyz\n";
 	static char bad_method[] = "405 method not allowed: GET or HEAD\n";
-	static char denied[] = "401 unauthorized\n";
 	static char busy[] = "503 busy: too many passwords to check just now; one that checked before goes on\n";
 	struct http_server *s = cls;
 
@@ -487,15 +538,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	enum webauth a = authorised(s, c);
 	if (a == WEBAUTH_BUSY)
 		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", busy, strlen(busy), false);
-	if (a != WEBAUTH_OK) {
-		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(denied), denied, MHD_RESPMEM_PERSISTENT);
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-		enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "cgsched", r);
-		MHD_destroy_response(r);
-		return ret;
-	}
+	if (a != WEBAUTH_OK)
+		return denied(c);
 	if (!get)
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bad_method,
 			      strlen(bad_method), false);
@@ -530,13 +574,14 @@ static struct http_server *server_new(struct webconfig *wc, const struct http_so
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	s->reaper_on = !pthread_create(&s->reaper, NULL, reaper, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->reaper_on) {
-		pthread_cond_destroy(&s->wake);
-		pthread_mutex_destroy(&s->lock);
-		free(s);
-		return NULL;
-	}
+	if (!s->reaper_on)
+		goto fail;
 	return s;
+fail:
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	return NULL;
 }
 
 /* After its daemon stopped (every answer closed then). */
@@ -619,10 +664,10 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	struct http_server *s;
-	char why[160];
+	struct http_server *s = NULL;
+	char why[160], host[INET6_ADDRSTRLEN] = "";
 	bool tls = o->wc && o->wc->cert_pem;
-	int one = 1;
+	int one = 1, zero = 0;
 
 	*out = NULL;
 	if (http_parse_listen(o->listen, &ss, &len, why, sizeof(why))) {
@@ -650,7 +695,6 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		len = sizeof(*v4);
 		s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	}
-	int zero = 0;
 	/* ":PORT" means IPv4 too, whatever net.ipv6.bindv6only says. */
 	if (s->fd >= 0 && ss.ss_family == AF_INET6 && !host_given(o->listen))
 		setsockopt(s->fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
@@ -660,16 +704,12 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		snprintf(err, errlen, "--listen %s: %s%s", o->listen, strerror(e),
 			 e == EADDRINUSE ? " (another program has the port: choose another with --listen)" :
 			 e == EADDRNOTAVAIL ? " (no interface of this host has that address)" : "");
-		http_stop(s);
-		return -1;
+		goto fail;
 	}
 	s->family = ss.ss_family;
-	if (start_daemon(s, o->listen, err, errlen)) {
-		http_stop(s);
-		return -1;
-	}
+	if (start_daemon(s, o->listen, err, errlen))
+		goto fail;
 	s->fd = -1; /* the daemon's now: MHD_stop_daemon closes it */
-	char host[INET6_ADDRSTRLEN] = "";
 	if (ss.ss_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
 	else
@@ -680,6 +720,9 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 						 ((struct sockaddr_in6 *)&ss)->sin6_port));
 	*out = s;
 	return 0;
+fail:
+	http_stop(s);
+	return -1;
 }
 
 const char *http_url(const struct http_server *s)
@@ -691,6 +734,10 @@ int http_restart(struct http_server **sp, struct webconfig *wc, const char *list
 {
 	struct http_server *old = *sp, *s = server_new(wc, &old->src);
 	bool tls = wc && wc->cert_pem;
+	const char *rest;
+	char why[256];
+	size_t n;
+	int fd;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory, or no thread");
@@ -698,11 +745,10 @@ int http_restart(struct http_server **sp, struct webconfig *wc, const char *list
 	}
 	s->family = old->family;
 	/* The listening socket, taken from the old daemon, which accepts no more from now. */
-	int fd = MHD_quiesce_daemon(old->d);
+	fd = MHD_quiesce_daemon(old->d);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot take the listening socket over from the running server");
-		server_free(s);
-		return -1;
+		goto fail;
 	}
 	s->fd = fd;
 	if (start_daemon(s, listen, err, errlen)) {
@@ -710,26 +756,28 @@ int http_restart(struct http_server **sp, struct webconfig *wc, const char *list
 		MHD_stop_daemon(old->d);
 		old->d = NULL;
 		old->fd = fd;
-		char why[256];
-		size_t n = strlen(err);
+		s->fd = -1;
+		n = strlen(err);
 		if (start_daemon(old, listen, why, sizeof(why)))
 			snprintf(err + n, errlen - n, "; nor could the old config serve again: %s", why);
 		else
 			old->fd = -1;
-		server_free(s);
-		return -1;
+		goto fail;
 	}
 	s->fd = -1;
 	/* In-flight requests of the old daemon end with it (a scrape retries at its next interval). */
 	MHD_stop_daemon(old->d);
 	/* The URL's scheme follows TLS, turned on or off by the reload. */
-	const char *rest = strstr(old->url, "://");
+	rest = strstr(old->url, "://");
 	if (rest)
 		snprintf(s->url, sizeof(s->url), "%s%.*s", tls ? "https" : "http", (int)sizeof(s->url) - 6, rest);
 	old->d = NULL;
 	http_stop(old);
 	*sp = s;
 	return 0;
+fail:
+	server_free(s);
+	return -1;
 }
 
 void http_stop(struct http_server *s)

@@ -333,10 +333,9 @@ int webconfig_parse(const char *text, size_t len, const char *base_dir, struct w
 	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&y, &doc)) {
 		rc = yaml_fail(&c, &y);
-		yaml_parser_delete(&y);
-		return rc;
+		goto out;
 	}
-	c.doc = &doc;
+	c.doc = &doc; /* loaded: out deletes it */
 	rc = parse_doc(&c);
 	/* A second document would be read by nobody: refuse it rather than drop it. */
 	if (!rc && yaml_document_get_root_node(&doc)) {
@@ -349,7 +348,9 @@ int webconfig_parse(const char *text, size_t len, const char *base_dir, struct w
 			yaml_document_delete(&next);
 		}
 	}
-	yaml_document_delete(&doc);
+out:
+	if (c.doc)
+		yaml_document_delete(c.doc);
 	yaml_parser_delete(&y);
 	if (rc)
 		webconfig_free(wc);
@@ -377,41 +378,52 @@ static int read_pem(const char *cfg, const char *what, const char *path, const c
 	return 0;
 }
 
-int webconfig_load(const char *path, struct webconfig *wc, char *err, size_t errlen)
+/* The file at path parsed into wc: 0, or -1 with err, and then wc holds nothing to free. */
+static int parse_file(const char *path, struct webconfig *wc, char *err, size_t errlen)
 {
-	char e[512], b[ESC_MAX], sink[1], *text, *dir = NULL;
+	char e[512], b[ESC_MAX], *text = NULL, *dir = NULL;
 	const char *why, *slash;
 	size_t len;
-	int rc;
+	int rc = -1;
+
+	/* It sets who may read the metrics: a file others can write is refused. */
+	if (read_file_config(path, WEBCONFIG_MAX, &text, &len, &why) < 0) {
+		snprintf(err, errlen, "%s: %s", esc(path, b), why);
+		goto out;
+	}
+	/* Relative paths in it are relative to its directory, as in Prometheus. */
+	if ((slash = strrchr(path, '/')) && !(dir = strndup(path, slash - path + 1))) {
+		snprintf(err, errlen, "%s: out of memory", esc(path, b));
+		goto out;
+	}
+	if (webconfig_parse(text, len, dir, wc, e, sizeof(e))) {
+		snprintf(err, errlen, "%s: %s", esc(path, b), e);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(dir);
+	return rc;
+}
+
+int webconfig_load(const char *path, struct webconfig *wc, char *err, size_t errlen)
+{
+	char sink[1];
 
 	init(wc);
 	if (!err || !errlen)
 		err = sink, errlen = sizeof(sink);
-	/* It sets who may read the metrics: a file others can write is refused. */
-	if (read_file_config(path, WEBCONFIG_MAX, &text, &len, &why) < 0) {
-		snprintf(err, errlen, "%s: %s", esc(path, b), why);
+	if (parse_file(path, wc, err, errlen))
 		return -1;
-	}
-	/* Relative paths in it are relative to its directory, as in Prometheus. */
-	if ((slash = strrchr(path, '/')) && !(dir = strndup(path, slash - path + 1))) {
-		free(text);
-		snprintf(err, errlen, "%s: out of memory", esc(path, b));
-		return -1;
-	}
-	rc = webconfig_parse(text, len, dir, wc, e, sizeof(e));
-	free(text);
-	free(dir);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", esc(path, b), e);
-		return -1;
-	}
 	if (wc->cert_file &&
 	    (read_pem(path, "cert_file", wc->cert_file, "CERTIFICATE-----", &wc->cert_pem, err, errlen) ||
-	     read_pem(path, "key_file", wc->key_file, "PRIVATE KEY-----", &wc->key_pem, err, errlen))) {
-		webconfig_free(wc);
-		return -1;
-	}
+	     read_pem(path, "key_file", wc->key_file, "PRIVATE KEY-----", &wc->key_pem, err, errlen)))
+		goto fail;
 	return 0;
+fail:
+	webconfig_free(wc);
+	return -1;
 }
 
 static void wipe_free(char *s, size_t len)
@@ -549,17 +561,18 @@ enum webauth webconfig_auth(struct webconfig *wc, const unsigned char addr[16], 
 			    const char *password, uint64_t now_ns)
 {
 	enum webauth a = WEBAUTH_BUSY;
+	struct webaddr *e;
 
 	if (!wc->nusers)
 		return WEBAUTH_OK;
 	if (!user || !password)
 		return WEBAUTH_DENIED;
 	pthread_mutex_lock(&wc->lock);
-	struct webaddr *e = addr_entry(wc, addr, now_ns);
+	e = addr_entry(wc, addr, now_ns);
 	if (webconfig_cached(wc, user, password)) {
 		e->known = true;
-		pthread_mutex_unlock(&wc->lock);
-		return WEBAUTH_OK;
+		a = WEBAUTH_OK;
+		goto out;
 	}
 	/*
 	 * bcrypt's time is paid back at a fraction of the clock. So after a
@@ -579,6 +592,7 @@ enum webauth webconfig_auth(struct webconfig *wc, const unsigned char addr[16], 
 		e->known |= ok;
 		a = ok ? WEBAUTH_OK : WEBAUTH_DENIED;
 	}
+out:
 	pthread_mutex_unlock(&wc->lock);
 	return a;
 }

@@ -47,31 +47,59 @@ static int add_thread(struct kusage *u, size_t *cap, int tid)
 	return 0;
 }
 
-/* The threads of dirfd's cgroup and of every cgroup below it (depth bounded). */
-static int walk_threads(int dirfd, const char *list, struct kusage *u, size_t *cap, int depth)
+/* list of dirfd opened for reading, or NULL with errno set and nothing left open. */
+static FILE *fopen_at(int dirfd, const char *list)
 {
-	int fd = openat(dirfd, list, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = openat(dirfd, list, O_RDONLY | O_CLOEXEC), err;
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	int tid;
 
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return -errno;
+	if (!f && fd >= 0) {
+		err = errno;
+		close(fd);
+		errno = err;
 	}
+	return f;
+}
+
+/* dirfd's entries through a copy of it, or NULL with errno set and nothing left open. */
+static DIR *opendir_dup(int dirfd)
+{
+	int fd = dup(dirfd), err;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
+/* The threads listed in list of dirfd's cgroup. */
+static int read_list(int dirfd, const char *list, struct kusage *u, size_t *cap)
+{
+	FILE *f = fopen_at(dirfd, list);
+	int tid, err = 0;
+
+	if (!f)
+		return -errno;
 	while (!err && fscanf(f, "%d", &tid) == 1)
 		err = add_thread(u, cap, tid);
 	fclose(f);
+	return err;
+}
+
+/* The threads of dirfd's cgroup and of every cgroup below it (depth bounded). */
+static int walk_threads(int dirfd, const char *list, struct kusage *u, size_t *cap, int depth)
+{
+	struct dirent *e;
+	DIR *d;
+	int err = read_list(dirfd, list, u, cap);
+
 	if (err || depth >= 64)
 		return err;
-	int dup_fd = dup(dirfd);
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
+	if (!(d = opendir_dup(dirfd)))
 		return -errno;
-	}
-	struct dirent *e;
 	while (!err && (e = readdir(d))) {
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')
 			continue;
@@ -97,8 +125,9 @@ static int cmp_tid(const void *a, const void *b)
 int kusage_read(struct cgfs *fs, const char *rel, bool threads, struct kusage *u)
 {
 	char buf[4096];
+	size_t cap = 0;
 	uint64_t v;
-	int err;
+	int dirfd, err;
 
 	memset(u, 0, sizeof(*u));
 	if (fs->version == 2) {
@@ -120,19 +149,19 @@ int kusage_read(struct cgfs *fs, const char *rel, bool threads, struct kusage *u
 	}
 	if (!threads)
 		return -ENOENT;
-	int dirfd = !strcmp(rel, "/") ? dup(fs->mnt_fd) : openat(fs->mnt_fd, rel + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = !strcmp(rel, "/") ? dup(fs->mnt_fd) : openat(fs->mnt_fd, rel + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return -errno;
-	size_t cap = 0;
 	err = walk_threads(dirfd, "tasks", u, &cap, 0);
 	close(dirfd);
-	if (err) {
-		kusage_free(u);
-		return err;
-	}
+	if (err)
+		goto fail;
 	qsort(u->t, u->n, sizeof(*u->t), cmp_tid);
 	u->source = "schedstat";
 	return 0;
+fail:
+	kusage_free(u);
+	return err;
 }
 
 int kusage_delta(const struct kusage *a, const struct kusage *b, uint64_t *ns, unsigned *moved)

@@ -371,9 +371,10 @@ static const struct cg_sample *walk_to(const struct snapshot *p, size_t *j, uint
 /* Read cg_hot and cg_shard into s->cg, each owned slot at its rank, so s->cg is sorted by id. */
 static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx)
 {
-	int err;
+	uint32_t slot;
+	int err = 0;
 
-	for (uint32_t slot = 0; slot < t->nslots; slot++) {
+	for (slot = 0; slot < t->nslots; slot++) {
 		/*
 		 * Slots are read in their order, but samples are written at their
 		 * ranks, all over the array. So prefetch, for writing, the sample
@@ -384,16 +385,17 @@ static int read_cg(const struct tracer_view *t, struct snapshot *s, struct read_
 		if (ahead < t->nslots && t->owner[ahead])
 			prefetch_lines(&s->cg[t->rank[ahead]], sizeof(struct cg_sample), true);
 		/* Owner 0: claimed and given up in a race, or not yet named. */
-		if (t->owner[slot] && (err = take_cg(ctx, t, slot))) {
-			/* Out of memory: free what the slots before it allocated. */
-			for (uint32_t k = 0; k < slot; k++)
-				if (t->owner[k])
-					free(s->cg[t->rank[k]].cpu);
-			s->n = 0;
-			return err;
-		}
+		if (t->owner[slot] && (err = take_cg(ctx, t, slot)))
+			goto fail;
 	}
 	return 0;
+fail:
+	/* Out of memory: free what the slots before it allocated. */
+	for (uint32_t k = 0; k < slot; k++)
+		if (t->owner[k])
+			free(s->cg[t->rank[k]].cpu);
+	s->n = 0;
+	return err;
 }
 
 /* Let go of what read_cg took, to read it again. */
@@ -480,9 +482,47 @@ static int keep_running(const struct tracer_view *t, struct snapshot *s, const s
 	return 0;
 }
 
-/* Everything a read takes from one view of the maps. */
+/* The per-cgroup arrays and the running slices, with the parked figures and tasks unless light. */
+static int read_now(const struct tracer_view *t, struct snapshot *s, struct read_ctx *ctx, bool per_cpu,
+		    const struct snapshot *prev, bool light)
+{
+	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
+	uint64_t *ran = calloc(t->ncpus, sizeof(*ran));
+	int err = 0;
+
+	if (!cur || !ran) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->ncpus = t->ncpus;
+	s->per_cpu = per_cpu;
+	s->slots_used = t->nowned;
+	s->slots_recycled = t->recycled;
+	ctx->epoch = t->epoch;
+	/* One allocation for every slot in use, or the last read's if as large (enforce reads every cgroup). */
+	if (t->nowned + t->nparked && ROOM_FOR(s->cg, t->nowned + t->nparked + 64, s->cap)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->n = t->nowned;
+	err = read_consistent(t, s, ctx, cur);
+	if (!err && !light)
+		err = take_parked(ctx, t);
+	if (!err)
+		take_running(t, s, cur, ran);
+	if (!err && s->want_running)
+		err = keep_running(t, s, cur, ran);
+	/* The tasks' running slices, as their cgroups' just now. */
+	if (!err && !light && t->fd_tasks >= 0)
+		err = tasks_read(t, s, prev, cur, ran);
+out:
+	free(cur);
+	free(ran);
+	return err;
+}
+
 /*
- * With light, read only the per-cgroup arrays and the running slices, as
+ * Everything a read takes from one view of the maps. With light, read only the per-cgroup arrays and the running slices, as
  * record's demand needs every tenth of a period. Parked figures, tasks,
  * the throttle and preemption maps and the drops are skipped, with all
  * their syscalls.
@@ -491,40 +531,9 @@ static int read_view(const struct tracer_view *t, struct snapshot *s, bool per_c
 		     bool light)
 {
 	struct read_ctx ctx = { .s = s };
-	struct cgs_cpu_cur *cur = calloc(t->ncpus, sizeof(*cur));
-	uint64_t *ran = calloc(t->ncpus, sizeof(*ran));
 	int err;
 
-	if (!cur || !ran) {
-		free(cur);
-		free(ran);
-		return -ENOMEM;
-	}
-	s->ncpus = t->ncpus;
-	s->per_cpu = per_cpu;
-	s->slots_used = t->nowned;
-	s->slots_recycled = t->recycled;
-	ctx.epoch = t->epoch;
-	/* One allocation for every slot in use, or the last read's if as large (enforce reads every cgroup). */
-	if (t->nowned + t->nparked && ROOM_FOR(s->cg, t->nowned + t->nparked + 64, s->cap)) {
-		free(cur);
-		free(ran);
-		return -ENOMEM;
-	}
-	s->n = t->nowned;
-	err = read_consistent(t, s, &ctx, cur);
-	if (!err && !light)
-		err = take_parked(&ctx, t);
-	if (!err)
-		take_running(t, s, cur, ran);
-	if (!err && s->want_running)
-		err = keep_running(t, s, cur, ran);
-	/* The tasks' running slices, as their cgroups' just now. */
-	if (!err && !light && t->fd_tasks >= 0)
-		err = tasks_read(t, s, prev, cur, ran);
-	free(cur);
-	free(ran);
-	if (err || light)
+	if ((err = read_now(t, s, &ctx, per_cpu, prev, light)) || light)
 		return err;
 	if ((err = each_elem(t->fd_thr, sizeof(struct cgs_thr_key), sizeof(struct cgs_thr_stats), 0,
 			     take_thr, &ctx)) ||

@@ -355,15 +355,14 @@ struct walk {
 static int walk_dir(struct walk *w, int dfd, size_t len, uint64_t id)
 {
 	int err = w->post ? 0 : w->cb(w->ctx, w->rel, id);
-	DIR *d = err ? NULL : fdopendir(dfd);
-	struct dirent *e;
-
-	if (!d) {
-		close(dfd);
-		return err ? err : w->post ? w->cb(w->ctx, w->rel, id) : 0;
-	}
 	/* Children are written after "/a" at len, after the root "/" at 0. */
 	size_t at = len == 1 ? 0 : len;
+	struct dirent *e;
+	DIR *d = NULL;
+
+	if (err || !(d = fdopendir(dfd)))
+		goto out;
+	dfd = -1; /* d holds it */
 	while (!err && (e = readdir(d))) {
 		struct stat st;
 		int cfd, n;
@@ -383,7 +382,11 @@ static int walk_dir(struct walk *w, int dfd, size_t len, uint64_t id)
 			close(cfd);
 		w->rel[len] = 0;
 	}
-	closedir(d);
+out:
+	if (d)
+		closedir(d);
+	if (dfd >= 0)
+		close(dfd);
 	return !err && w->post ? w->cb(w->ctx, w->rel, id) : err;
 }
 
@@ -393,7 +396,7 @@ int cgfs_walk(struct cgfs *fs, const char *below, bool post_order,
 	struct walk w = { .fs = fs, .post = post_order, .cb = cb, .ctx = ctx };
 	const char *r = below[0] == '/' ? below + 1 : below;
 	struct stat st;
-	int fd, n;
+	int fd, n, err;
 
 	n = snprintf(w.rel, sizeof(w.rel), "/%s", r);
 	if (n < 0 || (size_t)n >= sizeof(w.rel))
@@ -402,11 +405,16 @@ int cgfs_walk(struct cgfs *fs, const char *below, bool post_order,
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
-		close(fd);
-		return -errno;
+		err = -errno;
+		goto out;
 	}
 	w.dev = st.st_dev;
-	return walk_dir(&w, fd, n, st.st_ino);
+	err = walk_dir(&w, fd, n, st.st_ino);
+	fd = -1; /* closed by walk_dir */
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 static int scan_one(void *fs, const char *rel, uint64_t id)
@@ -482,6 +490,17 @@ bool cgfs_learn(struct cgfs *fs, uint64_t id)
 	return lookup(fs, id, false, NULL, &gone) || !gone;
 }
 
+/* path below dirfd as a directory stream, not followed if a link; NULL with nothing left open. */
+static DIR *opendir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /*
  * A pod's own cgroup names no container, so take the pod's name and
  * namespace from the state of a container below it. Any one will do:
@@ -490,17 +509,13 @@ bool cgfs_learn(struct cgfs *fs, uint64_t id)
 static void pod_names_from_children(struct cgfs *fs, const char *path, struct cgname *pod)
 {
 	const char *r = path[0] == '/' ? path + 1 : path;
-	int fd = openat(fs->mnt_fd, *r ? r : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = opendir_at(fs->mnt_fd, *r ? r : ".");
 	char child[PATH_MAX];
 	struct dirent *e;
 	struct cgname c;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
 		    snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))

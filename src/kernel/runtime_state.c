@@ -54,22 +54,21 @@ static struct json_object *read_json(const char *path)
 {
 	struct json_object *j = NULL;
 	struct stat st;
-	char *buf;
+	char *buf = NULL;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > STATE_MAX || !(buf = malloc(st.st_size + 1))) {
-		close(fd);
-		return NULL;
-	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > STATE_MAX || !(buf = malloc(st.st_size + 1)))
+		goto out;
 	n = read(fd, buf, st.st_size);
-	close(fd);
 	if (n == st.st_size) {
 		buf[n] = 0;
 		j = json_tokener_parse(buf);
 	}
+out:
+	close(fd);
 	free(buf);
 	return j;
 }

@@ -46,16 +46,19 @@ int atomic_file_open(struct atomic_file *f, const char *path, mode_t mode, bool 
 	*f = (struct atomic_file){ .fd = -1, .sync = sync };
 	split(path, dir, sizeof(dir), &base);
 	if (!(f->path = strdup(path)) || asprintf(&f->tmp, "%s/.%s" ATOMIC_FILE_TAG "XXXXXX", dir, base) < 0) {
-		free(f->path);
-		*f = (struct atomic_file){ .fd = -1 };
-		return -ENOMEM;
+		f->tmp = NULL; /* undefined after a failed asprintf */
+		err = -ENOMEM;
+		goto fail;
 	}
 	if ((f->fd = mkostemp(f->tmp, O_CLOEXEC)) < 0 || (mode && fchmod(f->fd, mode))) {
 		err = -errno;
-		atomic_file_close(f, false);
-		return err;
+		goto fail;
 	}
 	return 0;
+fail:
+	/* Removes the temporary file if made, and frees the names: f is empty again. */
+	atomic_file_close(f, false);
+	return err;
 }
 
 int atomic_file_check(const char *path)

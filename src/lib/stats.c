@@ -137,6 +137,24 @@ static int cmp_t(const void *a, const void *b)
 	return cmp_d(&((const struct tagged *)a)->v, &((const struct tagged *)b)->v);
 }
 
+/* The exact one-sided p: the share of the rank sum's distribution at obs or above. */
+static int exact_p(const unsigned *r, size_t N, size_t nn, size_t obs, double *p)
+{
+	size_t len;
+	double *d = rank_sum_dist(r, N, nn, &len), all = 0, up = 0;
+
+	if (!d)
+		return -ENOMEM;
+	for (size_t s = 0; s < len; s++) {
+		all += d[s];
+		if (s >= obs)
+			up += d[s];
+	}
+	free(d);
+	*p = up / all;
+	return 0;
+}
+
 /*
  * The one-sided p of the rank-sum test: mid-ranks (doubled: integers), the
  * new sample's rank sum against its permutation distribution.
@@ -148,11 +166,11 @@ static int rank_sum_p(const double *base, size_t nb, const double *new_, size_t 
 	unsigned *r = malloc(N * sizeof(*r));
 	double ties = 0; /* sum of t^3 - t over the groups of ties */
 	size_t obs = 0;  /* the new sample's doubled rank sum */
+	int err = 0;
 
 	if (!t || !r) {
-		free(t);
-		free(r);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	for (size_t i = 0; i < nb; i++)
 		t[i] = (struct tagged){ base[i], 0 };
@@ -171,30 +189,58 @@ static int rank_sum_p(const double *base, size_t nb, const double *new_, size_t 
 	for (size_t i = 0; i < N; i++)
 		if (t[i].is_new)
 			obs += r[i];
-	free(t);
 	if (N <= EXACT_MAX) {
-		size_t len;
-		double *d = rank_sum_dist(r, N, nn, &len), all = 0, up = 0;
-		free(r);
-		if (!d)
-			return -ENOMEM;
-		for (size_t s = 0; s < len; s++) {
-			all += d[s];
-			if (s >= obs)
-				up += d[s];
-		}
-		free(d);
-		*p = up / all;
-		*exact = true;
-		return 0;
+		if (!(err = exact_p(r, N, nn, obs, p)))
+			*exact = true;
+	} else {
+		/* U of the new sample, its mean and variance with ties; a continuity correction of 1/2. */
+		double u = obs / 2.0 - nn * (nn + 1) / 2.0, mean = nn * (double)nb / 2;
+		double var = nn * (double)nb / 12 * ((N + 1) - ties / ((double)N * (N - 1)));
+		*p = var > 0 ? norm_sf((u - mean - 0.5) / sqrt(var)) : (u > mean ? 0 : 1);
+		*exact = false;
 	}
+out:
+	free(t);
 	free(r);
-	/* U of the new sample, its mean and variance with ties; a continuity correction of 1/2. */
-	double u = obs / 2.0 - nn * (nn + 1) / 2.0, mean = nn * (double)nb / 2;
-	double var = nn * (double)nb / 12 * ((N + 1) - ties / ((double)N * (N - 1)));
-	*p = var > 0 ? norm_sf((u - mean - 0.5) / sqrt(var)) : (u > mean ? 0 : 1);
-	*exact = false;
-	return 0;
+	return err;
+}
+
+/* shift_k by the exact distribution, a = (1 - conf) / 2. */
+static int shift_k_exact(size_t nb, size_t nn, double a, size_t *k, double *cov)
+{
+	size_t N = nb + nn, M = nb * nn;
+	unsigned *r = malloc(N * sizeof(*r));
+	size_t len, base = nn * (nn + 1); /* the least doubled rank sum: U = 0 */
+	double *d = NULL, all = 0, cum = 0, below;
+	int err = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < N; i++)
+		r[i] = (unsigned)(2 * (i + 1));
+	if (!(d = rank_sum_dist(r, N, nn, &len))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t s = 0; s < len; s++)
+		all += d[s];
+	/* Doubled sums step by 2: U = (s - base) / 2. k = 1 covers 1 - 2 P(U = 0) at least. */
+	below = d[base] / all; /* P(U <= k-1) for the k chosen */
+	*k = 1;
+	for (size_t u = 0; base + 2 * u < len && u < M; u++) {
+		cum += d[base + 2 * u] / all;
+		if (cum > a)
+			break;
+		*k = u + 1;
+		below = cum;
+	}
+	*cov = 1 - 2 * below;
+	if (*cov < 0)
+		*cov = 0;
+out:
+	free(r);
+	free(d);
+	return err;
 }
 
 /*
@@ -207,35 +253,8 @@ static int shift_k(size_t nb, size_t nn, double conf, size_t *k, double *cov)
 	size_t N = nb + nn, M = nb * nn;
 	double a = (1 - conf) / 2;
 
-	if (N <= EXACT_MAX) {
-		unsigned *r = malloc(N * sizeof(*r));
-		size_t len, base = nn * (nn + 1); /* the least doubled rank sum: U = 0 */
-		if (!r)
-			return -ENOMEM;
-		for (size_t i = 0; i < N; i++)
-			r[i] = (unsigned)(2 * (i + 1));
-		double *d = rank_sum_dist(r, N, nn, &len), all = 0, cum = 0;
-		free(r);
-		if (!d)
-			return -ENOMEM;
-		for (size_t s = 0; s < len; s++)
-			all += d[s];
-		/* Doubled sums step by 2: U = (s - base) / 2. k = 1 covers 1 - 2 P(U = 0) at least. */
-		double below = d[base] / all; /* P(U <= k-1) for the k chosen */
-		*k = 1;
-		for (size_t u = 0; base + 2 * u < len && u < M; u++) {
-			cum += d[base + 2 * u] / all;
-			if (cum > a)
-				break;
-			*k = u + 1;
-			below = cum;
-		}
-		free(d);
-		*cov = 1 - 2 * below;
-		if (*cov < 0)
-			*cov = 0;
-		return 0;
-	}
+	if (N <= EXACT_MAX)
+		return shift_k_exact(nb, nn, a, k, cov);
 	double z = norm_isf(a), sd = sqrt(nn * (double)nb * (N + 1) / 12);
 	double kk = floor(M / 2.0 - z * sd);
 	*k = kk < 1 ? 1 : (size_t)kk;
@@ -246,6 +265,7 @@ static int shift_k(size_t nb, size_t nn, double conf, size_t *k, double *cov)
 int stat_compare(const double *base, size_t nb, const double *new_, size_t nn, double conf, struct stat_shift *out)
 {
 	size_t M = nb * nn, k;
+	double *d;
 	int err;
 
 	if (nb + nn > 2000)
@@ -253,22 +273,20 @@ int stat_compare(const double *base, size_t nb, const double *new_, size_t nn, d
 	memset(out, 0, sizeof(*out));
 	if ((err = rank_sum_p(base, nb, new_, nn, &out->p_greater, &out->exact)))
 		return err;
-	double *d = malloc(M * sizeof(*d));
-	if (!d)
+	if (!(d = malloc(M * sizeof(*d))))
 		return -ENOMEM;
 	for (size_t i = 0; i < nb; i++)
 		for (size_t j = 0; j < nn; j++)
 			d[i * nn + j] = new_[j] - base[i];
 	qsort(d, M, sizeof(*d), cmp_d);
 	out->shift = median_sorted(d, M);
-	if ((err = shift_k(nb, nn, conf, &k, &out->coverage))) {
-		free(d);
-		return err;
-	}
+	if ((err = shift_k(nb, nn, conf, &k, &out->coverage)))
+		goto out;
 	if (k > (M + 1) / 2)
 		k = (M + 1) / 2;
 	out->lo = d[k - 1];
 	out->hi = d[M - k];
+out:
 	free(d);
-	return 0;
+	return err;
 }

@@ -80,23 +80,26 @@ static struct journal_ent *find(const struct journal *j, const char *rel, const 
 
 int journal_add(struct journal *j, uint64_t id, const char *rel, const char *file, const char *orig)
 {
+	struct journal_ent *e;
+
 	if (find(j, rel, file))
 		return -EEXIST;
 	if (ARRAY_GROW(j->e, j->n, j->cap, 16))
 		return -ENOMEM;
-	struct journal_ent *e = &j->e[j->n];
+	e = &j->e[j->n];
 	memset(e, 0, sizeof(*e));
 	if (!(e->rel = strdup(rel)))
 		return -ENOMEM;
 	e->id = id;
 	snprintf(e->file, sizeof(e->file), "%s", file);
 	snprintf(e->orig, sizeof(e->orig), "%s", orig);
-	if (keyidx_add(&j->idx, j->n, e->rel, e->file)) {
-		free(e->rel);
-		return -ENOMEM;
-	}
+	if (keyidx_add(&j->idx, j->n, e->rel, e->file))
+		goto fail;
 	j->n++;
 	return 0;
+fail:
+	free(e->rel);
+	return -ENOMEM;
 }
 
 const struct journal_ent *journal_find(const struct journal *j, const char *rel, const char *file)
@@ -241,12 +244,13 @@ char *journal_format(const struct journal *j, size_t *len)
 		fputc('\n', f);
 	}
 	fprintf(f, "end %zu\n", j->n);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
+	if (fclose(f))
+		goto fail;
 	*len = n;
 	return buf;
+fail:
+	free(buf);
+	return NULL;
 }
 
 /* Split a line into exactly want fields on single spaces. */
@@ -280,7 +284,7 @@ static int bad(char *err, size_t errlen, const char *path, int line, const char 
 
 int journal_parse(const char *text, size_t len, const char *path, struct journal *j, char *err, size_t errlen)
 {
-	const char *f[6], *at = text;
+	const char *f[6], *at = text, *why = NULL;
 	size_t fl[6];
 	char num[24], rel[PATH_MAX], file[32], val[64];
 	uint64_t v;
@@ -298,44 +302,50 @@ int journal_parse(const char *text, size_t len, const char *path, struct journal
 		size_t n;
 		line++;
 		if (!nl) {
-			journal_free(j);
-			return bad(err, errlen, path, line, "cut short (no end of line): not a whole journal");
+			why = "cut short (no end of line): not a whole journal";
+			goto fail;
 		}
 		n = nl - at;
 		if (ended) {
-			journal_free(j);
-			return bad(err, errlen, path, line, "a line after 'end'");
+			why = "a line after 'end'";
+			goto fail;
 		}
 		if (line == 1) {
 			if (n != strlen(JOURNAL_MAGIC) || memcmp(at, JOURNAL_MAGIC, n)) {
 				/* Not ours at all, or a later format: either way not to be guessed at. */
-				return bad(err, errlen, path, line, "not a cgsched journal (expected '" JOURNAL_MAGIC "')");
+				why = "not a cgsched journal (expected '" JOURNAL_MAGIC "')";
+				goto fail;
 			}
 		} else if (line == 2) {
 			if (fields(at, n, f, fl, 2) || !is(f[0], fl[0], "pid") || fl[1] >= sizeof(num) ||
-			    (memcpy(num, f[1], fl[1]), num[fl[1]] = 0, parse_u64(num, 1, 4194304, &v)))
-				return bad(err, errlen, path, line, "expected 'pid N'");
+			    (memcpy(num, f[1], fl[1]), num[fl[1]] = 0, parse_u64(num, 1, 4194304, &v))) {
+				why = "expected 'pid N'";
+				goto fail;
+			}
 			j->pid = v;
 		} else if (line == 3) {
-			if (fields(at, n, f, fl, 2) || !is(f[0], fl[0], "boot") || !boot_ok(f[1], fl[1]))
-				return bad(err, errlen, path, line, "expected 'boot ID' (/proc/sys/kernel/random/boot_id)");
+			if (fields(at, n, f, fl, 2) || !is(f[0], fl[0], "boot") || !boot_ok(f[1], fl[1])) {
+				why = "expected 'boot ID' (/proc/sys/kernel/random/boot_id)";
+				goto fail;
+			}
 			memcpy(j->boot, f[1], fl[1]);
 			j->boot[fl[1]] = 0;
 		} else if (line == 4) {
 			if (fields(at, n, f, fl, 3) || !is(f[0], fl[0], "hierarchy") ||
 			    !(is(f[1], fl[1], "1") || is(f[1], fl[1], "2")) ||
-			    decode(f[2], fl[2], j->root, sizeof(j->root)) || j->root[0] != '/')
-				return bad(err, errlen, path, line, "expected 'hierarchy 1|2 MOUNT-POINT'");
+			    decode(f[2], fl[2], j->root, sizeof(j->root)) || j->root[0] != '/') {
+				why = "expected 'hierarchy 1|2 MOUNT-POINT'";
+				goto fail;
+			}
 			j->version = f[1][0] - '0';
 		} else if (n >= 4 && !memcmp(at, "end ", 4)) {
 			if (fields(at, n, f, fl, 2) || fl[1] >= sizeof(num) ||
 			    (memcpy(num, f[1], fl[1]), num[fl[1]] = 0, parse_u64(num, 0, SIZE_MAX, &v)) || v != j->n) {
-				journal_free(j);
-				return bad(err, errlen, path, line, "'end N' does not count the 'set' lines before it");
+				why = "'end N' does not count the 'set' lines before it";
+				goto fail;
 			}
 			ended = true;
 		} else {
-			const char *why = NULL;
 			if (fields(at, n, f, fl, 5) || !is(f[0], fl[0], "set"))
 				why = "expected 'set ID PATH FILE VALUE' or 'end N'";
 			else if (fl[1] >= sizeof(num) || (memcpy(num, f[1], fl[1]), num[fl[1]] = 0, parse_u64(num, 1, UINT64_MAX, &v)))
@@ -350,18 +360,20 @@ int journal_parse(const char *text, size_t len, const char *path, struct journal
 				why = "the same cgroup file twice";
 			else if (journal_add(j, v, rel, file, val))
 				why = "out of memory";
-			if (why) {
-				journal_free(j);
-				return bad(err, errlen, path, line, why);
-			}
+			if (why)
+				goto fail;
 		}
 		at = nl + 1;
 	}
 	if (!ended) {
-		journal_free(j);
-		return bad(err, errlen, path, line + 1, "no 'end N' line: not a whole journal");
+		line++; /* the line where 'end N' should be */
+		why = "no 'end N' line: not a whole journal";
+		goto fail;
 	}
 	return 0;
+fail:
+	journal_free(j);
+	return bad(err, errlen, path, line, why);
 }
 
 /* --- files ----------------------------------------------------------------- */
@@ -389,16 +401,18 @@ int journal_save(const struct journal *j)
 {
 	size_t len;
 	char *text = journal_format(j, &len);
+	int err;
 
 	if (!text)
 		return -ENOMEM;
 	/* What journal_load would refuse is not written: the journal on disk stays as it was. */
 	if (len > JOURNAL_MAX_BYTES) {
-		free(text);
-		return -EFBIG;
+		err = -EFBIG;
+		goto out;
 	}
 	/* Synced: a power cut leaves the old journal or the new one, never none. */
-	int err = atomic_file_put(j->path, text, len, 0, true);
+	err = atomic_file_put(j->path, text, len, 0, true);
+out:
 	free(text);
 	return err;
 }
@@ -411,6 +425,7 @@ int journal_remove(const char *path)
 int journal_lock(const char *path, long *holder)
 {
 	char lock[PATH_MAX], buf[32];
+	struct stat st;
 	int fd, err;
 	ssize_t n;
 
@@ -426,10 +441,9 @@ int journal_lock(const char *path, long *holder)
 	 * at its name in a shared directory would truncate the file it links
 	 * to; O_NOFOLLOW stops only symlinks.
 	 */
-	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !stat_ours_alone(&st)) {
-		close(fd);
-		return -EPERM;
+		err = -EPERM;
+		goto fail;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
@@ -437,8 +451,7 @@ int journal_lock(const char *path, long *holder)
 			buf[n] = 0;
 			*holder = strtol(buf, NULL, 10);
 		}
-		close(fd);
-		return err;
+		goto fail;
 	}
 	/* Who holds it, for the next one's message. */
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
@@ -446,6 +459,9 @@ int journal_lock(const char *path, long *holder)
 		cgs_debug("%s: could not write the pid: %s", lock, strerror(errno));
 	atomic_file_clean(path);
 	return fd;
+fail:
+	close(fd);
+	return err;
 }
 
 bool journal_this_boot(const struct journal *j)
@@ -481,10 +497,8 @@ int journal_plan(const struct journal *j, struct cgfs *fs, struct plan *p,
 		now[strcspn(now, "\n")] = 0;
 		if (!strcmp(now, e->orig))
 			continue;
-		if (ARRAY_GROW(p->c, p->n, p->cap, 16)) {
-			plan_free(p);
-			return -ENOMEM;
-		}
+		if (ARRAY_GROW(p->c, p->n, p->cap, 16))
+			goto fail;
 		struct change *c = &p->c[p->n++];
 		memset(c, 0, sizeof(*c));
 		snprintf(c->rel, sizeof(c->rel), "%s", e->rel);
@@ -494,4 +508,7 @@ int journal_plan(const struct journal *j, struct cgfs *fs, struct plan *p,
 	}
 	plan_order_bursts(p);
 	return 0;
+fail:
+	plan_free(p);
+	return -ENOMEM;
 }

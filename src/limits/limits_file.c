@@ -317,11 +317,12 @@ int limits_file_parse(const char *text, size_t len, const char *path, struct cgf
 		snprintf(err, errlen, "%s: no [cgroup] section with a setting", path);
 		c.failed = true;
 	}
-	if (c.failed) {
-		limits_file_free(lf);
-		return -1;
-	}
+	if (c.failed)
+		goto fail;
 	return 0;
+fail:
+	limits_file_free(lf);
+	return -1;
 }
 
 void limits_file_free(struct limits_file *lf)
@@ -495,21 +496,22 @@ int plan_build(struct limits_file *lf, struct cgfs *fs, bool (*soft_on)(void *ct
 	       void *soft_ctx, struct plan *p)
 {
 	struct build_ctx b = { .c = { .p = p, .fs = fs }, .soft_on = soft_on, .soft_ctx = soft_ctx };
+	size_t w = 0;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	if ((err = limits_targets(lf, fs, plan_target, &b)) || (err = b.c.err)) {
-		plan_free(p);
-		return err;
-	}
+	if ((err = limits_targets(lf, fs, plan_target, &b)) || (err = b.c.err))
+		goto fail;
 	/* Leave out what is as it should be (but keep the mkdir). */
-	size_t w = 0;
 	for (size_t i = 0; i < p->n; i++)
 		if (p->c[i].mkdir || strcmp(p->c[i].old, p->c[i].new))
 			p->c[w++] = p->c[i];
 	p->n = w;
 	plan_order_bursts(p);
 	return 0;
+fail:
+	plan_free(p);
+	return err;
 }
 
 /* A value in µs at the start of s; false for "-1" and "max" (no quota), or no number. */

@@ -133,26 +133,23 @@ static int group_add(struct groups *gs, struct cgfs *fs, const struct keyed *k, 
 	return 0;
 }
 
-int groups_make(struct groups *gs, enum group_by by, const struct snapshot *d, struct cgfs *fs,
-		struct snapshot *out)
+/* d's cgroups sorted into gs's groups and members (gs->by's): 0 or -ENOMEM. */
+static int groups_fill(struct groups *gs, const struct snapshot *d, struct cgfs *fs)
 {
 	struct keyed *k = malloc((d->n ? d->n : 1) * sizeof(*k));
 	size_t nk = 0;
 	int err = 0;
 
-	memset(gs, 0, sizeof(*gs));
-	memset(out, 0, sizeof(*out));
-	gs->by = by;
 	gs->g = calloc(d->n ? d->n : 1, sizeof(*gs->g));
 	gs->m = calloc(d->n ? d->n : 1, sizeof(*gs->m));
 	if (!k || !gs->g || !gs->m) {
-		free(k);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		uint64_t id = d->cg[i].id;
 		const char *last, *path = cgfs_path(fs, id, false, &last);
-		const char *key = key_of(cgfs_who(fs, id), by);
+		const char *key = key_of(cgfs_who(fs, id), gs->by);
 		if (!path)
 			path = last;
 		if (key && path)
@@ -164,13 +161,31 @@ int groups_make(struct groups *gs, enum group_by by, const struct snapshot *d, s
 			;
 		err = group_add(gs, fs, k + i, j - i);
 	}
+out:
 	free(k);
-	if (err)
-		return err;
+	return err;
+}
+
+int groups_make(struct groups *gs, enum group_by by, const struct snapshot *d, struct cgfs *fs,
+		struct snapshot *out)
+{
+	int err;
+
+	memset(gs, 0, sizeof(*gs));
+	memset(out, 0, sizeof(*out));
+	gs->by = by;
+	if ((err = groups_fill(gs, d, fs)))
+		goto fail;
 	qsort(gs->m, gs->nm, sizeof(*gs->m), cmp_id);
 	/* struct group begins with its id: sorted and searched as one. */
 	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_id);
-	return snapshot_regroup(d, member_group, gs, out);
+	if ((err = snapshot_regroup(d, member_group, gs, out)))
+		goto fail;
+	return 0;
+fail:
+	snapshot_free(out);
+	groups_free(gs);
+	return err;
 }
 
 void groups_label(const struct groups *gs, struct report *r)

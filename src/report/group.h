@@ -40,8 +40,9 @@ int group_by_parse(const char *s, enum group_by *g);
 const char *group_by_name(enum group_by g);
 /*
  * Sort d's cgroups into groups (paths through fs) and sum each group's
- * samples into out (snapshot_regroup). 0 or -ENOMEM; gs and out are
- * freed by groups_free and snapshot_free either way.
+ * samples into out (snapshot_regroup). 0 or -ENOMEM. After a failure, gs
+ * and out are empty again; after success, groups_free and snapshot_free
+ * free them.
  */
 int groups_make(struct groups *gs, enum group_by by, const struct snapshot *d, struct cgfs *fs,
 		struct snapshot *out);

@@ -70,7 +70,7 @@ static int hits_of(const struct cgs_episode *e, size_t n, uint64_t id, uint64_t 
 		   uint64_t end_ns, struct hit **out, size_t *nout)
 {
 	int64_t p0 = from_ns ? place(from_ns, period_ns, end_ns).period : INT64_MIN;
-	struct hit f, *h;
+	struct hit f, *h = NULL;
 	size_t nh = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -94,21 +94,23 @@ static int hits_of(const struct cgs_episode *e, size_t n, uint64_t id, uint64_t 
 			if (f.period + (int64_t)j >= p0)
 				h[nh++] = (struct hit){ .period = f.period + (int64_t)j, .offset = 0 };
 	}
-	if (!nh) {
-		free(h);
-		return 0;
-	}
+	if (!nh)
+		goto out;
 	qsort(h, nh, sizeof(*h), cmp_hit);
 	*out = h;
 	*nout = nh;
+	h = NULL;
+out:
+	free(h);
 	return 0;
 }
 
 int periods_of(const struct cgs_episode *e, size_t n, const struct period_input *in, struct period_stats *out)
 {
-	struct hit *h;
-	uint64_t *first;
+	struct hit *h = NULL;
+	uint64_t *first = NULL, run = 0;
 	size_t nh = 0, np = 0;
+	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!in->period_ns || !in->quota_ns || !in->end_ns)
@@ -119,10 +121,9 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 	if (!nh)
 		return 0;
 	if (!(first = malloc(nh * sizeof(*first)))) {
-		free(h);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
-	uint64_t run = 0;
 	for (size_t i = 0; i < nh; i++) {
 		if (i && h[i].period == h[i - 1].period)
 			continue; /* another CPU's episode of a period counted: its earliest came first */
@@ -138,9 +139,10 @@ int periods_of(const struct cgs_episode *e, size_t n, const struct period_input 
 	/* Under half its quota on average, and throttled all the same: bursts outran it. */
 	if (in->window_ns && (double)in->use_ns / in->window_ns < 0.5 * in->quota_ns / in->period_ns)
 		out->underused = np;
+out:
 	free(h);
 	free(first);
-	return 0;
+	return err;
 }
 
 const uint64_t period_ran_out_bounds_ns[PT_RAN_OUT_BOUNDS] = {

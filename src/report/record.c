@@ -296,10 +296,8 @@ void record_repeat_print(FILE *f, const struct record_repeat *rep)
 	double *v = malloc((rep->n ? rep->n : 1) * sizeof(*v));
 	char a[16], b[16], c[16], d[16], e[16];
 
-	if (!v || !rep->n) {
-		free(v);
-		return;
-	}
+	if (!v || !rep->n)
+		goto out;
 	fprintf(f, "\n %zu runs (after %zu to warm up): each figure's median and %.0f%% interval\n\n",
 		rep->n, rep->warmup, 100 * rep->conf);
 	fprintf(f, "  %-16s %12s  %25s  %12s %12s\n", "", "median", "interval", "min", "max");
@@ -323,6 +321,7 @@ void record_repeat_print(FILE *f, const struct record_repeat *rep)
 			fprintf(f, "  %-16s (%zu runs give at most %.1f%% confidence; %.0f%% needs more runs)\n", "",
 				rep->n, 100 * st.coverage, 100 * rep->conf);
 	}
+out:
 	free(v);
 }
 
@@ -441,7 +440,7 @@ void record_json(struct jw *w, const struct record_summary *rs)
 
 char *record_json_text(const struct record_summary *rs, size_t *len)
 {
-	char *buf = NULL;
+	char *buf = NULL, *text = NULL;
 	FILE *f = open_memstream(&buf, len);
 	struct jw w;
 
@@ -449,11 +448,13 @@ char *record_json_text(const struct record_summary *rs, size_t *len)
 		return NULL;
 	jw_init(&w, f, true);
 	record_json(&w, rs);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	if (fclose(f))
+		goto out;
+	text = buf;
+	buf = NULL;
+out:
+	free(buf);
+	return text;
 }
 
 void record_print(FILE *f, const struct record_summary *rs)

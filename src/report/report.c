@@ -274,6 +274,7 @@ static void select_first(struct sort_ent *e, size_t n, size_t k)
 void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t first)
 {
 	struct sort_ent *e = malloc((r->n ? 2 * r->n : 1) * sizeof(*e));
+	struct row *t;
 
 	if (k == SORT_PATH)
 		report_resolve(r, fs, 0);
@@ -295,17 +296,16 @@ void report_sort(struct report *r, struct cgfs *fs, enum sort_key k, size_t firs
 	 */
 	if (!r->spare)
 		r->spare = malloc((r->cap > r->n ? r->cap : r->n ? r->n : 1) * sizeof(*r->spare));
-	if (!r->spare) {
-		free(e);
-		return; /* out of memory: unsorted */
-	}
+	if (!r->spare)
+		goto out; /* out of memory: unsorted */
 	for (size_t i = 0; i < r->n; i++)
 		r->spare[i] = r->rows[e[i].i];
-	struct row *t = r->rows;
+	t = r->rows;
 	r->rows = r->spare;
 	r->spare = t;
 	if (r->cap < r->n)
 		r->cap = r->n;
+out:
 	free(e);
 }
 

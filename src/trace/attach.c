@@ -178,12 +178,13 @@ static void resolve_ksyms(struct ksyms *k)
 
 bool tracer_link_add(struct tracer *t, struct bpf_link *l)
 {
-	if (t->nlinks >= (int)ARRAY_SIZE(t->links)) {
-		bpf_link__destroy(l);
-		return false;
-	}
+	if (t->nlinks >= (int)ARRAY_SIZE(t->links))
+		goto fail;
 	t->links[t->nlinks++] = l;
 	return true;
+fail:
+	bpf_link__destroy(l);
+	return false;
 }
 
 static int attach_kprobes(struct tracer *t, struct sched_bpf *s, const struct ksyms *k)
@@ -491,7 +492,7 @@ static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const str
 static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
 		       const struct thr_backend *tb, struct ksyms *k)
 {
-	struct sched_bpf *s;
+	struct sched_bpf *s = NULL;
 	int err, hier = cpu_hierarchy();
 
 	if (o->stop && *o->stop)

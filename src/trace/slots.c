@@ -54,9 +54,13 @@ int slots_init(struct slot_table *sl)
 	    !(sl->sig = calloc(sl->max, sizeof(*sl->sig))) ||
 	    !(sl->quiet_since = calloc(sl->max, sizeof(*sl->quiet_since)))) {
 		cgs_err("out of memory");
-		return -ENOMEM;
+		goto fail;
 	}
 	return 0;
+fail:
+	/* Unmaps the slot owners and frees the tables allocated so far. */
+	slots_free(sl);
+	return -ENOMEM;
 }
 
 void slots_free(struct slot_table *sl)
@@ -290,6 +294,7 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 	struct cgs_cpu_cur *cur = NULL;
 	uint32_t n = 0, zero = 0;
 	bool short_now = free_now < short_below(sl);
+	int err = 0;
 	/*
 	 * A slot's signature is the sum of its event counts over all CPUs.
 	 * Sampling it reads every owned slot on every CPU, as much as a full
@@ -317,8 +322,8 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 	/* Twice the mark: new cgroups keep coming in the second before these are free. */
 	need = 2 * short_below(sl) - free_now;
 	if (!(cand = malloc((size_t)sl->nslots * sizeof(*cand))) || !(cur = calloc(sl->ncpus, sizeof(*cur)))) {
-		free(cand);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	if (bpf_map_lookup_elem(sl->fd_cur, &zero, cur))
 		goto out; /* cannot tell what runs: take nothing back */
@@ -344,7 +349,7 @@ static int pick_idle(struct slot_table *sl, uint64_t now)
 out:
 	free(cand);
 	free(cur);
-	return 0;
+	return err;
 }
 
 /* dst += src, field by field, as a snapshot sums a cgroup's figures: the hot ones ... */
@@ -532,7 +537,7 @@ static int release(struct slot_table *sl, uint64_t now)
 	uint32_t *go = NULL, n = 0;
 	struct cgs_cg_stats **v = NULL;
 	uint64_t *gone_ids = NULL;
-	size_t sorted = sl->nparked;
+	size_t sorted = sl->nparked, ngone = 0;
 	int err = -ENOMEM;
 
 	if (!sl->nretiring)
@@ -544,8 +549,8 @@ static int release(struct slot_table *sl, uint64_t now)
 		if (sl->retire_read[s] && sl->retire_read[s] < sl->reads && now - sl->retire_ns[s] >= 1000000000ULL)
 			go[n++] = s;
 	if (!n) {
-		free(go);
-		return 0;
+		err = 0;
+		goto out;
 	}
 	/* Allocate everything first: past the deletes below, nothing may fail half-way. */
 	/* Under churn, the parked count creeps up a few at a time. */
@@ -570,7 +575,6 @@ static int release(struct slot_table *sl, uint64_t now)
 	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
 	/* ... once the programs that used them have finished. */
 	wait_programs(sl);
-	size_t ngone = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = go[i];
 

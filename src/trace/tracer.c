@@ -91,7 +91,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	    (err = mapwin_open(&t->shardw, t->fd_shard, sizeof(struct cgs_cg_shard), t->nshards, o->cfg->max_cgroups)) ||
 	    (err = mapwin_cover(&t->hotw, 1)) || (err = mapwin_cover(&t->shardw, 1))) {
 		cgs_err("cannot map the per-cgroup figures (%s)", strerror(-err));
-		return err;
+		goto fail;
 	}
 	t->hot = t->hotw.base;
 	t->shard = t->shardw.base;
@@ -125,7 +125,7 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	t->on_removals_told = o->on_removals_told;
 	t->names_ctx = o->names_ctx;
 	if ((err = slots_init(&t->sl)))
-		return err;
+		goto fail;
 	if (o->cfg->keep_removed_ns > t->sl.keep_ns)
 		t->sl.keep_ns = o->cfg->keep_removed_ns;
 	pthread_mutex_init(&t->read_lock, NULL);
@@ -133,13 +133,17 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	t->seed = seed_cpus(t);
 	t->attached_ns = now_ns();
 	if (o->stop && *o->stop) {
-		tracer_stop(t);
-		return -EINTR;
+		err = -EINTR;
+		goto fail;
 	}
 	cgs_debug("attached: backend %s, throttle backend %s, task state in %s; %.1f ms after start",
 		  t->backend, t->thr_backend, t->task_storage ? "task storage" : "LRU hash",
 		  (now_ns() - cgs_t0_ns) / 1e6);
 	return 0;
+fail:
+	/* Detaches and frees all that attach_start and the steps after it made. */
+	tracer_stop(t);
+	return err;
 }
 
 void tracer_stop(struct tracer *t)

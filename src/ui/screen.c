@@ -407,10 +407,8 @@ static void draw_tasks(const struct screen_head *h, const struct screen_view *v,
 
 	*shown = 0;
 	S.ndrawn = 0;
-	if (!tr || !(f.rows = malloc((cap ? cap : 1) * sizeof(*f.rows))) || !(attrs = malloc((cap ? cap : 1) * sizeof(*attrs)))) {
-		free(f.rows);
-		return;
-	}
+	if (!tr || !(f.rows = malloc((cap ? cap : 1) * sizeof(*f.rows))) || !(attrs = malloc((cap ? cap : 1) * sizeof(*attrs))))
+		goto out;
 	for (size_t i = 0; i < tr->n; i++) {
 		if (!task_matches(&tr->rows[i], v->filter))
 			continue;
@@ -432,6 +430,7 @@ static void draw_tasks(const struct screen_head *h, const struct screen_view *v,
 		table_at(4, text, attrs, f.n);
 		free(text);
 	}
+out:
 	free(attrs);
 	free(f.rows);
 }

@@ -264,6 +264,7 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 {
 	struct hist_iv v = { .t0 = t0, .t1 = t1 };
 	size_t cap = 16 + d->npre * 40, n = 0, rows = 0;
+	uint8_t *b;
 
 	/* The rows that moved: a cgroup idle all interval has nothing to keep. */
 	for (size_t i = 0; i < d->n; i++) {
@@ -281,14 +282,12 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 	 */
 	if (cap > h->scratch_cap) {
 		uint8_t *nb = realloc(h->scratch, cap);
-		if (!nb) {
-			h->dropped_iv++;
-			return -ENOMEM;
-		}
+		if (!nb)
+			goto fail;
 		h->scratch = nb;
 		h->scratch_cap = cap;
 	}
-	uint8_t *b = h->scratch;
+	b = h->scratch;
 	n += put_u(b + n, rows);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct cg_sample *s = &d->cg[i];
@@ -307,20 +306,20 @@ int history_add(struct history *h, const struct snapshot *d, const struct idtab 
 		n += put_u(b + n, d->pre[i].count);
 		n += put_u(b + n, d->pre[i].behind_ns);
 	}
-	if (!(v.blob = chunk_take(h, n, &v.chunk))) {
-		h->dropped_iv++;
-		return -ENOMEM;
-	}
+	if (!(v.blob = chunk_take(h, n, &v.chunk)))
+		goto fail;
 	memcpy(v.blob, b, n);
 	v.len = n;
 	memcpy(v.drops, d->drops, sizeof(v.drops));
-	if (ring_push(&h->iv, &v)) {
-		chunk_give(h, v.chunk);
-		h->dropped_iv++;
-		return -ENOMEM;
-	}
+	if (ring_push(&h->iv, &v))
+		goto fail;
 	h->bytes += sizeof(v);
 	return 0;
+fail:
+	if (v.chunk)
+		chunk_give(h, v.chunk);
+	h->dropped_iv++;
+	return -ENOMEM;
 }
 
 /*
@@ -559,14 +558,15 @@ int history_window(const struct history *h, uint64_t from, uint64_t to, bool (*k
 	}
 	out->cap = out->n;
 	idtab_free(&sums);
-	if (err) {
-		snapshot_free(out);
-		idtab_free(kfigs);
-		return err;
-	}
+	if (err)
+		goto fail;
 	if (out->n)
 		qsort(out->cg, out->n, sizeof(*out->cg), cmp_cg);
 	merge_pre(out);
 	out->t_ns = *t1;
 	return 0;
+fail:
+	snapshot_free(out);
+	idtab_free(kfigs);
+	return err;
 }

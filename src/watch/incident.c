@@ -36,6 +36,33 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* The files of remove_at's directory removed: 0, or -errno (-ENOENT: there is none). */
+static int empty_at(int dfd, const char *name)
+{
+	int err = 0, fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dd = NULL;
+	struct dirent *e;
+
+	if (fd < 0)
+		return -errno;
+	if (!(dd = fdopendir(fd))) {
+		err = -errno;
+		goto out;
+	}
+	fd = -1; /* the stream's now: closedir closes it */
+	while ((e = readdir(dd))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		unlinkat(dirfd(dd), e->d_name, 0);
+	}
+out:
+	if (dd)
+		closedir(dd);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 /*
  * An incident's directory at name in dfd, and its files (no deeper: an
  * incident has none). Opened with O_NOFOLLOW: a symlink or a file at the
@@ -44,22 +71,10 @@ static int mkdir_p(const char *dir)
  */
 static int remove_at(int dfd, const char *name)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dd;
-	struct dirent *e;
+	int err = empty_at(dfd, name);
 
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!(dd = fdopendir(fd))) {
-		close(fd);
-		return -errno;
-	}
-	while ((e = readdir(dd))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		unlinkat(dirfd(dd), e->d_name, 0);
-	}
-	closedir(dd);
+	if (err)
+		return err == -ENOENT ? 0 : err;
 	return unlinkat(dfd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
@@ -92,7 +107,7 @@ int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, con
 	DIR *dd;
 	struct dirent *e;
 	struct stat st;
-	int err, fd;
+	int err, fd = -1;
 
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
@@ -104,9 +119,7 @@ int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, con
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
 		err = -errno;
 		*why = "cannot open it";
-		if (fd >= 0)
-			close(fd);
-		return err;
+		goto fail;
 	}
 	/*
 	 * watch removes what it finds there, as root: anyone else who may
@@ -114,20 +127,20 @@ int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, con
 	 */
 	if (!stat_ours_alone(&st)) {
 		*why = st.st_uid != geteuid() ? INCIDENT_DIR_NOT_OURS : INCIDENT_DIR_WIDE;
-		close(fd);
-		return -EPERM;
+		err = -EPERM;
+		goto fail;
 	}
 	if (access(dir, W_OK | X_OK)) {
 		err = -errno;
 		*why = "cannot write there";
-		close(fd);
-		return err;
+		goto fail;
 	}
 	if (!(d->dir = strdup(dir))) {
-		close(fd);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto fail;
 	}
 	d->fd = fd;
+	fd = -1;
 	/* A killed watch's half-written incidents: hidden, and of no use. */
 	if ((dd = list_at(d->fd, d->dir))) {
 		while ((e = readdir(dd))) {
@@ -139,6 +152,10 @@ int incident_dir_open(struct incident_dir *d, const char *dir, unsigned max, con
 		closedir(dd);
 	}
 	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 void incident_dir_close(struct incident_dir *d)

@@ -136,6 +136,17 @@ static void trace_counters(struct watch *w, struct tl_rec *tl, uint64_t from, ui
 	}
 }
 
+/* A file's data on disk. */
+static void sync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 /* The window as a Perfetto trace: every cgroup's episodes, long waits and counters. */
 static int write_trace(struct watch *w, const struct incident *in, uint64_t from, uint64_t to)
 {
@@ -169,14 +180,10 @@ static int write_trace(struct watch *w, const struct incident *in, uint64_t from
 	}
 	tl_rec_lost(&tl, to, lost);
 	if (tl_rec_close(&tl, true))
-		return tl.tl.err ? tl.tl.err : -EIO;
-	/* On disk before the incident's name points at it. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	return 0;
+		err = tl.tl.err ? tl.tl.err : -EIO;
+	else
+		sync_path(path); /* on disk before the incident's name points at it */
+	return err;
 }
 
 int incident_write(struct watch *w, const struct watch_fired *p, char *where, size_t n)
