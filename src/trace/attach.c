@@ -257,7 +257,7 @@ static bool any_context_alloc(void)
 {
 	static int have = -1;
 
-	if (have < 0) {
+	if (have < 0 && (have = vmlinux_has_struct("bpf_mem_alloc")) < 0) {
 		struct btf *vm = btf__load_vmlinux_btf();
 		have = vm && btf__find_by_name_kind(vm, "bpf_mem_alloc", BTF_KIND_STRUCT) > 0;
 		btf__free(vm);

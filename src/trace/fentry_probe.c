@@ -37,7 +37,7 @@ static long btf_extra(const struct btf_type *t)
 	return -1;
 }
 
-int btf_func_id(const void *data, size_t len, const char *name)
+int btf_type_id(const void *data, size_t len, unsigned kind, const char *name)
 {
 	const struct btf_header *h = data;
 
@@ -57,13 +57,18 @@ int btf_func_id(const void *data, size_t len, const char *name)
 
 		if (extra < 0)
 			return -EINVAL;
-		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC && t->name_off + nlen < h->str_len &&
+		if (BTF_INFO_KIND(t->info) == kind && t->name_off + nlen < h->str_len &&
 		    !memcmp(strs + t->name_off, name, nlen + 1))
 			return id;
 		off += sizeof(*t) + extra;
 		id++;
 	}
 	return off == h->type_len ? -ENOENT : -EINVAL;
+}
+
+int btf_func_id(const void *data, size_t len, const char *name)
+{
+	return btf_type_id(data, len, BTF_KIND_FUNC, name);
 }
 
 /*
@@ -114,17 +119,32 @@ fail:
 	return NULL;
 }
 
-int fexit_probe(const char *name)
+/* The id of vmlinux's type name of this kind, -ENOENT, or -EINVAL if vmlinux BTF cannot be read or walked. */
+static int vmlinux_type_id(unsigned kind, const char *name)
 {
 	size_t len;
 	bool mapped;
 	char *btf = vmlinux_btf(&len, &mapped);
-	int id = btf ? btf_func_id(btf, len, name) : -ENOENT;
+	int id = btf ? btf_type_id(btf, len, kind, name) : -EINVAL;
 
 	if (mapped)
 		munmap(btf, len);
 	else
 		free(btf);
+	return id;
+}
+
+int vmlinux_has_struct(const char *name)
+{
+	int id = vmlinux_type_id(BTF_KIND_STRUCT, name);
+
+	return id > 0 ? 1 : id == -ENOENT ? 0 : id;
+}
+
+int fexit_probe(const char *name)
+{
+	int id = vmlinux_type_id(BTF_KIND_FUNC, name);
+
 	if (id < 0) {
 		cgs_debug("fexit probe: %s not found in vmlinux BTF (%s): loading for real instead", name, strerror(-id));
 		return 1;

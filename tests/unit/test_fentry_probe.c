@@ -90,3 +90,15 @@ Test(btf_func_id, refuses_what_it_cannot_walk)
 	len = make(&b, 31); /* a kind this walker does not know */
 	cr_assert_eq(btf_func_id(&b, len, "foo"), -EINVAL);
 }
+
+Test(btf_type_id, finds_each_kind_by_name)
+{
+	struct blob b;
+	size_t len = make(&b, 0);
+
+	cr_assert_eq(btf_type_id(&b, len, BTF_KIND_STRUCT, "s"), 2);
+	cr_assert_eq(btf_type_id(&b, len, BTF_KIND_INT, "int"), 1);
+	cr_assert_eq(btf_type_id(&b, len, BTF_KIND_FUNC, "bar"), 5);
+	cr_assert_eq(btf_type_id(&b, len, BTF_KIND_STRUCT, "foo"), -ENOENT);
+	cr_assert_eq(btf_type_id(&b, len, BTF_KIND_FUNC, "s"), -ENOENT);
+}
