@@ -100,6 +100,7 @@ struct sureness {
 	size_t censored;           /* periods (offset 0) with throttled waits */
 	bool placed;               /* record's estimator placed delayed work where it arrived (report/periods.h) */
 	uint64_t unplaced_us;      /* waits of tasks held over two periods, counted as demand */
+	bool held;                 /* held for good: the quota was below the mean (see demand_of) */
 	struct advice_interval iv; /* the quota's 95 % interval, from resamples of the periods */
 	const char *section;       /* the limits file's section: the attached cgroup, or "PATH" */
 };
@@ -136,6 +137,15 @@ static uint64_t **demand_of(struct json_object *rep, const char *path, uint64_t 
 		      !strcmp(json_object_get_string(est), "arrivals");
 	su->placed = placed;
 	su->unplaced_us = placed && num(d, "unplaced_us") > 0 ? num(d, "unplaced_us") : 0;
+	/*
+	 * Under a quota below the mean, the backlog grows: a task is held in
+	 * every period after its first two, and adds up to a period of
+	 * unplaced waits in each. A task held just over two periods once adds
+	 * only that wait's excess, less than a period. So a period of unplaced
+	 * waits or more means jobs queued for good, and the advice is an upper
+	 * bound. Less is an incidental hold, which bounds nothing.
+	 */
+	su->held = su->unplaced_us >= *period_us;
 	size_t k = *period_us / st, ns = json_object_array_length(used);
 	if (ns < k) {
 		cgs_err("--period: the report holds less than one period of %llu us", (unsigned long long)*period_us);
@@ -326,7 +336,7 @@ static void print_text(const char *path, const struct advice *ad, const uint64_t
 	       dur(e, sizeof(e), sorted[n - 1]), dur(f, sizeof(f), ad->mean_us));
 	printf("throttled in the record: %zu of %zu periods%s\n", su->censored, n,
 	       su->censored && !su->placed ? " (their demand is an upper bound)" : "");
-	if (su->unplaced_us)
+	if (su->held)
 		printf("held over two periods: %s of waits counted as demand. The quota was below what the service\n"
 		       "needs, so this advice is an upper bound: record again with a higher limit, or none.\n",
 		       dur(a, sizeof(a), su->unplaced_us));
@@ -397,10 +407,10 @@ static void print_json(const char *path, const struct advice *ad, const uint64_t
 	json_object_object_add(o, "unplaced_us", json_object_new_int64(su->unplaced_us));
 	/* The demand seen is more than the service's: old records' waits, or tasks held over two periods. */
 	json_object_object_add(o, "upper_bound",
-			       json_object_new_boolean(su->unplaced_us || (su->censored && !su->placed)));
+			       json_object_new_boolean(su->held || (su->censored && !su->placed)));
 	/* Throttled in most periods, none held long: work given up is not seen, delayed work may count early. */
 	json_object_object_add(o, "mostly_throttled",
-			       json_object_new_boolean(su->placed && !su->unplaced_us && 2 * su->censored >= n));
+			       json_object_new_boolean(su->placed && !su->held && 2 * su->censored >= n));
 	json_object_object_add(o, "target_pct", json_object_new_double(ad->target * 100));
 	json_object_object_add(d, "p50_us", json_object_new_int64(u64_rank(sorted, n, 50)));
 	json_object_object_add(d, "p90_us", json_object_new_int64(u64_rank(sorted, n, 90)));

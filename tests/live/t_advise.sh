@@ -248,9 +248,12 @@ test_advise_too_few_periods() {
 #   fibtest  16 threads, 1.5 ms each every 100 ms;
 #   poisson  four threads, 2 ms jobs at random, 25 a second each.
 # Each limited record falls in one of three cases, which advise names.
-#   upper_bound       a task was held over two periods: the quota is below
-#                     the workload's mean, its jobs queue for good, and its
-#                     waits count as demand. The advice must not be below A.
+#   upper_bound       tasks were held over two periods, for a period or
+#                     more in all: the quota is below the workload's mean,
+#                     its jobs queue for good, and its waits count as
+#                     demand. The advice must not be below A. (A barrier
+#                     record under 25 % of A had one task held 10.6 ms past
+#                     two periods, and 56 ms of advice for an A of 71.)
 #   mostly_throttled  throttled in most periods with no task held that
 #                     long: the workload skips late work (pulse's and
 #                     barrier's schedules skip a missed start), which no
