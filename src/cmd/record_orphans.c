@@ -54,15 +54,12 @@ static bool owner_gone(long pid)
 
 int record_orphans(struct cgfs *fs, bool end_them)
 {
-	int dfd = openat(fs->mnt_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), left = 0;
-	DIR *d = NULL;
+	DIR *d = dir_open_at(fs->mnt_fd, ".", 0);
 	struct dirent *de;
+	int left = 0;
 
-	if (dfd < 0)
+	if (!d)
 		return 0;
-	if (!(d = fdopendir(dfd)))
-		goto out;
-	dfd = -1; /* closedir(d) closes it */
 	while ((de = readdir(d))) {
 		char rel[NAME_MAX + 2];
 		uint64_t pid;
@@ -94,10 +91,6 @@ int record_orphans(struct cgfs *fs, bool end_them)
 		}
 		close(fd);
 	}
-out:
-	if (d)
-		closedir(d);
-	if (dfd >= 0)
-		close(dfd);
+	closedir(d);
 	return left;
 }

@@ -61,20 +61,6 @@ static FILE *fopen_at(int dirfd, const char *list)
 	return f;
 }
 
-/* dirfd's entries through a copy of it, or NULL with errno set and nothing left open. */
-static DIR *opendir_dup(int dirfd)
-{
-	int fd = dup(dirfd), err;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-
-	if (!d && fd >= 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-	}
-	return d;
-}
-
 /* The threads listed in list of dirfd's cgroup. */
 static int read_list(int dirfd, const char *list, struct kusage *u, size_t *cap)
 {
@@ -98,7 +84,7 @@ static int walk_threads(int dirfd, const char *list, struct kusage *u, size_t *c
 
 	if (err || depth >= 64)
 		return err;
-	if (!(d = opendir_dup(dirfd)))
+	if (!(d = dir_from_fd(dup(dirfd))))
 		return -errno;
 	while (!err && (e = readdir(d))) {
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')

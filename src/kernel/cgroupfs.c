@@ -360,9 +360,12 @@ static int walk_dir(struct walk *w, int dfd, size_t len, uint64_t id)
 	struct dirent *e;
 	DIR *d = NULL;
 
-	if (err || !(d = fdopendir(dfd)))
+	if (err) {
+		close(dfd);
 		goto out;
-	dfd = -1; /* d holds it */
+	}
+	if (!(d = dir_from_fd(dfd)))
+		goto out;
 	while (!err && (e = readdir(d))) {
 		struct stat st;
 		int cfd, n;
@@ -385,8 +388,6 @@ static int walk_dir(struct walk *w, int dfd, size_t len, uint64_t id)
 out:
 	if (d)
 		closedir(d);
-	if (dfd >= 0)
-		close(dfd);
 	return !err && w->post ? w->cb(w->ctx, w->rel, id) : err;
 }
 
@@ -490,16 +491,6 @@ bool cgfs_learn(struct cgfs *fs, uint64_t id)
 	return lookup(fs, id, false, NULL, &gone) || !gone;
 }
 
-/* path below dirfd as a directory stream, not followed if a link; NULL with nothing left open. */
-static DIR *opendir_at(int dirfd, const char *path)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-
-	if (!d && fd >= 0)
-		close(fd);
-	return d;
-}
 
 /*
  * A pod's own cgroup names no container, so take the pod's name and
@@ -509,7 +500,7 @@ static DIR *opendir_at(int dirfd, const char *path)
 static void pod_names_from_children(struct cgfs *fs, const char *path, struct cgname *pod)
 {
 	const char *r = path[0] == '/' ? path + 1 : path;
-	DIR *d = opendir_at(fs->mnt_fd, *r ? r : ".");
+	DIR *d = dir_open_at(fs->mnt_fd, *r ? r : ".", O_NOFOLLOW);
 	char child[PATH_MAX];
 	struct dirent *e;
 	struct cgname c;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -500,4 +501,21 @@ int parse_size(const char *s, uint64_t *out)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+DIR *dir_from_fd(int fd)
+{
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int err = errno;
+
+	if (!d && fd >= 0) {
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
+DIR *dir_open_at(int dirfd, const char *path, int flags)
+{
+	return dir_from_fd(openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags));
 }

@@ -3,6 +3,7 @@
 #ifndef CGS_UTIL_H
 #define CGS_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +100,14 @@ int require_root(const char *why);
 /* Monotonic time main() began: start-up is measured from it. */
 extern uint64_t cgs_t0_ns;
 /* CPU time (user + system) of this process in ns. */
+/*
+ * A directory stream over fd, which it takes: on failure fd is closed and
+ * errno kept. A negative fd (a failed open) gives NULL with errno as it was.
+ */
+DIR *dir_from_fd(int fd);
+/* path below dirfd (AT_FDCWD: the working directory) as a stream; flags such as O_NOFOLLOW are added. */
+DIR *dir_open_at(int dirfd, const char *path, int flags);
+
 uint64_t cpu_ns(void);
 /* CPU time of the calling thread. */
 uint64_t thread_cpu_ns(void);

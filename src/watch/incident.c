@@ -39,28 +39,18 @@ static int mkdir_p(const char *dir)
 /* The files of remove_at's directory removed: 0, or -errno (-ENOENT: there is none). */
 static int empty_at(int dfd, const char *name)
 {
-	int err = 0, fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dd = NULL;
+	DIR *dd = dir_open_at(dfd, name, O_NOFOLLOW);
 	struct dirent *e;
 
-	if (fd < 0)
+	if (!dd)
 		return -errno;
-	if (!(dd = fdopendir(fd))) {
-		err = -errno;
-		goto out;
-	}
-	fd = -1; /* the stream's now: closedir closes it */
 	while ((e = readdir(dd))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		unlinkat(dirfd(dd), e->d_name, 0);
 	}
-out:
-	if (dd)
-		closedir(dd);
-	if (fd >= 0)
-		close(fd);
-	return err;
+	closedir(dd);
+	return 0;
 }
 
 /*
@@ -81,15 +71,7 @@ static int remove_at(int dfd, const char *name)
 /* A new stream over DIR's entries (a dup would share its offset: a second listing would find none). */
 static DIR *list_at(int dfd, const char *path)
 {
-	int fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-			  : open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dd;
-
-	if (fd < 0)
-		return NULL;
-	if (!(dd = fdopendir(fd)))
-		close(fd);
-	return dd;
+	return dfd >= 0 ? dir_open_at(dfd, ".", 0) : dir_open_at(AT_FDCWD, path, 0);
 }
 
 /* A real directory, not a symlink to one. */
