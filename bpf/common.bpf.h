@@ -48,7 +48,7 @@ __u64 lim_gen = 0;
 /* Advanced by the loader each time it hands slots back for reuse (sched.bpf.c). */
 __u32 slot_gen = 0;
 /*
- * Advanced at each cpu cgroup's removal (on_rmdir). A task's cached id is keyed
+ * Advanced at each cpu cgroup's removal (cg_rmdir). A task's cached id is keyed
  * by its task_group's address, and kmalloc may give a removed group's address
  * to a new one. Without this, a task moved into the new group while asleep
  * would keep the removed group's id.

@@ -97,7 +97,7 @@ struct {
 	.values = { [0] = &rcu_inner },
 };
 
-/* Removed cgroups (on_rmdir), which the loader takes in at each read. */
+/* Removed cgroups (cg_rmdir), which the loader takes in at each read. */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1024); /* 2 x --max-cgroups + 1024 */
@@ -109,7 +109,7 @@ __u32 seeded_cpus = 0;
 /* Switches the kernel made without its tracepoint, found and repaired (unseen_switch). */
 __u64 unseen_switches = 0;
 /*
- * Moves of tasks that may run on another CPU (on_attach); the loader then has
+ * Moves of tasks that may run on another CPU (cg_attach); the loader then has
  * each CPU looked at.
  */
 __u64 moves_elsewhere = 0;
@@ -141,7 +141,7 @@ static __always_inline void ran_note(struct cgs_cpu_cur *cur, struct task_struct
 
 /*
  * Per CPU, the last move of a task running there, by another CPU: its pid and
- * that CPU's rq clock at the move. on_attach writes it; seed_cpu and the next
+ * that CPU's rq clock at the move. cg_attach writes it; seed_cpu and the next
  * switch there read it (moved_time).
  */
 struct cgs_moved {
@@ -891,7 +891,7 @@ static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_str
 }
 
 /*
- * When another CPU moved the task recorded running here (on_attach's mark), if
+ * When another CPU moved the task recorded running here (cg_attach's mark), if
  * within its slice and before now; else 0.
  */
 static __always_inline __u64 moved_time(const struct cgs_cpu_cur *cur, __u64 now)
@@ -1058,7 +1058,7 @@ int seed_cpu(void *ctx)
 		__u64 now = ktime ? kt : kt - cur->clock_off, stolen = sched_stolen(p, false);
 
 		/*
-		 * The same task, moved by another CPU while it ran (on_attach):
+		 * The same task, moved by another CPU while it ran (cg_attach):
 		 * split at the move, else here. A slice still in ktime cannot
 		 * place the move.
 		 */
@@ -1155,16 +1155,22 @@ int BPF_PROG(raw_migrate, struct task_struct *p)
  * A cgroup was removed: the loader takes the final figures of its slot and
  * recycles it, or drops its parked figures. Only the cpu hierarchy counts: on
  * v1 each hierarchy numbers its cgroups alone, so ids can collide.
+ *
+ * Both cgroup hooks are raw_tp programs with probe reads, whatever the backend.
+ * They fire rarely, and a raw_tp program costs the verifier no walks over the
+ * kernel's BTF, which a tp_btf one's loads cost (docs/performance.md,
+ * "Start-up").
  */
-static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool direct)
+SEC("raw_tp/cgroup_rmdir")
+int BPF_PROG(cg_rmdir, struct cgroup *cg, const char *path)
 {
-	int hier = direct ? cg->root->hierarchy_id : BPF_CORE_READ(cg, root, hierarchy_id);
+	int hier = BPF_CORE_READ(cg, root, hierarchy_id);
 	struct cgs_gone g = {};
 
 	if (hier != targ_cpu_hierarchy)
 		return 0;
 	__sync_fetch_and_add(&tg_gen, 1); /* every task's cached group is looked at again (common.bpf.h) */
-	g.cgid = direct ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
+	g.cgid = BPF_CORE_READ(cg, kn, id);
 	/* Its name, which the loader can no longer read from the cgroupfs. */
 	bpf_probe_read_kernel_str(g.path, sizeof(g.path), path);
 	if (bpf_map_push_elem(&gone, &g, 0)) {
@@ -1172,18 +1178,6 @@ static __always_inline int on_rmdir(struct cgroup *cg, const char *path, bool di
 		__sync_fetch_and_add(&gone_lost_total, 1);
 	}
 	return 0;
-}
-
-SEC("tp_btf/cgroup_rmdir")
-int BPF_PROG(btf_rmdir, struct cgroup *cg, const char *path)
-{
-	return on_rmdir(cg, path, true);
-}
-
-SEC("raw_tp/cgroup_rmdir")
-int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
-{
-	return on_rmdir(cg, path, false);
 }
 
 /*
@@ -1194,10 +1188,11 @@ int BPF_PROG(raw_rmdir, struct cgroup *cg, const char *path)
  * look at what it runs (seed_cpu) before its next read; if the task switches
  * out first, its switch splits the slice.
  */
-static __always_inline int on_attach(struct cgroup *dst, struct task_struct *task, bool threadgroup,
-				     struct task_struct *me, bool direct)
+SEC("raw_tp/cgroup_attach_task")
+int BPF_PROG(cg_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
 {
-	int hier = direct ? dst->root->hierarchy_id : BPF_CORE_READ(dst, root, hierarchy_id);
+	struct task_struct *me = (void *)bpf_get_current_task();
+	int hier = BPF_CORE_READ(dst, root, hierarchy_id);
 	__u32 zero = 0, pid = task_pid(me, false);
 	struct cgs_cpu_cur *cur;
 	bool self, alone;
@@ -1231,16 +1226,4 @@ static __always_inline int on_attach(struct cgroup *dst, struct task_struct *tas
 	moved_while_running(cur, me, tg, pid, at ? at : now, stolen);
 	seq_end(cur);
 	return 0;
-}
-
-SEC("tp_btf/cgroup_attach_task")
-int BPF_PROG(btf_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
-{
-	return on_attach(dst, task, threadgroup, current_task(), true);
-}
-
-SEC("raw_tp/cgroup_attach_task")
-int BPF_PROG(raw_attach, struct cgroup *dst, const char *path, struct task_struct *task, bool threadgroup)
-{
-	return on_attach(dst, task, threadgroup, (void *)bpf_get_current_task(), false);
 }

@@ -309,15 +309,9 @@ static void select_progs(struct sched_bpf *s, bool btf, enum cgs_thr_backend thr
 	bpf_program__set_autoload(s->progs.raw_wakeup_new, !btf);
 	bpf_program__set_autoload(s->progs.btf_migrate, btf && thr != CGS_THR_NONE);
 	bpf_program__set_autoload(s->progs.raw_migrate, !btf && thr != CGS_THR_NONE);
-	bpf_program__set_autoload(s->progs.btf_rmdir, btf);
-	bpf_program__set_autoload(s->progs.raw_rmdir, !btf);
-	bpf_program__set_autoload(s->progs.btf_attach, btf);
-	bpf_program__set_autoload(s->progs.raw_attach, !btf);
 	/* Attached by hand, best effort (attach_cgroup_hooks). */
-	bpf_program__set_autoattach(s->progs.btf_rmdir, false);
-	bpf_program__set_autoattach(s->progs.raw_rmdir, false);
-	bpf_program__set_autoattach(s->progs.btf_attach, false);
-	bpf_program__set_autoattach(s->progs.raw_attach, false);
+	bpf_program__set_autoattach(s->progs.cg_rmdir, false);
+	bpf_program__set_autoattach(s->progs.cg_attach, false);
 	/* Run on each CPU by the loader, never attached (seed_cpus). */
 	bpf_program__set_autoattach(s->progs.seed_cpu, false);
 }
@@ -461,17 +455,17 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
  * Attach the cgroup hooks, best effort. Without cgroup_rmdir, a removed
  * cgroup's slot comes back only once it is idle. Without
  * cgroup_attach_task, a task moved while it runs has its slice split at
- * its next switch, not at the move (sched.bpf.c on_attach).
+ * its next switch, not at the move (sched.bpf.c cg_attach).
  */
-static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const struct backend *b, int hier)
+static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, int hier)
 {
 	static const char *const without[] = {
 		"removed cgroups' slots come back only once idle",
 		"a task moved while it runs is split at its next switch",
 	};
 	struct bpf_program *p[] = {
-		b->btf ? s->progs.btf_rmdir : s->progs.raw_rmdir,
-		b->btf ? s->progs.btf_attach : s->progs.raw_attach,
+		s->progs.cg_rmdir,
+		s->progs.cg_attach,
 	};
 
 	_Static_assert(ARRAY_SIZE(p) == TRACER_CGROUP_HOOKS, "tracer.h sizes links for these hooks");
@@ -489,6 +483,50 @@ static void attach_cgroup_hooks(struct tracer *t, struct sched_bpf *s, const str
 	}
 }
 
+/*
+ * CGS_VERIFIER_STATS=1: each program's verifier statistics, on stderr after
+ * the load. The kernel writes them when the log level asks for them (4).
+ * Without the variable it costs nothing. docs/performance.md ("Start-up")
+ * shows its figures.
+ */
+#define VSTATS_LOG 1024
+
+static char (*vstats_begin(struct sched_bpf *s))[VSTATS_LOG]
+{
+	struct bpf_program *p;
+	char(*logs)[VSTATS_LOG];
+	size_t n = 0, i = 0;
+
+	if (!getenv("CGS_VERIFIER_STATS"))
+		return NULL;
+	bpf_object__for_each_program(p, s->obj) n++;
+	if (!(logs = calloc(n, VSTATS_LOG)))
+		return NULL;
+	bpf_object__for_each_program(p, s->obj) {
+		bpf_program__set_log_level(p, 4);
+		bpf_program__set_log_buf(p, logs[i++], VSTATS_LOG);
+	}
+	return logs;
+}
+
+static void vstats_end(struct sched_bpf *s, char (*logs)[VSTATS_LOG])
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	if (!logs)
+		return;
+	bpf_object__for_each_program(p, s->obj) {
+		char *l = logs[i++];
+		if (!bpf_program__autoload(p))
+			continue;
+		for (char *c = l; (c = strchr(c, '\n'));)
+			*c = ' ';
+		fprintf(stderr, "verifier: %s: %s\n", bpf_program__name(p), l);
+	}
+	free(logs);
+}
+
 static int try_backend(struct tracer *t, const struct tracer_opts *o, const struct backend *b,
 		       const struct thr_backend *tb, struct ksyms *k)
 {
@@ -504,7 +542,9 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 		return -errno;
 	configure(s, o, b, tb, hier, t->nshards, t->why_parts);
 	uint64_t t1 = now_ns();
+	char(*vlogs)[VSTATS_LOG] = vstats_begin(s);
 	err = sched_bpf__load(s);
+	vstats_end(s, vlogs);
 	if (err) {
 		cgs_debug("backends %s+%s: load failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;
@@ -535,7 +575,7 @@ static int try_backend(struct tracer *t, const struct tracer_opts *o, const stru
 	if (!err && tb->id == CGS_THR_KPROBE)
 		err = attach_kprobes(t, s, k);
 	if (!err)
-		attach_cgroup_hooks(t, s, b, hier);
+		attach_cgroup_hooks(t, s, hier);
 	if (err) {
 		cgs_debug("backends %s+%s: attach failed: %s", b->name, tb->name, strerror(-err));
 		goto fail;

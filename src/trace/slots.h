@@ -3,7 +3,7 @@
  * The life cycle of cgroup slots, on the loader's side. A slot is an index
  * into the BPF side's per-cgroup arrays (cg_hot, cg_shard). The BPF side
  * gives a cgroup a slot from the free queue at its first event (sched.bpf.c
- * slot_of), and reports its removal (on_rmdir).
+ * slot_of), and reports its removal (cg_rmdir).
  *
  * The loader gives slots back to the free queue: those of removed cgroups,
  * and those of long-idle cgroups when slots run short. It first copies

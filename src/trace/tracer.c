@@ -189,7 +189,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 	/*
 	 * Resync the CPUs at every read once the kernel was seen to skip the
 	 * tracepoint. Also resync at the read after a move of a task that may
-	 * be running on another CPU (sched.bpf.c on_attach).
+	 * be running on another CPU (sched.bpf.c cg_attach).
 	 */
 	uint64_t moves = __atomic_load_n(&t->skel->bss->moves_elsewhere, __ATOMIC_RELAXED);
 	if (t->skel->bss->unseen_switches || moves != t->moves_synced) {

@@ -263,7 +263,7 @@ test_hist_layout() {
 # move (sched_move_task), and a burner alone on its CPU may not switch for
 # hundreds of ms (every 250 ms here). The kernel charges the old group up
 # to the move and the new one from there; so must cgsched (sched.bpf.c
-# on_attach), where it credited the whole running slice to one of them.
+# cg_attach), where it credited the whole running slice to one of them.
 # Both sides against the kernel's account of the task (its thread CPU
 # clock, read by cgwork at each move): 2 % + 4 ms, the slots test's bound,
 # which also holds the exit's tail (the slice ends at the exit, after
