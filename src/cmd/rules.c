@@ -135,8 +135,8 @@ struct json_object *report_parse(const char *text, size_t len, const char *path)
 		return NULL;
 	}
 	/* Strict JSON (no NaN, Infinity, or trailing junk), the whole file. */
-	tok = json_tokener_new();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	if ((tok = json_tokener_new()))
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	o = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
 	if (o && (json_tokener_get_error(tok) != json_tokener_success ||
 		  text[json_tokener_get_parse_end(tok) + strspn(text + json_tokener_get_parse_end(tok), " \t\r\n")])) {
