@@ -98,7 +98,7 @@ VM_CORE=test_backend_pairs_load,test_top_screen_on_pty,test_oncpu_matches_scheds
 # (tests/vm/kernels: 6.1 and 7.3, both cgroup v2), so that the two lanes
 # take about as long; docs/testing.md ("The stages") has the lanes' times.
 # Every test still runs on a v2 guest.
-VM_SHARED=test_max_cgroups_bound,test_bad_input_table,test_advise_steady,test_advise_pulse_burst,test_advise_barrier,test_stop_while_loading_slowly,test_record_attach_windows,test_watch_burst_one_incident
+VM_SHARED=test_bad_input_table,test_advise_steady,test_advise_pulse_burst,test_advise_barrier,test_stop_while_loading_slowly,test_record_attach_windows,test_watch_burst_one_incident
 # On the host only: statistics of hundreds of short runs, which say nothing
 # of a kernel that the other tests of record do not, and would take the
 # emulated guest tens of minutes; and /readyz under unpaired events, which
