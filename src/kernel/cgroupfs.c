@@ -491,7 +491,6 @@ bool cgfs_learn(struct cgfs *fs, uint64_t id)
 	return lookup(fs, id, false, NULL, &gone) || !gone;
 }
 
-
 /*
  * A pod's own cgroup names no container, so take the pod's name and
  * namespace from the state of a container below it. Any one will do:
