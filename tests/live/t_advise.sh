@@ -32,6 +32,8 @@ advise_case() {
 	h=$(jq .quota.headroom_us "$TMP/$_name.adv")
 	dmax=$(jq .demand.max_us "$TMP/$_name.adv")
 	echo "$_name: demand $(jq -c .demand "$TMP/$_name.adv"); advised quota $q us ($h of headroom), burst $(jq -c .burst "$TMP/$_name.adv")"
+	# The workload's own account of its schedule, for reading a failure.
+	echo "$_name: the recorded run's own account: $(grep -h 'cycles=' "$TMP/$_name.err" | head -n 1)"
 	[ "$q" -ge $((_dem * 1000)) ] || fail "$_name: quota $q us, under the $_dem ms the workload asks for"
 	[ "$q" -le $((dmax + 1000 + h)) ] || fail "$_name: quota $q us, over the worst period ($dmax us) by more than a step"
 	# How sure the advice is: enough periods (3 s of 100 ms: 29 at every
@@ -100,8 +102,8 @@ advise_case() {
 		[ "$dmax" -le $((_dem * 1060 + rq / 1000 + st / 1000 + un + ov / 1000)) ] ||
 			fail "$_name: a period asked for $dmax us, over 6 % above $_dem ms, the longest wait ($rq ns), the start ($st ns), the unplaced ($un us) and the wall over CPU ($ov ns); $late steps lost: $(jq -c .demand.used_us "$TMP/$_name.json")"
 	fi
-	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>/dev/null ||
-		fail "$_name: the advice missed its target when run: $(jq -c .verify "$TMP/$_name.ver")"
+	"$CGSCHED" advise "$TMP/$_name.json" --json --verify -- "$CGWORK" "$@" >"$TMP/$_name.ver" 2>"$TMP/$_name.ver.err" ||
+		fail "$_name: the advice missed its target when run: $(jq -c .verify "$TMP/$_name.ver"); its own account: $(grep -h 'cycles=' "$TMP/$_name.ver.err" | head -n 1)"
 	echo "$_name: verified $(jq -c .verify "$TMP/$_name.ver")"
 	[ "$(jq .verify.met "$TMP/$_name.ver")" = true ] || fail "$_name: not verified"
 	m=$(jq .average.quota_us "$TMP/$_name.adv")
