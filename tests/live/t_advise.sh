@@ -13,8 +13,9 @@
 # grid) by a step of the advice (1 % of the period) and its headroom; and,
 # with ONE 1 (a single thread on one CPU, whose work in any 100 ms is
 # DEMAND_MS at most), on the host that worst period within 6 % of it (the
-# wake-ups' own cost, under a millisecond a period here; the guests'
-# emulated wake-ups cost more) and the longest run-queue wait (the work a
+# wake-ups' own cost, under a millisecond a period here: cgwork counts it
+# in its work, but a period's edge can part a wake-up from the work it
+# counts toward) and the longest run-queue wait (the work a
 # wait moves into the next period). Then run WORKLOAD under it (--verify: met,
 # exit 0), and under the average-based limit (its mean demand a period):
 # with MORE 1, throttled in a tenth of its periods or more, and more than
@@ -119,7 +120,8 @@ advise_case() {
 }
 
 # Steady 30 % of a CPU: 3 ms of work every 10 ms, so 30 ms of demand in
-# every 100 ms period (and the wake-ups' own little). Its mean is all it
+# every 100 ms period (cgwork counts each wake-up's CPU time in the 3 ms,
+# so a guest's slow wake-ups add none). Its mean is all it
 # needs, give or take tens of microseconds a period: under the mean as its
 # quota it was throttled in 0, 0, 20, 25, 30 of 30 periods in runs of the
 # same build, so the average-based limit's figures are only shown.

@@ -28,12 +28,15 @@
  *   cgwork pulse SECONDS CPU PERIOD_US WORK_US [EVERY BURST_US]
  *        one thread on CPU: at the start of each PERIOD_US (an absolute
  *        schedule), WORK_US of its own CPU time (throttled or not), and
- *        every EVERY-th period BURST_US instead; a period whose work ran
+ *        every EVERY-th period BURST_US instead. The CPU time of each
+ *        sleep and wake-up counts toward the next work (work_due), so the
+ *        kernel charges WORK_US a period on average; a period whose work ran
  *        past its end starts the next at once. On stderr: its cycles, how
  *        many began late, woke early, and the most wall time over CPU time
  *        in 11 cycles in a row (over_ns)
  *   cgwork barrier SECONDS THREADS CYCLE_US WORK_US
- *        THREADS threads that each do WORK_US of CPU time, then meet at a
+ *        THREADS threads that each do WORK_US of CPU time (with the
+ *        sleep and wake-up before it, as pulse's), then meet at a
  *        barrier, every CYCLE_US on an absolute schedule (a cycle whose
  *        work ran past the next one's start waits for the one after: at
  *        most two cycles' work begins in any two cycles' time)
@@ -101,6 +104,26 @@ static unsigned long long thread_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Work until this thread's CPU clock reaches *due + ns, or until end
+ * (monotonic), and move *due on by ns. *due starts at the thread's CPU
+ * clock. The CPU time a thread spends between two works (its sleep, its
+ * wake-up) then counts toward the next work, so the kernel charges ns a
+ * work however long the wake-ups take: a guest's emulated ones cost up to a
+ * millisecond and vary with the host's load. A wake-up that took longer
+ * than a work leaves the rest owed to the works after it. Returns the
+ * thread's CPU time when the work ended.
+ */
+static unsigned long long work_due(unsigned long long *due, unsigned long long ns, unsigned long long end)
+{
+	unsigned long long now;
+
+	*due += ns;
+	while ((now = thread_cpu_ns()) < *due && mono_ns() < end)
+		;
+	return now;
 }
 
 static void add_self(void)
@@ -584,13 +607,12 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 	unsigned long long t0 = mono_ns(), end = t0 + (unsigned long long)(s * 1e9), next = t0;
 
 	long i, behind = 0, early = 0;
-	unsigned long long most_over = 0, win = 0, ring[11] = { 0 };
+	unsigned long long most_over = 0, win = 0, ring[11] = { 0 }, due;
 	pin(cpu);
+	due = thread_cpu_ns();
 	for (i = 0; mono_ns() < end; i++) {
 		long us = every > 0 && i % every == every - 1 ? burst_us : work_us;
-		unsigned long long until = thread_cpu_ns() + us * 1000ULL, b0 = mono_ns();
-		while (thread_cpu_ns() < until && mono_ns() < end)
-			;
+		unsigned long long b0 = mono_ns(), c0 = thread_cpu_ns(), c1 = work_due(&due, us * 1000ULL, end);
 		/*
 		 * A cycle's wall time over its CPU time: its waits, and time its
 		 * CPU spent elsewhere while it was current (interrupts, the
@@ -598,7 +620,7 @@ static int pulse(double s, int cpu, long period_us, long work_us, long every, lo
 		 * task's and the task's own clock does not. The most in any 11
 		 * cycles in a row: all that a window of 10 periods can touch.
 		 */
-		unsigned long long now = mono_ns(), w = now - b0, over = w > us * 1000ULL ? w - us * 1000ULL : 0;
+		unsigned long long now = mono_ns(), w = now - b0, over = w > c1 - c0 ? w - (c1 - c0) : 0;
 		win += over - ring[i % 11];
 		ring[i % 11] = over;
 		if (win > most_over)
@@ -629,12 +651,10 @@ static bool bar_done; /* the end, as the barrier's serial thread read it */
 
 static void *bar_thread(void *arg)
 {
-	unsigned long long next = *(unsigned long long *)arg;
+	unsigned long long next = *(unsigned long long *)arg, due = thread_cpu_ns();
 
 	for (;;) {
-		unsigned long long until = thread_cpu_ns() + bar_work_ns;
-		while (thread_cpu_ns() < until && mono_ns() < bar_end)
-			;
+		work_due(&due, bar_work_ns, bar_end);
 		/*
 		 * Everyone's work done, or the end. One thread reads the clock for
 		 * all: each reading its own, one kept from its CPU (throttled) past
