@@ -22,6 +22,11 @@ struct dt_cg {
 	uint64_t u0, w0;              /* ...and at the last */
 	bool primed;                  /* u0, w0 hold a read */
 	bool open, whole;             /* a period is being summed; it began with the first step in it */
+	bool quiet;                   /* no use and no wait ended since quiet_ns (a read's time) */
+	uint64_t quiet_ns;
+	bool pend, pend_whole;        /* a period that ended in a quiet stretch, kept once it ends */
+	uint64_t pend_ns;             /* ...its demand so far */
+	int64_t pend_end;             /* ...and its end */
 	int64_t cur;                  /* its index on the grid */
 	uint64_t cur_ns;              /* its demand so far */
 	uint64_t *v;                  /* the interval's whole periods' demand (us) */
@@ -96,22 +101,80 @@ static void keep(struct dt_cg *c, uint64_t ns)
 	c->v[c->n++] = ns / 1000;
 }
 
-/* One step [last, now] of a cgroup: into the period its middle falls in. */
+/* The start of period p of c's grid (period_at's numbering). */
+static int64_t period_start(const struct dt_cg *c, int64_t p)
+{
+	return (int64_t)c->end_ns + (p - 1) * (int64_t)c->period_ns;
+}
+
+/* The part of the waits dw, spread evenly over [from, now], that lies before t. */
+static uint64_t waited_before(uint64_t dw, uint64_t from, uint64_t now, int64_t t)
+{
+	int64_t before = t - (int64_t)from;
+
+	if (before <= 0 || now <= from)
+		return 0;
+	return before >= (int64_t)(now - from) ? dw : (uint64_t)((double)dw * (double)before / (double)(now - from));
+}
+
+static void pend_keep(struct dt_cg *c)
+{
+	if (c->pend && c->pend_whole)
+		keep(c, c->pend_ns);
+	c->pend = false;
+}
+
+/*
+ * One step [last, now] of a cgroup. Its on-CPU time counts in the period its
+ * middle falls in. The BPF side adds a throttled wait when it ends. So the
+ * waits seen in this step were waited before its end: over the quiet
+ * stretch since the group last ran or saw a wait end, as far as the figures
+ * show. They are spread evenly over that stretch and split at the periods'
+ * ends in it. A period that ends in a quiet stretch is kept only when the
+ * stretch ends, so that it gets its part. Most waits end just after a
+ * refill at a period's end, when their task runs again. That may be
+ * milliseconds later, if another task (this reader) has the CPU. By the
+ * step's middle alone, a whole wait would then count in the next period.
+ */
 static void step(struct dt_cg *c, uint64_t last, uint64_t now)
 {
 	int64_t p = period_at(last + (now - last) / 2, c->period_ns, c->end_ns);
 	uint64_t du = c->u > c->u0 ? c->u - c->u0 : 0, dw = c->w > c->w0 ? c->w - c->w0 : 0;
+	uint64_t from = c->quiet ? c->quiet_ns : last, pend_part = 0, cur_part = dw;
+	bool still = !du && !dw;
 
+	if (c->pend && !still) {
+		pend_part = waited_before(dw, from, now, c->pend_end);
+		c->pend_ns += pend_part;
+		pend_keep(c);
+		cur_part = dw - pend_part;
+	}
 	if (!c->open || p != c->cur) {
-		if (c->open && c->whole)
-			keep(c, c->cur_ns);
+		if (c->open) {
+			uint64_t b = waited_before(dw, from, now, period_start(c, p));
+			b = b > pend_part ? b - pend_part : 0;
+			c->cur_ns += b;
+			cur_part -= b < cur_part ? b : cur_part;
+			pend_keep(c);
+			if (still) {
+				c->pend = true;
+				c->pend_whole = c->whole;
+				c->pend_ns = c->cur_ns;
+				c->pend_end = period_start(c, p);
+			} else if (c->whole) {
+				keep(c, c->cur_ns);
+			}
+		}
 		/* The first period after the start (or a new grid) began before the first step: not whole. */
 		c->whole = c->open && p > c->cur;
 		c->open = true;
 		c->cur = p;
 		c->cur_ns = 0;
 	}
-	c->cur_ns += du + dw;
+	c->cur_ns += du + cur_part;
+	if (still && !c->quiet)
+		c->quiet_ns = last;
+	c->quiet = still;
 }
 
 static void read_step(struct demand_top *d, uint64_t now)
@@ -199,6 +262,7 @@ static bool track(struct demand_top *d, uint64_t id, const char *path, const str
 	uint64_t apart = c->end_ns > k->period_end_ns ? c->end_ns - k->period_end_ns : k->period_end_ns - c->end_ns;
 	if (c->period_ns != P || apart % P) {
 		c->open = false; /* a new grid: its periods begin afresh */
+		c->pend = false;
 		c->period_ns = P;
 		c->end_ns = k->period_end_ns;
 	}

@@ -6,10 +6,12 @@
  * throttled waits, summed per period of its quota's grid.
  *
  * One clock of reads serves every cgroup. It reads every step: a tenth of
- * the shortest period among them, and at least 1 ms. Each step counts in
- * the period its middle falls in. So a period's demand is off its grid by
- * up to half a step at each end; record, for one cgroup, reads on its grid
- * exactly. Each interval takes the distribution of its whole periods.
+ * the shortest period among them, and at least 1 ms. A step's on-CPU time
+ * counts in the period its middle falls in. Its throttled waits ended in
+ * it, so they are spread over the quiet stretch before it (step() says
+ * how). So a period's demand is off its grid by up to half a step at each
+ * end; record, for one cgroup, reads on its grid exactly. Each interval
+ * takes the distribution of its whole periods.
  */
 #ifndef CGS_DEMAND_TOP_H
 #define CGS_DEMAND_TOP_H

@@ -311,8 +311,10 @@ test_throttle_by_period() {
 # own, has none (null). Within one step (10 ms): a period is the steps
 # whose middle falls in it (each a 10 ms read of what ran and waited), and
 # a read a step late puts two steps in one period; the median and mean
-# hold within it. A second of the burner is 10 periods, each counted in the
-# interval it ends in: 9 to 11 an interval (the interval's edges move by
+# hold within it. Each 80 ms wait is added when it ends, just after the
+# refill, and counts in the period it was waited in (demand_top.c, step;
+# docs/testing.md, "top --demand"). A second of the burner is 10 periods,
+# each counted in the interval it ends in: 9 to 11 an interval (the interval's edges move by
 # the reads' jitter), and over n whole intervals 10n, give or take one.
 # The first interval is never whole for the reads: it began before they
 # did, so its first period is not whole (left out), and the burner starts
