@@ -24,9 +24,8 @@ struct dt_cg {
 	bool open, whole;             /* a period is being summed; it began with the first step in it */
 	bool quiet;                   /* no use and no wait ended since quiet_ns (a read's time) */
 	uint64_t quiet_ns;
-	bool pend, pend_whole;        /* a period that ended in a quiet stretch, kept once it ends */
+	bool pend, pend_whole;        /* the last period before cur ended quiet: kept once the stretch ends */
 	uint64_t pend_ns;             /* ...its demand so far */
-	int64_t pend_end;             /* ...and its end */
 	int64_t cur;                  /* its index on the grid */
 	uint64_t cur_ns;              /* its demand so far */
 	uint64_t *v;                  /* the interval's whole periods' demand (us) */
@@ -144,7 +143,7 @@ static void step(struct dt_cg *c, uint64_t last, uint64_t now)
 	bool still = !du && !dw;
 
 	if (c->pend && !still) {
-		pend_part = waited_before(dw, from, now, c->pend_end);
+		pend_part = waited_before(dw, from, now, period_start(c, c->cur));
 		c->pend_ns += pend_part;
 		pend_keep(c);
 		cur_part = dw - pend_part;
@@ -160,7 +159,6 @@ static void step(struct dt_cg *c, uint64_t last, uint64_t now)
 				c->pend = true;
 				c->pend_whole = c->whole;
 				c->pend_ns = c->cur_ns;
-				c->pend_end = period_start(c, p);
 			} else if (c->whole) {
 				keep(c, c->cur_ns);
 			}
