@@ -45,7 +45,7 @@ fi
 
 pass=0 failn=0 skip=0
 trap 'cg_cleanup; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP PIPE
 
 # The processes of a session, by the session id in /proc/PID/stat.
 session_pids() {

@@ -15,6 +15,9 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87
 pass=0 failn=0
 cg_detect || exit 2
 trap 'cg_cleanup; rm -rf "$TMP"' EXIT
+# A signal would end the shell without its EXIT trap; a reader that
+# closes early (| head) sends SIGPIPE.
+trap 'exit 130' INT TERM HUP PIPE
 
 # run WANT_RC LABEL ARGS...: the sanitized cgsched, bounded; its exit status
 # must be WANT_RC and its stderr free of sanitizer reports.
