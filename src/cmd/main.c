@@ -35,7 +35,13 @@ static void usage(FILE *f)
 	      "How the Linux scheduler treats each cgroup of the cpu controller.\n\nCommands:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-	fputs("\n'cgsched COMMAND --help' for a command's options. Needs root.\n", f);
+	fputs("\n'cgsched COMMAND --help' for a command's options. Needs root.\n"
+	      "\nEXAMPLES\n"
+	      "  cgsched top                           # who waits and who is throttled now\n"
+	      "  cgsched top --why                     # why each cgroup waited\n"
+	      "  cgsched record --attach /system.slice/web.service --demand -d 10m -o web.json\n"
+	      "  cgsched advise web.json               # the cpu.max that meets the target\n"
+	      "  cgsched record -o run.json -- make -j2 # trace a benchmark\n", f);
 }
 
 int main(int argc, char **argv)

@@ -197,20 +197,26 @@ ARGS
 # docs/commands/NAME.md, holds that --help verbatim as its options
 # (dist/man/mkpages.sh writes it); the man page is made of it too. The
 # guests carry no docs: there the pages are not checked.
+# $TMP/h, the --help of $1, ends with EXAMPLES: below it only indented
+# lines, an example or more.
+help_examples_last() {
+	grep -qx EXAMPLES "$TMP/h" || fail "$1 --help has no EXAMPLES section"
+	sed '1,/^EXAMPLES$/d' "$TMP/h" >"$TMP/ex"
+	grep -q '^  cgsched ' "$TMP/ex" || fail "$1 --help: no example under EXAMPLES"
+	! grep -v '^  ' "$TMP/ex" || fail "$1 --help: EXAMPLES is not its last section"
+}
+
 test_help_texts() {
 	"$CGSCHED" --help >"$TMP/h" || fail "cgsched --help failed"
 	awk 'length > 80 { print "cgsched --help: " length " columns: " $0; bad = 1 } END { exit bad }' \
 		"$TMP/h" || fail "cgsched --help is wider than 80 columns"
+	help_examples_last cgsched
 	for c in $("$CGSCHED" --list-commands); do
 		"$CGSCHED" $c --help >"$TMP/h" 2>&1 || fail "$c --help failed"
 		! grep -n '%%' "$TMP/h" || fail "$c --help prints a doubled percent sign"
 		awk -v c=$c 'length > 80 { print c ": " length " columns: " $0; bad = 1 } END { exit bad }' \
 			"$TMP/h" || fail "$c --help is wider than 80 columns"
-		grep -qx EXAMPLES "$TMP/h" || fail "$c --help has no EXAMPLES section"
-		# Its last section: below it only indented lines, an example or more.
-		sed '1,/^EXAMPLES$/d' "$TMP/h" >"$TMP/ex"
-		grep -q '^  cgsched ' "$TMP/ex" || fail "$c --help: no example under EXAMPLES"
-		! grep -v '^  ' "$TMP/ex" || fail "$c --help: EXAMPLES is not its last section"
+		help_examples_last $c
 	done
 	if [ -d "$ROOT/docs/commands" ]; then
 		sh "$ROOT/dist/man/mkpages.sh" "$CGSCHED" --check "$ROOT/docs/commands" ||
