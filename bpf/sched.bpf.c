@@ -160,6 +160,10 @@ struct {
 const volatile int targ_cpu_hierarchy = 0;
 /* record --demand: its steps are kept (rodata: other commands pay nothing). */
 const volatile bool targ_demand = false;
+/* export's demand per period of every cgroup (include/cgsched.h struct cgs_per). */
+const volatile bool targ_per = false;
+/* The default grid's step: its period / CGS_PER_NSTEPS. */
+const volatile __u64 targ_per_step_ns = 12500000;
 
 /*
  * Preemptions by (victim, preemptor) pair, allocated on first use. One value
@@ -371,7 +375,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool direct)
 	/* Counted when it runs, in the figures the switch-in looks up anyway. */
 	t->woken = 1;
 	/* A wake-up is an arrival: its work owes nothing to earlier throttles. */
-	if (targ_demand && !t->held)
+	if ((targ_demand || targ_per) && !t->held)
 		t->dem_lag = 0;
 	if (t->limited && thr_wakeup(p, t, now, direct)) {
 		t->queued_ns = 0;
@@ -534,13 +538,109 @@ __noinline int dem_place(__u64 a, __u64 d, __u64 now)
 	return 0;
 }
 
-/*
- * The slice from cur->since_ns to end, of d ns, in the hot-path clock. A
- * task held by a throttle since its wake-up has its slice placed earlier,
- * by the time it was held: where it would have run.
- */
-static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __u64 d)
+/* export's demand: each slot's grid and steps (include/cgsched.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* --max-cgroups with targ_per */
+	__type(key, __u32);
+	__type(value, struct cgs_per);
+} cg_per SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgs_per_cpu);
+} per_cpu SEC(".maps");
+
+/* A slot's grid: its step, steps a period and origin. False: nothing may be added now. */
+static __always_inline bool per_grid(const struct cgs_per *e, __u64 *step, __u64 *n, __u64 *origin)
 {
+	__u32 state = *(volatile const __u32 *)&e->state;
+
+	asm volatile("" ::: "memory");
+	if (state == CGS_PER_ARMED) {
+		*step = e->step_ns;
+		*n = e->nsteps;
+		*origin = e->origin_ns;
+	} else if (state == CGS_PER_DEFAULT) {
+		*step = targ_per_step_ns;
+		*n = CGS_PER_NSTEPS;
+		*origin = 0;
+	} else {
+		count_drop(CGS_DROP_PER_PAUSED);
+		return false;
+	}
+	return *step && *n;
+}
+
+/*
+ * Add d ns of a slot's work to its steps, from a (ktime) on, as though it
+ * ran without a break; now is the present (ktime). Work that would reach
+ * before the steps the loader may have read, or span too many steps, goes
+ * whole to this CPU's ring of long slices. A global function, checked once.
+ */
+__noinline int per_place(__u32 slot1, __u64 a, __u64 d, __u64 now)
+{
+	__u64 step, n, origin, lo = 0, k, last;
+	struct cgs_per *e;
+	__u32 i = slot1 - 1, zero = 0;
+
+	if (!slot1 || !d || !(e = bpf_map_lookup_elem(&cg_per, &i)) || !per_grid(e, &step, &n, &origin))
+		return 0;
+	if (now > origin + CGS_PER_REACH * n * step)
+		lo = (now - CGS_PER_REACH * n * step - origin) / step;
+	k = a > origin ? (a - origin) / step : 0;
+	last = a + d > origin ? (a + d - 1 - origin) / step : 0;
+	if (a < origin || k < lo || last - k >= CGS_DEM_PLACE_STEPS) {
+		struct cgs_per_cpu *pc = bpf_map_lookup_elem(&per_cpu, &zero);
+		struct cgs_per_long *r;
+
+		if (!pc)
+			return 0;
+		r = &pc->rec[pc->head & (CGS_PER_LONG - 1)];
+		r->a = a;
+		r->d = d;
+		r->slot1 = slot1;
+		r->gen = e->gen;
+		asm volatile("" ::: "memory");
+		pc->head++;
+		return 0;
+	}
+	for (int j = 0; j < CGS_DEM_PLACE_STEPS && d; j++, k++) {
+		__u64 end = origin + (k + 1) * step, part = end - a < d ? end - a : d;
+
+		__sync_fetch_and_add(&e->ns[k & (CGS_PER_RING - 1)], part);
+		d -= part;
+		a = end;
+	}
+	return 0;
+}
+
+/* The most lag a task of a slot may have: two of its periods (0: none). */
+static __always_inline __u64 per_lag_max(__u32 slot1)
+{
+	__u64 step, n, origin;
+	struct cgs_per *e;
+	__u32 i = slot1 - 1;
+
+	if (!slot1 || !(e = bpf_map_lookup_elem(&cg_per, &i)) || !per_grid(e, &step, &n, &origin))
+		return 0;
+	return 2 * n * step;
+}
+
+/*
+ * The slice from cur->since_ns to end, of d ns, in the hot-path clock, of
+ * slot slot1. A task held by a throttle since its wake-up has its slice
+ * placed earlier, by the time it was held: where it would have run.
+ */
+static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u32 slot1, __u64 end, __u64 d)
+{
+	if (targ_per) {
+		per_place(slot1, cur->since_ns + cur->clock_off - cur->dem_lag, d, end + cur->clock_off);
+		return;
+	}
 	if (!targ_demand)
 		return;
 	if (cur->dem_lag)
@@ -557,12 +657,12 @@ static __always_inline void dem_add(const struct cgs_cpu_cur *cur, __u64 end, __
  */
 static __always_inline void dem_held(struct cgs_task *t, __u64 now, __u64 d)
 {
-	__u64 max = dem_lag_max_ns, over;
+	__u64 max = targ_per ? per_lag_max(t->slot1) : dem_lag_max_ns, over;
 	struct cgs_cpu_cur *cur;
 	struct cgs_dem_cpu *dc;
 	__u32 zero = 0;
 
-	if (!targ_demand || !max)
+	if (!(targ_demand || targ_per) || !max)
 		return;
 	if (t->dem_lag + d <= max) {
 		t->dem_lag += d;
@@ -570,25 +670,31 @@ static __always_inline void dem_held(struct cgs_task *t, __u64 now, __u64 d)
 	}
 	over = t->dem_lag + d - max;
 	t->dem_lag = max;
-	if (!(cur = bpf_map_lookup_elem(&cpu_cur, &zero)) || !(dc = bpf_map_lookup_elem(&dem_cpu, &zero)))
+	if (!(cur = bpf_map_lookup_elem(&cpu_cur, &zero)))
 		return;
 	now += cur->clock_off;
+	if (targ_per) {
+		per_place(t->slot1, now - max - over, over, now);
+		return;
+	}
+	if (!(dc = bpf_map_lookup_elem(&dem_cpu, &zero)))
+		return;
 	dem_place(now - max - over, over, now);
 	dc->unplaced_ns += over;
 }
 
 /*
  * Add an on-CPU slice to a cgroup's figures on this CPU: s, and sh if found.
- * The slice ran d ns from cur->since_ns to end.
+ * The slice ran d ns from cur->since_ns to end; slot1 is s's slot + 1.
  */
-static __always_inline void slice_add(const struct cgs_cpu_cur *cur, struct cgs_cg_hot *s, struct cgs_cg_shard *sh,
-				      __u64 end, __u64 d)
+static __always_inline void slice_add(const struct cgs_cpu_cur *cur, __u32 slot1, struct cgs_cg_hot *s,
+				      struct cgs_cg_shard *sh, __u64 end, __u64 d)
 {
 	s->oncpu_ns += d;
 	s->oncpu_count++;
 	if (sh)
 		SHARD_ADD(sh->oncpu_slots[log2_slot(d / targ_hist_div)], 1);
-	dem_add(cur, end, d);
+	dem_add(cur, slot1, end, d);
 }
 
 /*
@@ -667,7 +773,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
 	if (o->cg && (s = o->s = cg_at(o->slot1))) {
 		o->sh = sh_at(o->slot1);
 		if (cur->since_ns)
-			slice_add(cur, s, o->sh, now, d);
+			slice_add(cur, o->slot1, s, o->sh, now, d);
 		if (runnable || held)
 			s->sw_invol++;
 		else
@@ -846,7 +952,7 @@ static __always_inline __u64 unseen_switch(struct cgs_cpu_cur *cur, struct task_
 		return 0;
 	d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen && (s = cg_at(cur->slot1)))
-		slice_add(cur, s, sh_at(cur->slot1), at, d);
+		slice_add(cur, cur->slot1, s, sh_at(cur->slot1), at, d);
 	slice_start(cur, at, stolen);
 	return at;
 }
@@ -884,7 +990,7 @@ static __always_inline void slice_split(struct cgs_cpu_cur *cur, struct task_str
 	__u64 d = slice_ns(cur, at, stolen);
 	if (cur->cgid && cur->slot_gen == slot_gen) {
 		if ((s = cg_at(cur->slot1)))
-			slice_add(cur, s, sh_at(cur->slot1), at, d);
+			slice_add(cur, cur->slot1, s, sh_at(cur->slot1), at, d);
 		tasks_ran(p, cur->cgid, at, d, false);
 	}
 	slice_start(cur, at, stolen);
@@ -1008,7 +1114,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	cur->cgid = t && t->match ? t->cgid : 0;
 	cur->tg = (__u64)ntg;
 	cur->limited = t ? t->limited : 0;
-	cur->dem_lag = targ_demand && t ? t->dem_lag : 0;
+	cur->dem_lag = (targ_demand || targ_per) && t ? t->dem_lag : 0;
 	cur->slot1 = t ? t->slot1 : 0;
 	cur->slot_gen = t ? t->slot_gen : 0;
 	cur->pid = task_pid(next, direct);

@@ -338,6 +338,49 @@ struct cgs_dem_cpu {
 	struct cgs_dem_bucket b[CGS_DEM_BUCKETS];
 };
 
+/*
+ * export's demand per period of every cgroup (rodata targ_per). Each slot
+ * has a grid: periods of nsteps steps of step_ns, one of them ending at
+ * origin_ns (ktime). A slot of state CGS_PER_DEFAULT uses the default
+ * grid: CGS_PER_NSTEPS steps of targ_per_step_ns from ktime 0. The
+ * programs add each on-CPU slice of the slot's cgroup to the steps it
+ * covers, placed as record --demand places it: earlier by its task's lag.
+ * ns[k % CGS_PER_RING] holds step k, counted from origin_ns. No placement
+ * reaches back more than CGS_PER_REACH periods, so the loader reads and
+ * zeroes a step once that much time and two steps have passed since its
+ * end. A slice that would reach further back, or over more than
+ * CGS_DEM_PLACE_STEPS steps, goes whole to its CPU's ring of long slices
+ * (struct cgs_per_cpu), which the loader spreads itself (trace/per_steps.h).
+ */
+#define CGS_PER_RING 64  /* a power of two */
+#define CGS_PER_NSTEPS 8 /* steps a period, at most */
+#define CGS_PER_REACH 3  /* periods */
+enum cgs_per_state {
+	CGS_PER_DEFAULT,     /* the default grid */
+	CGS_PER_ARMED,       /* origin_ns, step_ns, nsteps hold its grid */
+	CGS_PER_PAUSED,      /* its grid is being changed: nothing is added */
+};
+struct cgs_per {
+	__u32 state;         /* enum cgs_per_state, written last by the loader */
+	__u32 gen;           /* the loader's count of gridings of this slot */
+	__u32 nsteps;
+	__u32 pad;
+	__u64 origin_ns;
+	__u64 step_ns;
+	__u64 ns[CGS_PER_RING]; /* atomic adds: CPUs share a slot */
+};
+#define CGS_PER_LONG 32 /* a power of two */
+struct cgs_per_long {
+	__u64 a;             /* where its placement begins (ktime) */
+	__u64 d;             /* its on-CPU time, placed from a without a break */
+	__u32 slot1;         /* its cgroup's slot + 1 */
+	__u32 gen;           /* the slot's gen when it was placed */
+};
+struct cgs_per_cpu {
+	__u64 head;          /* records written: the next goes to rec[head % CGS_PER_LONG] */
+	struct cgs_per_long rec[CGS_PER_LONG];
+};
+
 /* What runs on a CPU since its last switch (PERCPU_ARRAY, one entry). */
 struct cgs_cpu_cur {
 	__u64 since_ns;      /* the switch-in, by the hot-path clock (sched_now) */
@@ -369,7 +412,7 @@ struct cgs_cpu_cur {
 	__u64 ran_seen;
 	__u64 ran_since;
 	__u64 ran_round;
-	__u64 dem_lag;       /* record --demand: the running task's cgs_task.dem_lag */
+	__u64 dem_lag;       /* record --demand, export's demand: the running task's cgs_task.dem_lag */
 };
 
 /*
@@ -406,7 +449,7 @@ struct cgs_task {
 	__u64 w_cgid;        /* the cgroup it raised wait_n for */
 	__u32 w_some1;       /* the slot whose wait_n it raised, + 1 */
 	__u32 w_gen;         /* slot_gen then: a recycled slot is not decremented */
-	__u64 dem_lag;       /* record --demand: throttled waits since its last wake-up (struct cgs_dem_cpu) */
+	__u64 dem_lag;       /* record --demand, export's demand: throttled waits since its last wake-up */
 };
 _Static_assert(__builtin_offsetof(struct cgs_task, thr_by) == 120,
 	       "struct cgs_task: what every event touches fills the storage's first two lines");
@@ -464,6 +507,8 @@ enum cgs_drop {
 	CGS_DROP_THR_END_MISSED, /* a cfs_rq throttled again with its last unthrottle unseen (a probe run skipped): that episode lost */
 	CGS_DROP_PROG_MISSED,   /* loader: runs of cgsched's programs the kernel skipped (bpf_prog_info.recursion_misses) */
 	CGS_DROP_MOVE_UNTIMED,  /* a task moved while it ran, the move's time not known: its slice split at a read or a switch */
+	CGS_DROP_PER_PAUSED,    /* export's demand: a slice not placed, its slot's grid being changed */
+	CGS_DROP_PER_LOST,      /* loader: export's demand: a period left out, read too late or its long slices lost */
 	CGS_DROP__COUNT,
 };
 

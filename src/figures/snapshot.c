@@ -32,6 +32,8 @@ static const char *const drop_names[CGS_DROP__COUNT] = {
 	[CGS_DROP_THR_END_MISSED] = "throttle_end_missed",
 	[CGS_DROP_PROG_MISSED] = "hook_runs_missed",
 	[CGS_DROP_MOVE_UNTIMED] = "move_untimed",
+	[CGS_DROP_PER_PAUSED] = "per_paused",
+	[CGS_DROP_PER_LOST] = "per_lost",
 };
 
 const char *drop_name(int i)
@@ -353,6 +355,7 @@ static int take_drops(const struct tracer_view *t, struct snapshot *s)
 				s->drops[i] += d[cpu];
 	}
 	s->drops[CGS_DROP_PARKED_LOST] += t->parked_lost; /* counted by the loader (slots.c) */
+	s->drops[CGS_DROP_PER_LOST] += t->per_lost;       /* counted by the loader (per_steps.c) */
 	s->drops[CGS_DROP_PROG_MISSED] += t->prog_missed; /* counted by the kernel (tracer.c) */
 	free(d);
 	return 0;

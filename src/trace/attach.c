@@ -402,6 +402,8 @@ static void configure(struct sched_bpf *s, const struct tracer_opts *o, const st
 	bpf_map__set_max_entries(s->maps.thr_opened, tb->id == CGS_THR_TRACEPOINT ? o->cfg->max_cgroups * 8 : 1);
 	s->rodata->targ_filter = o->nfilter > 0;
 	s->rodata->targ_demand = o->cfg->demand;
+	s->rodata->targ_per = o->cfg->per;
+	bpf_map__set_max_entries(s->maps.cg_per, o->cfg->per ? o->cfg->max_cgroups : 1);
 	s->rodata->targ_task_storage = b->task_storage;
 	s->rodata->targ_hist_div = o->cfg->hist_ms ? 1000000 : 1000;
 	bpf_map__set_max_entries(s->maps.cg_hot, libbpf_num_possible_cpus() * o->cfg->max_cgroups);

@@ -422,7 +422,7 @@ static void park(struct slot_table *sl, uint32_t s, uint64_t now, size_t sorted,
  * waits for a grace period. If both fail, sleep far longer than any
  * program runs.
  */
-static void wait_programs(struct slot_table *sl)
+void slots_wait_programs(struct slot_table *sl)
 {
 	uint32_t zero = 0;
 
@@ -574,7 +574,7 @@ static int release(struct slot_table *sl, uint64_t now)
 	}
 	__atomic_add_fetch(sl->gen, 1, __ATOMIC_SEQ_CST);
 	/* ... once the programs that used them have finished. */
-	wait_programs(sl);
+	slots_wait_programs(sl);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = go[i];
 
@@ -585,6 +585,12 @@ static int release(struct slot_table *sl, uint64_t now)
 			memset(hot_at(sl, cpu, s), 0, sizeof(struct cgs_cg_hot));
 		for (int k = 0; k < sl->nshards; k++)
 			memset(shard_at(sl, k, s), 0, sizeof(struct cgs_cg_shard));
+		if (sl->per) {
+			/* Back to the default grid, with a new gen: long records of the old cgroup are left out. */
+			uint32_t gen = sl->per[s].gen + 1;
+			memset(&sl->per[s], 0, sizeof(sl->per[s]));
+			sl->per[s].gen = gen;
+		}
 		sl->owner[s] = 0;
 		sl->retire_read[s] = 0;
 		free(sl->note[s].path);
@@ -805,7 +811,8 @@ int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot)
 	uint32_t unnamed = snapshot ? tell_learnt(sl) : 0;
 	take_gone(sl, now);
 	/* Every slot learnt mapped before anything reads its figures (mapwin.h). */
-	if ((err = mapwin_cover(sl->hotw, sl->nslots)) || (err = mapwin_cover(sl->shardw, sl->nslots)))
+	if ((err = mapwin_cover(sl->hotw, sl->nslots)) || (err = mapwin_cover(sl->shardw, sl->nslots)) ||
+	    (sl->perw && (err = mapwin_cover(sl->perw, sl->nslots))))
 		return err;
 	if (unnamed)
 		await_removals(sl, now);

@@ -45,7 +45,7 @@ struct slot_table {
 	uint32_t max;               /* --max-cgroups */
 	int ncpus;
 	int fd_free, fd_gone, fd_slot, fd_owner, fd_thr, fd_preempt, fd_cur, fd_thr_last, fd_thr_opened;
-	int fd_rcu_outer, fd_rcu_inner;  /* rcu_sync and its inner map: wait_programs' fallback */
+	int fd_rcu_outer, fd_rcu_inner;  /* rcu_sync and its inner map: slots_wait_programs' fallback */
 	uint32_t *gen;              /* the BPF side's slot_gen (mmapped .bss) */
 	uint64_t *bowner;           /* the BPF side's slot_owner, mmapped */
 	size_t bowner_len;
@@ -53,6 +53,10 @@ struct slot_table {
 	struct cgs_cg_hot *hot;     /* CPU c's of slot s at hot[c * max + s] */
 	struct cgs_cg_shard *shard; /* shard k's of slot s at shard[k * max + s] */
 	struct mapwin *hotw, *shardw; /* their mappings: covered up to nslots (mapwin.h) */
+	/* export's demand steps (per_steps.h), mmapped the same way; NULL: not kept */
+	struct cgs_per *per;
+	struct mapwin *perw;
+	uint64_t per_lost;          /* its slots' step ranges lost (CGS_DROP_PER_LOST) */
 	int nshards;
 	bool per_cpu;               /* the per-CPU view: parked figures kept per CPU */
 	/* Which cgroup each slot holds, once seen in slot_owner; 0: none. */
@@ -122,6 +126,8 @@ int slots_init(struct slot_table *sl);
  * removed long enough ago. Returns 0 or -ENOMEM.
  */
 int slots_refresh(struct slot_table *sl, uint64_t now, bool snapshot);
+/* Wait until no BPF program that began before this call still runs. */
+void slots_wait_programs(struct slot_table *sl);
 void slots_free(struct slot_table *sl);
 
 /* Records per parked cgroup: one per CPU with the per-CPU view, else one. */

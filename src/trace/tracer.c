@@ -9,6 +9,7 @@
 
 #include "sched.skel.h"
 #include "trace/tracer.h"
+#include "trace/per_steps.h"
 #include "lib/util.h"
 
 /* A loaded program's kernel info; false for one never loaded (a backend not chosen). */
@@ -126,6 +127,10 @@ int tracer_start(struct tracer *t, const struct tracer_opts *o)
 	t->names_ctx = o->names_ctx;
 	if ((err = slots_init(&t->sl)))
 		goto fail;
+	if (o->cfg->per && (err = tracer_per_open(t))) {
+		cgs_err("cannot map the demand steps (%s)", strerror(-err));
+		goto fail;
+	}
 	if (o->cfg->keep_removed_ns > t->sl.keep_ns)
 		t->sl.keep_ns = o->cfg->keep_removed_ns;
 	pthread_mutex_init(&t->read_lock, NULL);
@@ -173,6 +178,7 @@ void tracer_stop(struct tracer *t)
 					  (unsigned long long)info.recursion_misses);
 	}
 	attach_release(t);
+	tracer_per_close(t);
 	mapwin_close(&t->hotw);
 	mapwin_close(&t->shardw);
 	t->hot = NULL;
@@ -212,6 +218,7 @@ int tracer_begin_read(struct tracer *t, struct tracer_view *v, bool close_epoch)
 		.nshards = t->nshards,
 		.nslots = t->sl.nslots, .owner = t->sl.owner, .rank = t->sl.rank, .nowned = t->sl.nowned,
 		.parked = t->sl.parked, .nparked = t->sl.nparked, .parked_lost = t->sl.parked_lost,
+		.per_lost = __atomic_load_n(&t->sl.per_lost, __ATOMIC_RELAXED),
 		.prog_missed = prog_misses(t), .recycled = t->sl.recycled,
 		.fd_thr = t->fd_thr, .fd_preempt = t->fd_preempt, .fd_cur = t->fd_cur,
 		.fd_drops = t->fd_drops, .fd_tasks = t->fd_tasks, .why = t->why,
@@ -227,6 +234,7 @@ void tracer_begin_drops(struct tracer *t, struct tracer_view *v)
 {
 	pthread_mutex_lock(&t->read_lock);
 	*v = (struct tracer_view){ .ncpus = t->ncpus, .fd_drops = t->fd_drops, .parked_lost = t->sl.parked_lost,
+		.per_lost = __atomic_load_n(&t->sl.per_lost, __ATOMIC_RELAXED),
 				   .prog_missed = prog_misses(t) };
 }
 

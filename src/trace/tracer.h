@@ -33,6 +33,7 @@ struct tracer_view {
 	const struct parked *parked;
 	size_t nparked;
 	uint64_t parked_lost;           /* drops the loader counted (CGS_DROP_PARKED_LOST) */
+	uint64_t per_lost;              /* and CGS_DROP_PER_LOST */
 	uint64_t prog_missed;           /* runs of the programs the kernel skipped (CGS_DROP_PROG_MISSED) */
 	uint64_t recycled;              /* slots taken back so far */
 	int fd_thr, fd_preempt, fd_cur, fd_drops;

@@ -14,6 +14,7 @@
 struct sched_bpf;
 struct bpf_link;
 struct ring_buffer;
+struct per_state;
 
 /* Finished throttle episodes collected from the ring buffer, bounded. */
 #define CGS_EPISODES_MAX 100000
@@ -48,6 +49,7 @@ struct trace_cfg {
 	bool why;                   /* --why: split each wait into its causes (top, record) */
 	bool causes;                /* without --why: the split by what ran alone (export --causes, CGS_WHY_SPLIT) */
 	bool demand;                /* record --demand: keep demand steps (trace/demand_steps.h) */
+	bool per;                   /* export: keep every cgroup's demand steps (trace/per_steps.h) */
 	uint64_t long_wait_ns;      /* --timeline: send waits at least this long one by one; 0: none */
 	/*
 	 * How long removed cgroups' figures are kept. 0 means a minute.
@@ -126,6 +128,7 @@ struct tracer {
 	struct ring_buffer *rb;
 	struct episode_log log;
 	struct tracer_tap tap;
+	struct per_state *per;      /* export's demand steps (per_steps.h); NULL: not kept */
 };
 
 /* Cgroups with a throttle episode still to come (tracer_pending), sorted. */
