@@ -362,7 +362,7 @@ int cmd_enforce(int argc, char **argv)
 	e.min_waits = eo.min_waits;
 	e.log = enforcer_log;
 	if (x)
-		exporter_attach(x, &s, false, false);
+		exporter_attach(x, &s, false, false, NULL);
 	cgfs_self(&s.fs, e.self, sizeof(e.self));
 	exporter_lock(x);
 	enforcer_pass(&e, true);

@@ -6,6 +6,7 @@
 
 #include "cmd/commands.h"
 #include "exporter/exporter.h"
+#include "session/demand_all.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 
@@ -28,6 +29,14 @@ static const char usage[] =
 	"                         costs less than --why. The quota causes are always\n"
 	"                         there\n"
 	"      --no-causes        without that split (the default)\n"
+	"      --advise-target PCT\n"
+	"                         the share of periods the advised quota may leave\n"
+	"                         throttled (default 1)\n"
+	"      --advise-window DUR\n"
+	"                         how far back the advice looks (default 1h; at most\n"
+	"                         36,000 periods)\n"
+	"      --no-demand        keep no demand per period, and advise nothing. It\n"
+	"                         makes the scheduler path cost less\n"
 	"      --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
 	"      --max-cgroups N    size of the per-cgroup map (default 1024)\n"
 	"      --sched-backend B, --throttle-backend B\n"
@@ -44,8 +53,25 @@ static const char usage[] =
 struct export_opts {
 	struct common_opts c;
 	struct exporter_opts x;
+	struct demand_all_opts d;
 	bool quiet;
 };
+
+/* Demand per period: read the steps when due, under the lock the scrapes take. */
+struct export_tick {
+	struct exporter *x;
+	struct demand_all *d;
+};
+
+static int tick(void *ctx, uint64_t now)
+{
+	struct export_tick *t = ctx;
+
+	exporter_lock(t->x);
+	int ms = demand_all_tick(t->d, now);
+	exporter_unlock(t->x);
+	return ms;
+}
 
 static int export_opt(void *ctx, int c, const char *arg)
 {
@@ -59,6 +85,26 @@ static int export_opt(void *ctx, int c, const char *arg)
 		o->c.so.tc.causes = c == OPT_CAUSES;
 		return OPT_TAKEN;
 	}
+	if (c == OPT_NO_DEMAND) {
+		o->c.so.tc.per = false;
+		return OPT_TAKEN;
+	}
+	if (c == OPT_ADVISE_TARGET) {
+		double pct;
+		const char *end;
+		/* The project's decimal parser, as every other option: no exponents, hex, "inf" or sign. */
+		if (parse_decimal(arg, &pct, &end) || *end || pct >= 100) {
+			cgs_err("--advise-target %s: expected a percentage from 0 to under 100", arg);
+			return OPT_BAD;
+		}
+		o->d.target = pct / 100;
+		return OPT_TAKEN;
+	}
+	if (c == OPT_ADVISE_WINDOW)
+		return opt_duration("--advise-window", arg, 1000000000ULL, 10000000000ULL, 7 * 86400000000000ULL,
+				    "from 10s to 7d", &o->d.window_ns)
+			       ? OPT_BAD
+			       : OPT_TAKEN;
 	return exporter_opt(&o->x, c, arg);
 }
 
@@ -69,6 +115,9 @@ int cmd_export(int argc, char **argv)
 		WHY_LONG_OPT,
 		{ "causes", no_argument, NULL, OPT_CAUSES },
 		{ "no-causes", no_argument, NULL, OPT_NO_CAUSES },
+		{ "no-demand", no_argument, NULL, OPT_NO_DEMAND },
+		{ "advise-target", required_argument, NULL, OPT_ADVISE_TARGET },
+		{ "advise-window", required_argument, NULL, OPT_ADVISE_WINDOW },
 		{ "quiet", no_argument, NULL, 'q' },
 		COMMON_LONG_OPTS,
 		{},
@@ -86,6 +135,8 @@ int cmd_export(int argc, char **argv)
 	};
 	struct exporter *x;
 	struct session s;
+	struct demand_all dem;
+	bool have_dem = false;
 	int err;
 
 	stop_catch_hup(); /* documented: a reload, never a kill, from the first line */
@@ -106,6 +157,8 @@ int cmd_export(int argc, char **argv)
 	 * the default path.
 	 */
 	o.c.so.tc.causes = false;
+	o.c.so.tc.per = true;
+	o.d = (struct demand_all_opts){ .target = 0.01, .window_ns = 3600 * 1000000000ULL };
 	exporter_opts_init(&o.x);
 	if ((err = cmd_parse(&spec, argc, argv, &(int){ 0 })))
 		return err;
@@ -118,7 +171,21 @@ int cmd_export(int argc, char **argv)
 	o.c.so.tc.keep_removed_ns = o.x.grace_ns + 10000000000ULL;
 	if ((err = session_open(&s, &o.c.so)))
 		goto out;
-	exporter_attach(x, &s, o.c.so.tc.why, o.c.so.tc.causes);
+	if (o.c.so.tc.per) {
+		if ((err = demand_all_start(&dem, &s, &o.d))) {
+			cgs_err("export: out of memory");
+			err = CGS_EXIT_FAIL;
+			session_close(&s);
+			goto out;
+		}
+		have_dem = true;
+	}
+	exporter_attach(x, &s, o.c.so.tc.why, o.c.so.tc.causes, have_dem ? &dem : NULL);
+	struct export_tick et = { x, &dem };
+	if (have_dem) {
+		s.tick = tick;
+		s.tick_ctx = &et;
+	}
 	if (!o.quiet) {
 		char desc[512];
 		fprintf(stderr, "cgsched: tracing %d CPUs, %s; serving %s; SIGTERM or Ctrl-C to stop\n", s.tr.ncpus,
@@ -138,6 +205,8 @@ int cmd_export(int argc, char **argv)
 out:
 	/* The server stops before the session it reads from closes. */
 	exporter_close(x);
+	if (have_dem)
+		demand_all_free(&dem);
 	if (!err)
 		session_close(&s);
 	return err;

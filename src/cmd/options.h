@@ -43,6 +43,9 @@ enum long_opt {
 	/* export (cmd_export.c) */
 	OPT_NO_CAUSES,
 	OPT_CAUSES,
+	OPT_NO_DEMAND,
+	OPT_ADVISE_TARGET,
+	OPT_ADVISE_WINDOW,
 	/* export and enforce --listen (exporter_opt, where EXPORT_LONG_OPTS lists them) */
 	OPT_LISTEN, OPT_WEB_CONFIG, OPT_GRACE, OPT_TOP_PREEMPTORS, OPT_HEALTH_OPEN, OPT_NO_NAME_LABELS,
 	/* top and record (common_opt, where TIMELINE_LONG_OPTS lists them); watch its own --long-wait */

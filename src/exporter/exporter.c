@@ -26,6 +26,7 @@
 #include "lib/cgname.h"
 #include "lib/idtab.h"
 #include "lib/util.h"
+#include "session/demand_all.h"
 #include "session/session.h"
 
 /* A cgroup the exporter has shown. */
@@ -97,6 +98,7 @@ struct exporter {
 	struct http_server *http;
 	pthread_mutex_t lock;
 	struct session *s;     /* NULL until attached: scrapes get 500 */
+	struct demand_all *dem; /* every cgroup's demand per period; NULL: not kept */
 	bool why, split;
 	struct kstat_src ks;
 	bool ks_open;
@@ -445,6 +447,8 @@ static int gather(struct exporter *x, struct view *v)
 			period_track_grid(c->per, cg[n].k->period_us * 1000, cg[n].k->period_end_ns);
 		if (c->per && c->per->period_ns)
 			cg[n].per = c->per;
+		if (x->dem)
+			cg[n].dem = demand_all_find(x->dem, c->id);
 		/* A file per cgroup and scrape: only with --why, whose cost is already asked for. */
 		bool host;
 		if (x->why && s->fs.version == 2 && !c->gone_ns &&
@@ -463,6 +467,7 @@ static int gather(struct exporter *x, struct view *v)
 		.values = v->values,
 		.stride = cur->n,
 		.runq = v->runq,
+		.dem = x->dem,
 		.top_preemptors = x->o.top_preemptors,
 		.by_labels = by_labels,
 		.ctx = x,
@@ -637,9 +642,10 @@ fail:
 	return CGS_EXIT_USAGE;
 }
 
-int exporter_attach(struct exporter *x, struct session *s, bool why, bool split)
+int exporter_attach(struct exporter *x, struct session *s, bool why, bool split, struct demand_all *dem)
 {
 	exporter_lock(x);
+	x->dem = dem;
 	/* The iterator where the kernel has it (one pass for every cgroup), else the files. */
 	x->ks_open = !kstat_src_open(&x->ks, &s->fs, KSTAT_AUTO);
 	x->s = s;
@@ -796,6 +802,8 @@ void exporter_tick(struct exporter *x)
 	x->last_check_ns = now;
 	/* No answer in flight shows a cgroup's labels or name: they may go. */
 	bool quiet = !x->answering;
+	if (quiet && x->dem)
+		demand_all_sweep(x->dem, now, x->o.grace_ns);
 	uint64_t *drop = NULL;
 	size_t ndrop = 0;
 	for (size_t i = 0; i < x->tab.cap; i++) {

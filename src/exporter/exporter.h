@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct session;
+struct demand_all;
 
 /* 127.0.0.1: the figures name every container on the host; exposing them is a choice (README). */
 #define EXPORT_LISTEN_DEFAULT "127.0.0.1:9863"
@@ -36,8 +37,11 @@ struct exporter;
  * once the session is open.
  */
 int exporter_open(struct exporter **x, const struct exporter_opts *o);
-/* Serve the session's figures (why: the session traces the wait causes). 0 or CGS_EXIT_USAGE. */
-int exporter_attach(struct exporter *x, struct session *s, bool why, bool split);
+/*
+ * Serve the session's figures (why: the session traces the wait causes),
+ * with every cgroup's demand from dem (NULL: none). 0 or CGS_EXIT_USAGE.
+ */
+int exporter_attach(struct exporter *x, struct session *s, bool why, bool split, struct demand_all *dem);
 const char *exporter_url(const struct exporter *x);
 /*
  * The lock around the session's maps and cgroup cache. Every scrape holds

@@ -12,6 +12,7 @@
 #include "lib/cgname.h"
 #include "lib/util.h"
 #include "exporter/metrics.h"
+#include "session/demand_all.h"
 
 static const char *const name_keys[] = { "namespace", "pod", "container", "unit" };
 
@@ -126,6 +127,12 @@ enum {
 	ST_RAN_OUT,                 /* throttling period by period (report/periods.h) */
 	ST_RUNS,
 	ST_IN_A_ROW,
+	ST_DEM_HIST,                /* demand per period, and the advice from it (session/demand_all.h) */
+	ST_DEM_PERIOD,
+	ST_DEM_INCOMPLETE,
+	ST_ADV_QUOTA,
+	ST_ADV_BURST,
+	ST_ADV_PERIODS,
 	ST_INFO,
 	ST_SELF,
 	ST__COUNT,
@@ -331,6 +338,14 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 			expo_sample_u64(x, l, NULL, m->progs[i].runs);
 		}
 	}
+	if (in->dem) {
+		expo_family(x, "cgsched_advise_target_ratio", EXPO_GAUGE,
+			    "The share of periods the advised quotas may leave throttled (--advise-target)");
+		expo_sample_f(x, NULL, NULL, in->dem->o.target);
+		expo_family(x, "cgsched_advise_window_seconds", EXPO_GAUGE,
+			    "How far back the advice looks (--advise-window; at most 36,000 periods)");
+		expo_sample_sec(x, NULL, NULL, in->dem->o.window_ns);
+	}
 	expo_family(x, "cgsched_scrapes_total", EXPO_COUNTER, "Scrapes of /metrics answered, this one included");
 	expo_sample_u64(x, NULL, NULL, m->scrapes);
 
@@ -356,7 +371,11 @@ static void self_metrics(struct expo *x, const struct metrics_input *in)
 
 
 /* What a step's family header needs besides its name, type and help. */
-enum { SF_WHY = 1 /* only with --why */, SF_PAIRS = 2 /* preemptor pairs: the pair cursor from the start */ };
+enum {
+	SF_WHY = 1,    /* only with --why */
+	SF_PAIRS = 2,  /* preemptor pairs: the pair cursor from the start */
+	SF_DEMAND = 4, /* only where demand per period is kept */
+};
 
 /* The family of each step whose header is a name, a type and a help (the kernel's counters: kstat_counters). */
 static const struct step_family {
@@ -399,6 +418,22 @@ static const struct step_family {
 	[ST_IN_A_ROW] = { "cgsched_throttled_periods_in_a_row",
 			  "Consecutive throttled periods of the cgroup up to the last one seen; 0 once a period has passed unthrottled",
 			  EXPO_GAUGE, 0 },
+	[ST_DEM_HIST] = { "cgsched_demand_cpus",
+			  "The cgroup's CPU demand in each period, in CPUs (demand / period): one observation per period of its grid",
+			  EXPO_HISTOGRAM, SF_DEMAND },
+	[ST_DEM_PERIOD] = { "cgsched_demand_period_seconds",
+			    "The period of the grid the cgroup's demand is counted on: its quota's, else 100 ms", EXPO_GAUGE,
+			    SF_DEMAND },
+	[ST_DEM_INCOMPLETE] = { "cgsched_demand_periods_incomplete_total",
+				"Periods of the cgroup left out of its demand because their figures were incomplete",
+				EXPO_COUNTER, SF_DEMAND },
+	[ST_ADV_QUOTA] = { "cgsched_advised_quota_seconds",
+			   "The least quota per period that keeps the cgroup's throttled periods within the target over the window, with burst=\"yes\" the least with a burst",
+			   EXPO_GAUGE, SF_DEMAND },
+	[ST_ADV_BURST] = { "cgsched_advised_burst_seconds",
+			   "The burst that goes with the advised quota with a burst", EXPO_GAUGE, SF_DEMAND },
+	[ST_ADV_PERIODS] = { "cgsched_advised_periods", "The periods of the window the advice is from", EXPO_GAUGE,
+			     SF_DEMAND },
 	[ST_INFO] = { "cgsched_cgroup_info",
 		      "Who a cgroup belongs to, as its path and the container runtimes say: systemd unit, container, Kubernetes pod",
 		      EXPO_INFO, 0 },
@@ -434,6 +469,8 @@ static bool step_begin(struct expo *x, const struct metrics_input *in, struct mx
 	const struct step_family *f = &step_families[st];
 	if ((f->flags & SF_WHY) && !in->why)
 		return false;
+	if ((f->flags & SF_DEMAND) && !in->dem)
+		return false;
 	expo_family(x, f->name, f->type, f->help);
 	if (f->flags & SF_PAIRS) {
 		c->pi = 0;
@@ -460,6 +497,39 @@ static void period_bounds_text(void)
 		snprintf(run_text[i], sizeof(run_text[i]), "%llu", (unsigned long long)period_run_bounds[i]);
 		run_le[i] = run_text[i];
 	}
+}
+
+/*
+ * A cgroup's demand histogram: the buckets from the one below its lowest
+ * in use to its highest, and +Inf. Buckets outside that range hold
+ * nothing, so histogram_quantile reads the same from these as from all.
+ */
+static void demand_hist(struct expo *x, const struct metrics_input *in, const struct mx_cg *g)
+{
+	const struct dem_cg *c = g->dem;
+	unsigned nb = in->dem->nbuckets, lo = c->blo ? c->blo - 1 : 0, hi = c->bhi < nb - 1 ? c->bhi : nb - 2;
+	char extra[40];
+	uint64_t cum = 0;
+
+	for (unsigned i = 0; i <= hi; i++) {
+		cum += c->bucket[i];
+		if (i < lo)
+			continue;
+		snprintf(extra, sizeof(extra), "le=\"%s\"", demand_bucket_le_text(in->dem, i));
+		expo_sample_begin(x, "_bucket", g->labels, extra);
+		expo_u64(x, cum);
+		expo_sample_end(x);
+	}
+	expo_sample_begin(x, "_bucket", g->labels, "le=\"+Inf\"");
+	expo_u64(x, c->periods);
+	expo_sample_end(x);
+	expo_sample_begin(x, "_sum", g->labels, NULL);
+	char b[40];
+	expo_put(x, b, snprintf(b, sizeof(b), "%.9g", (double)c->sum_ns / (double)c->period_ns));
+	expo_sample_end(x);
+	expo_sample_begin(x, "_count", g->labels, NULL);
+	expo_u64(x, c->periods);
+	expo_sample_end(x);
 }
 
 /* Cgroup i's samples of the step at hand. */
@@ -524,6 +594,33 @@ static void step_cg(struct expo *x, const struct metrics_input *in, struct mx_cu
 	case ST_IN_A_ROW:
 		if (g->per && limited(g))
 			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, g->per->run);
+		return;
+	case ST_DEM_HIST:
+		if (g->dem && g->dem->bucket)
+			demand_hist(x, in, g);
+		return;
+	case ST_DEM_PERIOD:
+		if (g->dem && g->dem->periods)
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, g->dem->period_ns);
+		return;
+	case ST_DEM_INCOMPLETE:
+		if (g->dem && g->dem->periods)
+			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, g->dem->incomplete);
+		return;
+	case ST_ADV_QUOTA:
+		if (g->dem && g->dem->adv.ok) {
+			expo_sample_sec_l(x, g->labels, labels_len(g), "burst=\"no\"", g->dem->adv.quota_ns);
+			if (g->dem->adv.burst_ok)
+				expo_sample_sec_l(x, g->labels, labels_len(g), "burst=\"yes\"", g->dem->adv.bq_quota_ns);
+		}
+		return;
+	case ST_ADV_BURST:
+		if (g->dem && g->dem->adv.ok && g->dem->adv.burst_ok)
+			expo_sample_sec_l(x, g->labels, labels_len(g), NULL, g->dem->adv.bq_burst_ns);
+		return;
+	case ST_ADV_PERIODS:
+		if (g->dem && g->dem->adv.ok)
+			expo_sample_u64_l(x, g->labels, labels_len(g), NULL, g->dem->adv.n);
 		return;
 	case ST_INFO:
 		info_cg(x, c, g);

@@ -18,6 +18,8 @@
 #include "exporter/expo.h"
 
 struct cgname;
+struct dem_cg;
+struct demand_all;
 
 /* One cgroup's series. */
 struct mx_cg {
@@ -29,6 +31,7 @@ struct mx_cg {
 	const struct cgname *who;  /* unit, container, pod; NULL: nothing known */
 	bool named;                /* labels has who's names (metrics_cg_labels): cgroup_info leaves them out */
 	const struct period_track *per; /* its throttling period by period; NULL: no quota or grid known */
+	const struct dem_cg *dem;  /* its demand per period and the advice; NULL: none kept */
 	bool psi_ok;               /* psi_us read: its cpu.pressure (v2, --why) */
 	uint64_t psi_us;           /* the "some" total, us */
 };
@@ -79,6 +82,8 @@ struct metrics_input {
 	size_t stride;
 	/* With values: cgroup i's run-queue histogram at runq[i], for the same reason. */
 	const struct mx_hist *runq;
+	/* Demand per period (bucket bounds, the target and window); NULL: not kept. */
+	const struct demand_all *dem;
 };
 
 /* A histogram as its family shows it. */
