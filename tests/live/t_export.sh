@@ -65,6 +65,83 @@ prom_start() {
 	done
 }
 
+# dem_advice NAME REL JSON: export's advice for cgroup REL, through
+# Prometheus, against `cgsched advise` of a record of the same cgroup.
+# They must agree within 10 % (issue's bar). What the measurement resolves:
+# export keeps each period's demand on a log scale within 2.2 %, and both
+# search the quota in steps of 1 ms (3 % of the 31 ms here). Both see the
+# same stationary workload over 20 s windows that overlap by most of
+# their length. The record's bootstrap interval is printed beside them.
+dem_advice() {
+	"$CGSCHED" advise "$3" --json >"$TMP/$1.adv" || fail "advise of $1's record failed"
+	rq=$(jq .quota.quota_us "$TMP/$1.adv")
+	eq=$(prom_query "$P2" "cgsched_advised_quota_seconds{cgroup=\"$2\",burst=\"no\"}")
+	en=$(prom_query "$P2" "cgsched_advised_periods{cgroup=\"$2\"}")
+	p99=$(prom_query "$P2" "histogram_quantile(0.99, cgsched_demand_cpus_bucket{cgroup=\"$2\"})")
+	mean=$(prom_query "$P2" "cgsched_demand_cpus_sum{cgroup=\"$2\"} / cgsched_demand_cpus_count{cgroup=\"$2\"}")
+	echo "$1: export advises $eq s from $en periods (demand p99 $p99 CPUs, mean $mean); advise of the record: $rq us, interval $(jq -c .quota.interval "$TMP/$1.adv"), demand $(jq -c .demand "$TMP/$1.adv")"
+	[ -n "$eq" ] || fail "$1: no cgsched_advised_quota_seconds for $2 in Prometheus"
+	within "$(echo "$eq" | awk '{ printf "%.0f", $1 * 1e6 }')" "$rq" 10 "$1: export's advice vs advise's" ||
+		fail "$1: export's advice is off advise's"
+	EQ_US=$(echo "$eq" | awk '{ printf "%.0f", $1 * 1e6 }')
+}
+
+# Demand per period for every cgroup: two cgroups asking for 30 ms every
+# 100 ms, one under a 50 ms quota (its own grid), one with none (the 100 ms
+# grid). A real Prometheus scrapes export; its advised quota agrees with
+# advise on a record --attach --demand of each, and the workload run
+# under export's advice meets the 1 % target.
+test_export_demand_advice() {
+	exp_need curl prometheus promtool
+	P1=$(exp_port 2) P2=$(exp_port 3)
+	cg_create exp-dem-q && A=$CG
+	cg_quota "$A" 50000 100000
+	cg_create exp-dem-n && B=$CG
+	cgs_start export --listen "127.0.0.1:$P1" --advise-window 20s || fail "export refused"
+	EXP=$CGS_PID
+	prom_config "127.0.0.1:$P1"
+	prom_start "$P2"
+	# 3 ms of CPU every 10 ms, both on CPU 1: a third of it.
+	cg_spawn "$A" "$CGWORK" pulse 27 1 10000 3000
+	CGS_BG="$CGS_BG $SPAWNED"
+	cg_spawn "$B" "$CGWORK" pulse 27 1 10000 3000
+	CGS_BG="$CGS_BG $SPAWNED"
+	sleep 2
+	"$CGSCHED" record -q --attach "$A" --demand -d 20s -o "$TMP/a.json" >/dev/null 2>"$TMP/ra.err" &
+	RA=$!
+	"$CGSCHED" record -q --attach "$B" --demand -d 20s -o "$TMP/b.json" >/dev/null 2>"$TMP/rb.err" &
+	RB=$!
+	CGS_BG="$CGS_BG $RA $RB"
+	wait_bounded $RA 40 "record of $A"
+	[ "$WAIT_RC" = 0 ] || fail "record of $A failed: $(cat "$TMP/ra.err")"
+	wait_bounded $RB 40 "record of $B"
+	[ "$WAIT_RC" = 0 ] || fail "record of $B failed: $(cat "$TMP/rb.err")"
+	# The advice is made again every 2 s (a tenth of the window): one made after the records' end.
+	sleep 3
+	dem_advice unlimited "$B" "$TMP/b.json"
+	dem_advice quota "$A" "$TMP/a.json"
+	# Periods are left out only at a cgroup's first steps, whose slot then
+	# goes on its quota's grid: none in the last 15 s.
+	inc=$(prom_query "$P2" "cgsched_demand_periods_incomplete_total{cgroup=\"$A\"}")
+	late=$(prom_query "$P2" "increase(cgsched_demand_periods_incomplete_total{cgroup=\"$A\"}[15s])")
+	echo "$A: periods left out as incomplete: $inc, $late of them in the last 15 s"
+	[ -n "$inc" ] && [ "$late" = 0 ] || fail "export left $A's periods out as incomplete as it ran"
+	# Run under export's advice for 10 s, alone on CPU 1: throttled in at
+	# most 4 of its ~100 periods. At the 1 % target, 5 or more come by
+	# chance 0.34 % of the time (binomial); the start and exit periods
+	# (exec, the loader) count among them.
+	cg_create exp-dem-run && C=$CG
+	cg_quota "$C" "$EQ_US" 100000
+	cg_run "$C" "$CGWORK" pulse 10 1 10000 3000 >/dev/null 2>&1 || fail "the run under the advice failed"
+	set -- $(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } END { print p, t }' "$CG_ROOT$C/cpu.stat")
+	echo "under $EQ_US us a period: throttled in $2 of $1 periods"
+	[ "$1" -ge 90 ] && [ "$2" -le 4 ] || fail "under export's advice: throttled in $2 of $1 periods"
+	CGS_PID=$EXP
+	cgs_stop TERM || fail "export did not stop cleanly"
+	kill $PROM
+	wait_bounded $PROM 20 "prometheus after SIGTERM"
+}
+
 # The whole path: cgsched export, Prometheus scraping it every 500 ms, a
 # throttled workload; Prometheus's increase() of the throttled time against
 # cpu.stat, the run-queue histogram's count against a second tracer's.
