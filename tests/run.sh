@@ -66,6 +66,10 @@ took cleanup
 tests/docs.sh 2>&1 | tee "$logs/docs"
 counted "$logs/docs" docs
 took docs
+# The Prometheus rules and alerts: promtool's checks and unit tests.
+tests/prometheus.sh 2>&1 | tee "$logs/prometheus"
+counted "$logs/prometheus" prometheus
+took prometheus
 # The same with ASan and UBSan: a report crashes the test, and Criterion counts it.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 unit .output/asan/unit-tests "[asan]"
 took asan
