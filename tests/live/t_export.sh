@@ -1044,6 +1044,7 @@ test_export_dashboard() {
 		"Noisy neighbours") want='any(.[]; .metric.by_cgroup | startswith($t))' ;;
 		"CPU by pod") want='any(.[]; .metric.namespace == "shop" and .metric.pod == "web-7d4f9") and any(.[]; .metric.pod == "db-0")' ;;
 		"Drops") want='any(.[]; .metric.reason == "cgroup_map_full")' ;;
+		"Limit and advice per container") want='any(.[]; .metric.container == "nginx")' ;;
 		*) fail "dashboard panel '$title': no expectation in the test" ;;
 		esac
 		q=$(printf '%s' "$expr" | sed 's/\$instance/.*/g; s/\$namespace/.*/g; s/\$__rate_interval/3s/g')
