@@ -425,14 +425,20 @@ static void advise_round(struct demand_all *d, uint64_t now)
 	uint64_t c0 = thread_cpu_ns(), every = d->o.window_ns / 10 < ADVISE_EVERY_NS ? d->o.window_ns / 10 : ADVISE_EVERY_NS;
 	size_t k = 0, start = d->advise_at % d->cgs.cap;
 
-	for (; k < d->cgs.cap && thread_cpu_ns() - c0 < ADVISE_BUDGET_NS; k++) {
+	/* The clock is read after each advice only: a read is a system call, and most cgroups need none. */
+	for (; k < d->cgs.cap; k++) {
 		struct dem_ref *r = idtab_at(&d->cgs, (start + k) % d->cgs.cap);
 		if (!r)
 			continue;
 		struct dem_cg *c = r->c;
 		/* A first advice as soon as it has enough periods; then one a tenth of the window, a minute at most. */
-		if (c->win_new && (c->adv.ok ? now - c->adv.at_ns >= every : c->wn >= ADVISE_MIN_PERIODS))
+		if (c->win_new && (c->adv.ok ? now - c->adv.at_ns >= every : c->wn >= ADVISE_MIN_PERIODS)) {
 			advise_one(d, c, now, &d->buf, &d->bufcap);
+			if (thread_cpu_ns() - c0 >= ADVISE_BUDGET_NS) {
+				k++;
+				break;
+			}
+		}
 	}
 	d->advise_at = (start + k) % d->cgs.cap;
 }

@@ -41,7 +41,10 @@ struct session;
 #define DEM_BUCKETS_MAX (DEM_PER_OCT * 21 + 1) /* up to 2^11 CPUs */
 /* Open periods a cgroup holds at once: the reads' lag is a few periods (per_steps.h), or 64 periods of 1 ms. */
 #define DEM_OPEN 128
-/* The window's periods are kept in a byte each, on a log scale: within 2.2 % (demand_code). */
+/*
+ * The window keeps a byte a period, on a log scale: within 2.2 %, from the
+ * whole machine down to 1/58,000 of it (demand_code). 255 marks a period left out.
+ */
 #define DEM_CODE_NONE 255
 /* The most periods a window holds: an hour of 100 ms periods (shorter periods keep a shorter window). */
 #define DEM_WINDOW_MAX 36000

@@ -443,9 +443,9 @@ uint64_t tracer_per_due(const struct tracer *t, uint64_t now)
 
 	if (!ps || !ps->last_ns)
 		return now;
-	/* A third of the shortest window: two reads may come late before a step is lost. */
+	/* Half the shortest window: a read may come that late again before a step is lost. */
 	uint64_t w = ps->window_ns == UINT64_MAX ? 60 * ps->default_step_ns : ps->window_ns;
-	return ps->last_ns + w / 3;
+	return ps->last_ns + w / 2;
 }
 
 void tracer_per_stats(const struct tracer *t, uint64_t *long_slices, uint64_t *late_ns)
