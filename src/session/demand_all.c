@@ -121,19 +121,20 @@ static struct dem_cg *node_new(struct demand_all *d, uint64_t id, uint64_t t)
 	struct dem_ref *r;
 	bool fresh;
 
-	if (!c || !(c->open = calloc(DEM_OPEN, sizeof(*c->open))) ||
-	    !(c->cpu_bits = calloc((d->ncpus + 63) / 64, sizeof(*c->cpu_bits))) || !(r = idtab_put(&d->cgs, id, &fresh))) {
-		if (c) {
-			free(c->open);
-			free(c->cpu_bits);
-		}
-		free(c);
+	if (!c)
 		return NULL;
-	}
+	if (!(c->open = calloc(DEM_OPEN, sizeof(*c->open))) ||
+	    !(c->cpu_bits = calloc((d->ncpus + 63) / 64, sizeof(*c->cpu_bits))) || !(r = idtab_put(&d->cgs, id, &fresh)))
+		goto fail;
 	r->c = c;
 	c->id = id;
 	grid_set(c, 0, PER_DEFAULT_PERIOD_NS, false, t);
 	return c;
+fail:
+	free(c->open);
+	free(c->cpu_bits);
+	free(c);
+	return NULL;
 }
 
 /* Cgroup id's node, made with those above it that are missing; t: the time its figures begin. */
